@@ -1,0 +1,46 @@
+/*
+ * hterm: Groth16's H polynomial from the R1CS evaluations of one partition,
+ * exactly as bellperson computes it. With a, b, c the evaluations of the
+ * A, B, C polynomials on the domain of size n = 2^k:
+ *   iNTT(a), iNTT(b), iNTT(c)              -> coefficients
+ *   coset NTT(a), coset NTT(b), coset NTT(c) (generator 7)
+ *   h[i] = (a[i]*b[i] - c[i]) * (g^n - 1)^-1   (Z is constant on the coset)
+ *   coset iNTT(h)                          -> H, n coefficients
+ * For a satisfied system H[n-1] is zero; hterm_check_top() says so.
+ * Backends give bit-identical results (the arithmetic is exact).
+ */
+#ifndef GPUWORKER_HTERM_H
+#define GPUWORKER_HTERM_H
+
+#include <stddef.h>
+#include "field/fr.h"
+
+enum hterm_backend { HTERM_AUTO = 0, HTERM_CPU = 1, HTERM_CUDA = 2 };
+
+/* CPU: a, b, c are overwritten; H is left in a. Returns 0 or -1 (bad k,
+ * no memory). */
+int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k);
+
+/* CUDA on device ordinal dev: H into a; b and c are left unchanged.
+ * Returns 0, or -1 with the CUDA error string in err. */
+int hterm_cuda(int dev, fr_t *a, const fr_t *b, const fr_t *c, unsigned k,
+	       char *err, size_t errlen);
+/* Number of CUDA devices that answer, or -1 with why in err (no driver,
+ * built without CUDA, ...). */
+int hterm_cuda_devices(char *err, size_t errlen);
+
+/* Parse "auto", "cpu" or "cuda"; -1 when unknown. */
+int hterm_backend_parse(const char *s, enum hterm_backend *out);
+/* Resolve auto to cpu or cuda, writing one log line to stderr that says
+ * which and why. An explicit cuda without a device returns -1 with a
+ * clear message in err. */
+int hterm_backend_resolve(enum hterm_backend want, enum hterm_backend *got,
+			  char *err, size_t errlen);
+/* Run the chosen (resolved) backend. */
+int hterm_run(enum hterm_backend be, int dev, fr_t *a, fr_t *b, fr_t *c,
+	      unsigned k, char *err, size_t errlen);
+
+/* 1 when H's top coefficient is zero, as it is for a satisfied system. */
+int hterm_check_top(const fr_t *h, unsigned k);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * Test helpers shared by every test program. A test is one program: it
+ * exits 0 when every check held, 1 on the first failed check, and 77 to
+ * skip (printing why as its last line). Lines that start with "info:" are
+ * echoed by tests/run.sh even when the test passes, for measured figures.
+ */
+#ifndef TESTS_HELPERS_H
+#define TESTS_HELPERS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define T_FAIL(...) do { \
+	fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(1); \
+} while (0)
+
+/* CHECK(cond, fmt, ...): fail the test with a message unless cond holds. */
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { fprintf(stderr, "check failed: %s\n  ", #cond); T_FAIL(__VA_ARGS__); } \
+} while (0)
+
+#define CHECK_EQ_U64(a, b) do { \
+	uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b); \
+	if (_a != _b) T_FAIL("%s == %llu, expected %s == %llu", #a, \
+			     (unsigned long long)_a, #b, (unsigned long long)_b); \
+} while (0)
+
+#define T_SKIP(...) do { printf(__VA_ARGS__); putchar('\n'); exit(77); } while (0)
+
+static inline uint64_t t_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* xorshift64*: a fast deterministic generator for test data. */
+static inline uint64_t t_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+#endif
