@@ -69,4 +69,25 @@ const char *fr_impl_name(void);
 int fr_set_impl(const char *name);
 int fr_have_adx(void);
 
+/*
+ * Hot loops (NTT butterflies, pointwise products): fetch the selected
+ * multiplication once, outside the loop, and call it directly:
+ *
+ *	fr_mul_fn_t mul = fr_mul_fn();
+ *	for (...) mul(&t, &x[i], &w[j]);
+ *
+ * That saves the extra hop through fr_mul() on every element. The pointer
+ * stays valid for the life of the process; it only changes when
+ * fr_set_impl() is called, which must not race with arithmetic.
+ * out may alias a or b in every fr_ function.
+ */
+typedef void (*fr_mul_fn_t)(fr_t *out, const fr_t *a, const fr_t *b);
+typedef void (*fr_sqr_fn_t)(fr_t *out, const fr_t *a);
+fr_mul_fn_t fr_mul_fn(void);
+fr_sqr_fn_t fr_sqr_fn(void);
+
+/* The implementations behind fr_mul/fr_sqr, for tests and benchmarks. */
+void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b);
+void fr_sqr_portable(fr_t *out, const fr_t *a);
+
 #endif

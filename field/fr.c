@@ -1,0 +1,399 @@
+/*
+ * fr: BLS12-381 scalar field arithmetic, portable C path and dispatch.
+ *
+ * Elements are four 64-bit limbs in Montgomery form, always < r. The
+ * multiplication is CIOS Montgomery in its "no-carry" form: r's top limb
+ * is below 2^63 - 1, so the running sum never needs a fifth word and the
+ * reduction folds into the product loop (Gautam Botrel's goff trick).
+ * Everything else (add, sub, pow, inversion, conversions) is written once
+ * on top of whichever multiplication is selected: fr_mul and fr_sqr jump
+ * through one resolved pointer pair, picked at start-up from cpuid
+ * (fr_adx.c on x86-64 with BMI2+ADX) or forced by fr_set_impl().
+ */
+#include "field/fr.h"
+
+#include <string.h>
+
+typedef unsigned __int128 u128;
+
+#define R0 0xffffffff00000001ULL
+#define R1 0x53bda402fffe5bfeULL
+#define R2 0x3339d80809a1d805ULL
+#define R3 0x73eda753299d7d48ULL
+
+const uint64_t FR_MODULUS[4] = { R0, R1, R2, R3 };
+const uint64_t FR_R2[4] = {
+	0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL,
+	0x05d314967254398fULL, 0x0748d9d99f59ff11ULL,
+};
+const uint64_t FR_INV = 0xfffffffeffffffffULL;
+const fr_t FR_ZERO = { { 0, 0, 0, 0 } };
+const fr_t FR_ONE = { {
+	0x00000001fffffffeULL, 0x5884b7fa00034802ULL,
+	0x998c4fefecbc4ff5ULL, 0x1824b159acc5056fULL,
+} };
+const fr_t FR_GENERATOR = { {
+	0x0000000efffffff1ULL, 0x17e363d300189c0fULL,
+	0xff9c57876f8457b0ULL, 0x351332208fc5a8c4ULL,
+} };
+/* 0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b,
+ * bellperson's ROOT_OF_UNITY, in Montgomery form. */
+const fr_t FR_ROOT_OF_UNITY = { {
+	0xb9b58d8c5f0e466aULL, 0x5b1b4c801819d7ecULL,
+	0x0af53ae352a31e64ULL, 0x5bf3adda19e9b27bULL,
+} };
+static const fr_t fr_r2 = { {	/* FR_R2 as an operand */
+	0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL,
+	0x05d314967254398fULL, 0x0748d9d99f59ff11ULL,
+} };
+/* R^3 mod r: mont_mul(x, R^3) = x * R^2, the weight of a wide input's
+ * upper half (x * 2^256) brought into Montgomery form. */
+static const fr_t FR_R3 = { {
+	0xc62c1807439b73afULL, 0x1b3e0d188cf06990ULL,
+	0x73d13c71c7b5f418ULL, 0x6e2a5bb9c8db33e9ULL,
+} };
+
+static inline uint64_t fr_adc(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	u128 s = (u128)a + b + *carry;
+	*carry = (uint64_t)(s >> 64);
+	return (uint64_t)s;
+}
+
+static inline uint64_t fr_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	u128 d = (u128)a - b - *borrow;
+	*borrow = (uint64_t)(d >> 64) & 1;
+	return (uint64_t)d;
+}
+
+/* t (< 2r, and < 2^256) -> t mod r. */
+static inline void fr_reduce_once(uint64_t out[4], const uint64_t t[4])
+{
+	uint64_t b = 0, d[4];
+	d[0] = fr_sbb(t[0], R0, &b);
+	d[1] = fr_sbb(t[1], R1, &b);
+	d[2] = fr_sbb(t[2], R2, &b);
+	d[3] = fr_sbb(t[3], R3, &b);
+	/* b set: t < r, keep t. The select stays branch-free: the borrow is
+	 * data-dependent and unpredictable in NTT loops. */
+	uint64_t keep = 0 - b;
+	for (int i = 0; i < 4; i++)
+		out[i] = (t[i] & keep) | (d[i] & ~keep);
+}
+
+static int fr_limbs_lt_r(const uint64_t v[4])
+{
+	uint64_t b = 0;
+	fr_sbb(v[0], R0, &b);
+	fr_sbb(v[1], R1, &b);
+	fr_sbb(v[2], R2, &b);
+	fr_sbb(v[3], R3, &b);
+	return (int)b;
+}
+
+/* ---- portable multiplication ---------------------------------------- */
+
+void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b)
+{
+	const uint64_t *x = a->l, *y = b->l;
+	uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t xi = x[i], c, c2, m;
+		u128 p;
+
+		p = (u128)xi * y[0] + t0;
+		c = (uint64_t)(p >> 64);
+		t0 = (uint64_t)p;
+		m = t0 * FR_INV;
+		p = (u128)m * R0 + t0;	/* low word is 0 by choice of m */
+		c2 = (uint64_t)(p >> 64);
+
+		p = (u128)xi * y[1] + t1 + c;
+		c = (uint64_t)(p >> 64);
+		t1 = (uint64_t)p;
+		p = (u128)m * R1 + t1 + c2;
+		c2 = (uint64_t)(p >> 64);
+		t0 = (uint64_t)p;
+
+		p = (u128)xi * y[2] + t2 + c;
+		c = (uint64_t)(p >> 64);
+		t2 = (uint64_t)p;
+		p = (u128)m * R2 + t2 + c2;
+		c2 = (uint64_t)(p >> 64);
+		t1 = (uint64_t)p;
+
+		p = (u128)xi * y[3] + t3 + c;
+		c = (uint64_t)(p >> 64);
+		t3 = (uint64_t)p;
+		p = (u128)m * R3 + t3 + c2;
+		c2 = (uint64_t)(p >> 64);
+		t2 = (uint64_t)p;
+
+		t3 = c + c2;	/* cannot overflow: r3 < 2^63 - 1 */
+	}
+	uint64_t t[4] = { t0, t1, t2, t3 };
+	fr_reduce_once(out->l, t);
+}
+
+void fr_sqr_portable(fr_t *out, const fr_t *a)
+{
+	fr_mul_portable(out, a, a);
+}
+
+/* ---- dispatch -------------------------------------------------------- */
+
+struct fr_impl {
+	const char *name;
+	fr_mul_fn_t mul;
+	fr_sqr_fn_t sqr;
+};
+
+static const struct fr_impl fr_impls[] = {
+	{ "portable", fr_mul_portable, fr_sqr_portable },
+};
+
+/* Starts portable (correct everywhere); the constructor upgrades it before
+ * main() when the CPU allows. */
+static const struct fr_impl *fr_cur = &fr_impls[0];
+
+int fr_have_adx(void)
+{
+	return 0;
+}
+
+__attribute__((constructor)) static void fr_select_impl(void)
+{
+	if (fr_have_adx())
+		fr_set_impl("adx");
+}
+
+const char *fr_impl_name(void)
+{
+	return fr_cur->name;
+}
+
+int fr_set_impl(const char *name)
+{
+	for (size_t i = 0; i < sizeof(fr_impls) / sizeof(fr_impls[0]); i++) {
+		if (strcmp(name, fr_impls[i].name) != 0)
+			continue;
+		if (strcmp(name, "adx") == 0 && !fr_have_adx())
+			return -1;
+		fr_cur = &fr_impls[i];
+		return 0;
+	}
+	return -1;
+}
+
+fr_mul_fn_t fr_mul_fn(void)
+{
+	return fr_cur->mul;
+}
+
+fr_sqr_fn_t fr_sqr_fn(void)
+{
+	return fr_cur->sqr;
+}
+
+void fr_mul(fr_t *out, const fr_t *a, const fr_t *b)
+{
+	fr_cur->mul(out, a, b);
+}
+
+void fr_sqr(fr_t *out, const fr_t *a)
+{
+	fr_cur->sqr(out, a);
+}
+
+/* ---- additive group --------------------------------------------------- */
+
+void fr_add(fr_t *out, const fr_t *a, const fr_t *b)
+{
+	uint64_t c = 0, t[4];
+	/* a + b < 2r < 2^256: no carry out of the top limb. */
+	t[0] = fr_adc(a->l[0], b->l[0], &c);
+	t[1] = fr_adc(a->l[1], b->l[1], &c);
+	t[2] = fr_adc(a->l[2], b->l[2], &c);
+	t[3] = fr_adc(a->l[3], b->l[3], &c);
+	fr_reduce_once(out->l, t);
+}
+
+void fr_sub(fr_t *out, const fr_t *a, const fr_t *b)
+{
+	uint64_t bw = 0, c = 0, t[4];
+	t[0] = fr_sbb(a->l[0], b->l[0], &bw);
+	t[1] = fr_sbb(a->l[1], b->l[1], &bw);
+	t[2] = fr_sbb(a->l[2], b->l[2], &bw);
+	t[3] = fr_sbb(a->l[3], b->l[3], &bw);
+	/* Went negative: add r back (masked, no branch). */
+	uint64_t mask = 0 - bw;
+	out->l[0] = fr_adc(t[0], R0 & mask, &c);
+	out->l[1] = fr_adc(t[1], R1 & mask, &c);
+	out->l[2] = fr_adc(t[2], R2 & mask, &c);
+	out->l[3] = fr_adc(t[3], R3 & mask, &c);
+}
+
+void fr_neg(fr_t *out, const fr_t *a)
+{
+	fr_sub(out, &FR_ZERO, a);
+}
+
+void fr_double(fr_t *out, const fr_t *a)
+{
+	fr_add(out, a, a);
+}
+
+int fr_is_zero(const fr_t *a)
+{
+	return (a->l[0] | a->l[1] | a->l[2] | a->l[3]) == 0;
+}
+
+int fr_equal(const fr_t *a, const fr_t *b)
+{
+	return ((a->l[0] ^ b->l[0]) | (a->l[1] ^ b->l[1]) |
+		(a->l[2] ^ b->l[2]) | (a->l[3] ^ b->l[3])) == 0;
+}
+
+/* ---- exponentiation and inversion -------------------------------------- */
+
+void fr_pow(fr_t *out, const fr_t *a, const uint64_t e[4])
+{
+	fr_mul_fn_t mul = fr_cur->mul;
+	fr_sqr_fn_t sqr = fr_cur->sqr;
+	fr_t acc = FR_ONE, base = *a;
+	int started = 0;
+
+	/* Left to right; squarings of 1 before the top set bit are skipped. */
+	for (int i = 255; i >= 0; i--) {
+		if (started)
+			sqr(&acc, &acc);
+		if ((e[i / 64] >> (i % 64)) & 1) {
+			mul(&acc, &acc, &base);
+			started = 1;
+		}
+	}
+	*out = acc;
+}
+
+void fr_pow_u64(fr_t *out, const fr_t *a, uint64_t e)
+{
+	uint64_t ev[4] = { e, 0, 0, 0 };
+	fr_pow(out, a, ev);
+}
+
+/* Fermat: a^(r-2). Not constant time; nothing here handles secrets. */
+int fr_inv(fr_t *out, const fr_t *a)
+{
+	static const uint64_t rm2[4] = { R0 - 2, R1, R2, R3 };
+	if (fr_is_zero(a))
+		return -1;
+	fr_pow(out, a, rm2);
+	return 0;
+}
+
+/* Chunks bound the scratch space to the stack (no allocation, so no
+ * failure path); one inversion per chunk costs ~4 ns per element against
+ * the ~3 multiplications each element needs anyway. */
+#define FR_BATCH_CHUNK 1024
+
+static void fr_batch_inv_chunk(fr_t *out, const fr_t *a, size_t n)
+{
+	fr_t pre[FR_BATCH_CHUNK];
+	fr_mul_fn_t mul = fr_cur->mul;
+	fr_t acc = FR_ONE;
+
+	for (size_t i = 0; i < n; i++) {
+		pre[i] = acc;
+		if (!fr_is_zero(&a[i]))
+			mul(&acc, &acc, &a[i]);
+	}
+	fr_inv(&acc, &acc);	/* acc is a product of non-zeros: never 0 */
+	for (size_t i = n; i-- > 0;) {
+		fr_t ai = a[i];	/* read before out[i] (may alias) is written */
+		if (fr_is_zero(&ai)) {
+			out[i] = FR_ZERO;
+			continue;
+		}
+		mul(&out[i], &acc, &pre[i]);
+		mul(&acc, &acc, &ai);
+	}
+}
+
+int fr_batch_inv(fr_t *out, const fr_t *a, size_t n)
+{
+	for (size_t i = 0; i < n; i += FR_BATCH_CHUNK) {
+		size_t m = n - i < FR_BATCH_CHUNK ? n - i : FR_BATCH_CHUNK;
+		fr_batch_inv_chunk(out + i, a + i, m);
+	}
+	return 0;
+}
+
+/* ---- conversions ------------------------------------------------------- */
+
+void fr_from_u64(fr_t *out, uint64_t v)
+{
+	fr_t t = { { v, 0, 0, 0 } };
+	fr_cur->mul(out, &t, &fr_r2);
+}
+
+int fr_from_limbs(fr_t *out, const uint64_t v[4])
+{
+	if (!fr_limbs_lt_r(v))
+		return -1;
+	fr_t t = { { v[0], v[1], v[2], v[3] } };
+	fr_cur->mul(out, &t, &fr_r2);
+	return 0;
+}
+
+void fr_to_limbs(uint64_t v[4], const fr_t *a)
+{
+	static const fr_t one_plain = { { 1, 0, 0, 0 } };
+	fr_t t;
+	fr_cur->mul(&t, a, &one_plain);	/* a * R * 1 / R */
+	memcpy(v, t.l, sizeof(t.l));
+}
+
+static void fr_load_le(uint64_t v[4], const uint8_t *in)
+{
+	for (int i = 0; i < 4; i++) {
+		uint64_t w = 0;
+		for (int j = 7; j >= 0; j--)
+			w = (w << 8) | in[8 * i + j];
+		v[i] = w;
+	}
+}
+
+int fr_from_bytes(fr_t *out, const uint8_t in[FR_BYTES])
+{
+	uint64_t v[4];
+	fr_load_le(v, in);
+	return fr_from_limbs(out, v);
+}
+
+void fr_to_bytes(uint8_t out[FR_BYTES], const fr_t *a)
+{
+	uint64_t v[4];
+	fr_to_limbs(v, a);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 8; j++)
+			out[8 * i + j] = (uint8_t)(v[i] >> (8 * j));
+}
+
+/* in = lo + hi * 2^256. Each half (< 2^256 < 3r) is first brought below r
+ * by at most two subtractions; then lo*R = mont(lo, R^2) and
+ * hi*2^256*R = hi*R^2 = mont(hi, R^3). */
+void fr_from_bytes_wide(fr_t *out, const uint8_t in[64])
+{
+	fr_t lo, hi;
+	fr_load_le(lo.l, in);
+	fr_load_le(hi.l, in + 32);
+	fr_reduce_once(lo.l, lo.l);
+	fr_reduce_once(lo.l, lo.l);
+	fr_reduce_once(hi.l, hi.l);
+	fr_reduce_once(hi.l, hi.l);
+	fr_cur->mul(&lo, &lo, &fr_r2);
+	fr_cur->mul(&hi, &hi, &FR_R3);
+	fr_add(out, &lo, &hi);
+}
