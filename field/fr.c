@@ -13,6 +13,9 @@
 #include "field/fr.h"
 
 #include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 typedef unsigned __int128 u128;
 
@@ -152,15 +155,26 @@ struct fr_impl {
 
 static const struct fr_impl fr_impls[] = {
 	{ "portable", fr_mul_portable, fr_sqr_portable },
+#if defined(__x86_64__)
+	{ "adx", fr_mul_adx, fr_sqr_adx },
+#endif
 };
 
 /* Starts portable (correct everywhere); the constructor upgrades it before
  * main() when the CPU allows. */
 static const struct fr_impl *fr_cur = &fr_impls[0];
 
+/* cpuid leaf 7: EBX bit 8 is BMI2 (MULX), bit 19 is ADX (ADCX/ADOX). */
 int fr_have_adx(void)
 {
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b & (1u << 8)) && (b & (1u << 19));
+#else
 	return 0;
+#endif
 }
 
 __attribute__((constructor)) static void fr_select_impl(void)

@@ -89,5 +89,10 @@ fr_sqr_fn_t fr_sqr_fn(void);
 /* The implementations behind fr_mul/fr_sqr, for tests and benchmarks. */
 void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b);
 void fr_sqr_portable(fr_t *out, const fr_t *a);
+#if defined(__x86_64__)
+/* Only valid where fr_have_adx() says so. */
+void fr_mul_adx(fr_t *out, const fr_t *a, const fr_t *b);
+void fr_sqr_adx(fr_t *out, const fr_t *a);
+#endif
 
 #endif
