@@ -1,0 +1,309 @@
+/*
+ * ntt: radix-2 number-theoretic transforms over Fr, natural order in and
+ * out, for n = 2^k, 1 <= k <= NTT_MAX_LOG.
+ *
+ * One kernel serves all four transforms: a bit-reversal permutation, then
+ * decimation-in-time stages. The inverse is the same forward kernel, since
+ *   n^-1 sum_j X[j] w^(-ij) = n^-1 * forward(X)[(n - i) mod n],
+ * so only forward twiddles are ever stored, and the index negation and the
+ * scaling (by n^-1, or by n^-1 g^-i for the coset) share one final pass.
+ *
+ * Twiddles of stage h (butterflies h apart) sit contiguously at
+ * tw[h .. 2h), tw[h + j] = w_(2h)^j, so every stage reads them
+ * sequentially. Stages run depth first (two half-size transforms, then
+ * the combining stage) so that everything below NTT_BLOCK elements is done
+ * while it sits in L2, and the larger stages stay in L3 as long as they
+ * fit. A size's tables are built on first use under that size's mutex and
+ * published through an atomic pointer; they live as long as the process.
+ */
+#include "field/ntt.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Elements per leaf of the depth-first recursion: 2^11 elements (64 KiB)
+ * plus as many twiddles stay in a 1 MiB L2 with room to spare. */
+#define NTT_BLOCK ((size_t)1 << 11)
+/* Coset power tables (g^i and n^-1 g^-i, 64 bytes per element) are kept
+ * up to this size; above it they are generated on the fly, one extra
+ * multiplication per element, instead of holding gigabytes. */
+#define NTT_COSET_TABLE_LOG 20
+
+struct ntt_dom {
+	size_t n;
+	fr_t *tw;		/* tw[h + j] = w_(2h)^j, 1 <= h < n, j < h */
+	fr_t n_inv;
+	fr_t g_inv;		/* FR_GENERATOR^-1 */
+	fr_t *coset;		/* g^i, or NULL above NTT_COSET_TABLE_LOG */
+	fr_t *icoset;		/* n^-1 g^-i, likewise */
+};
+
+static _Atomic(struct ntt_dom *) ntt_doms[NTT_MAX_LOG + 1];
+static pthread_mutex_t ntt_locks[NTT_MAX_LOG + 1] = {
+	[0 ... NTT_MAX_LOG] = PTHREAD_MUTEX_INITIALIZER
+};
+
+/* The selected multiplication, called directly: fr_mul would add one more
+ * indirect jump per butterfly. */
+static fr_mul_fn_t ntt_mul_get(void)
+{
+	return fr_mul_fn();
+}
+
+static void *ntt_alloc(size_t count)
+{
+	size_t bytes = count * sizeof(fr_t);
+	/* 64-byte alignment: one element never straddles two cache lines. */
+	return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+}
+
+/* out[i] = c * r^i for i < n: a running product (exact in a field). */
+static void ntt_powers(fr_t *out, size_t n, const fr_t *c, const fr_t *r)
+{
+	fr_mul_fn_t mul = ntt_mul_get();
+
+	out[0] = *c;
+	for (size_t i = 1; i < n; i++)
+		mul(&out[i], &out[i - 1], r);
+}
+
+static struct ntt_dom *ntt_dom_build(unsigned k)
+{
+	size_t n = (size_t)1 << k;
+	struct ntt_dom *d = calloc(1, sizeof(*d));
+	fr_t w = FR_ROOT_OF_UNITY, nf;
+
+	if (!d)
+		return NULL;
+	d->n = n;
+	d->tw = ntt_alloc(n);
+	if (!d->tw)
+		goto fail;
+	/* w_k = root^(2^(32-k)); the top stage is w_k^j, j < n/2, and stage h
+	 * below it takes every other entry of stage 2h: w_(2h)^j = w_(4h)^(2j). */
+	for (unsigned i = k; i < FR_TWO_ADICITY; i++)
+		fr_sqr(&w, &w);
+	d->tw[0] = FR_ZERO;
+	ntt_powers(d->tw + n / 2, n / 2, &FR_ONE, &w);
+	for (size_t h = n / 4; h >= 1; h /= 2)
+		for (size_t j = 0; j < h; j++)
+			d->tw[h + j] = d->tw[2 * h + 2 * j];
+
+	fr_from_u64(&nf, n);
+	if (fr_inv(&d->n_inv, &nf) || fr_inv(&d->g_inv, &FR_GENERATOR))
+		goto fail;
+	if (k <= NTT_COSET_TABLE_LOG) {
+		d->coset = ntt_alloc(n);
+		d->icoset = ntt_alloc(n);
+		if (!d->coset || !d->icoset)
+			goto fail;
+		ntt_powers(d->coset, n, &FR_ONE, &FR_GENERATOR);
+		ntt_powers(d->icoset, n, &d->n_inv, &d->g_inv);
+	}
+	return d;
+fail:
+	free(d->tw);
+	free(d->coset);
+	free(d->icoset);
+	free(d);
+	return NULL;
+}
+
+/* The tables for 2^k, built once; NULL when k is out of range or memory
+ * ran out (a later call tries again). */
+static const struct ntt_dom *ntt_dom_get(unsigned k)
+{
+	struct ntt_dom *d;
+
+	if (k < 1 || k > NTT_MAX_LOG)
+		return NULL;
+	d = atomic_load_explicit(&ntt_doms[k], memory_order_acquire);
+	if (d)
+		return d;
+	pthread_mutex_lock(&ntt_locks[k]);
+	d = atomic_load_explicit(&ntt_doms[k], memory_order_relaxed);
+	if (!d) {
+		d = ntt_dom_build(k);
+		if (d)
+			atomic_store_explicit(&ntt_doms[k], d, memory_order_release);
+	}
+	pthread_mutex_unlock(&ntt_locks[k]);
+	return d;
+}
+
+/* ---- kernel ------------------------------------------------------------ */
+
+static void ntt_bitrev(fr_t *x, unsigned k)
+{
+	size_t n = (size_t)1 << k;
+
+	for (size_t i = 1, j = 0; i < n; i++) {
+		/* j = bitrev(i), advanced by a reversed increment. */
+		size_t bit = n >> 1;
+		while (j & bit) {
+			j ^= bit;
+			bit >>= 1;
+		}
+		j |= bit;
+		if (i < j) {
+			fr_t t = x[i];
+			x[i] = x[j];
+			x[j] = t;
+		}
+	}
+}
+
+/* One DIT stage over x[0 .. m): butterflies (p, q = p + h) with twiddle
+ * tw[h + j]. The j = 0 butterfly of each group has twiddle 1: no multiply. */
+static void ntt_stage(fr_t *x, size_t m, size_t h, const fr_t *tw,
+		      fr_mul_fn_t mul)
+{
+	const fr_t *t = tw + h;
+
+	for (size_t b = 0; b < m; b += 2 * h) {
+		fr_t *p = x + b, *q = p + h, u;
+
+		u = q[0];
+		fr_sub(&q[0], &p[0], &u);
+		fr_add(&p[0], &p[0], &u);
+		for (size_t j = 1; j < h; j++) {
+			mul(&u, &q[j], &t[j]);
+			fr_sub(&q[j], &p[j], &u);
+			fr_add(&p[j], &p[j], &u);
+		}
+	}
+}
+
+/* Every stage of a transform of size m on bit-reversed x, depth first. */
+static void ntt_dit(fr_t *x, size_t m, const fr_t *tw, fr_mul_fn_t mul)
+{
+	if (m <= NTT_BLOCK) {
+		for (size_t h = 1; h < m; h *= 2)
+			ntt_stage(x, m, h, tw, mul);
+		return;
+	}
+	ntt_dit(x, m / 2, tw, mul);
+	ntt_dit(x + m / 2, m / 2, tw, mul);
+	ntt_stage(x, m, m / 2, tw, mul);
+}
+
+static void ntt_run(fr_t *x, unsigned k, const struct ntt_dom *d)
+{
+	ntt_bitrev(x, k);
+	ntt_dit(x, d->n, d->tw, ntt_mul_get());
+}
+
+/* x[i] *= s_i for i < n, with s_i = tab[i], or c * r^i when tab is NULL. */
+static void ntt_scale(fr_t *x, size_t n, const fr_t *tab, const fr_t *c,
+		      const fr_t *r)
+{
+	fr_mul_fn_t mul = ntt_mul_get();
+
+	if (tab) {
+		for (size_t i = 0; i < n; i++)
+			mul(&x[i], &x[i], &tab[i]);
+		return;
+	}
+	fr_t s = *c;
+	for (size_t i = 0; i < n; i++) {
+		mul(&x[i], &x[i], &s);
+		mul(&s, &s, r);
+	}
+}
+
+/* x[i] <- s_i * x[(n - i) mod n]: the index negation that turns a forward
+ * transform into an inverse one, merged with its scaling. s_i = tab[i];
+ * or, with tab NULL, c * r^i (r NULL: r = 1). */
+static void ntt_negate_scale(fr_t *x, size_t n, const fr_t *tab,
+			     const fr_t *c, const fr_t *r)
+{
+	fr_mul_fn_t mul = ntt_mul_get();
+	fr_t lo, hi, t;
+
+	if (tab) {
+		mul(&x[0], &x[0], &tab[0]);
+		mul(&x[n / 2], &x[n / 2], &tab[n / 2]);
+		for (size_t i = 1; i < n / 2; i++) {
+			t = x[i];
+			mul(&x[i], &x[n - i], &tab[i]);
+			mul(&x[n - i], &t, &tab[n - i]);
+		}
+		return;
+	}
+	if (!r) {
+		for (size_t i = 1; i < n / 2; i++) {
+			t = x[i];
+			x[i] = x[n - i];
+			x[n - i] = t;
+		}
+		for (size_t i = 0; i < n; i++)
+			mul(&x[i], &x[i], c);
+		return;
+	}
+	/* Two running products: s_i upwards from i = 1, s_(n-i) downwards
+	 * from n - 1 (multiplying by r^-1 = the other direction's step). */
+	fr_t r_inv, s_half;
+	fr_pow_u64(&hi, r, n - 1);
+	fr_mul(&hi, &hi, c);
+	fr_pow_u64(&s_half, r, n / 2);
+	fr_mul(&s_half, &s_half, c);
+	if (fr_inv(&r_inv, r))
+		return;		/* r is never zero here */
+	mul(&x[0], &x[0], c);
+	mul(&x[n / 2], &x[n / 2], &s_half);
+	mul(&lo, c, r);
+	for (size_t i = 1; i < n / 2; i++) {
+		t = x[i];
+		mul(&x[i], &x[n - i], &lo);
+		mul(&x[n - i], &t, &hi);
+		mul(&lo, &lo, r);
+		mul(&hi, &hi, &r_inv);
+	}
+}
+
+/* ---- API --------------------------------------------------------------- */
+
+int ntt_forward(fr_t *x, unsigned k)
+{
+	const struct ntt_dom *d = ntt_dom_get(k);
+
+	if (!d)
+		return -1;
+	ntt_run(x, k, d);
+	return 0;
+}
+
+int ntt_inverse(fr_t *x, unsigned k)
+{
+	const struct ntt_dom *d = ntt_dom_get(k);
+
+	if (!d)
+		return -1;
+	ntt_run(x, k, d);
+	ntt_negate_scale(x, d->n, NULL, &d->n_inv, NULL);
+	return 0;
+}
+
+int ntt_coset_forward(fr_t *x, unsigned k)
+{
+	const struct ntt_dom *d = ntt_dom_get(k);
+
+	if (!d)
+		return -1;
+	ntt_scale(x, d->n, d->coset, &FR_ONE, &FR_GENERATOR);
+	ntt_run(x, k, d);
+	return 0;
+}
+
+int ntt_coset_inverse(fr_t *x, unsigned k)
+{
+	const struct ntt_dom *d = ntt_dom_get(k);
+
+	if (!d)
+		return -1;
+	ntt_run(x, k, d);
+	ntt_negate_scale(x, d->n, d->icoset, &d->n_inv, &d->g_inv);
+	return 0;
+}
