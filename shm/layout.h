@@ -1,0 +1,222 @@
+/*
+ * layout: the byte layout of the status segment, ABI version 1. This file
+ * and docs/shm-layout.md describe the same bytes; the static asserts at the
+ * bottom pin every offset a reader in another language relies on.
+ *
+ * The segment is a header followed by tables of fixed-size records. Every
+ * record is a latch (shm/latch.h): a sequence word and two copies of its
+ * payload. Nothing in the segment is a pointer: tables are found through
+ * (offset, count, record size, payload size) in the header, which a reader
+ * checks against the size it mapped before touching anything.
+ * All integers are little-endian (the machine's own; x86-64 and arm64).
+ */
+#ifndef SHM_LAYOUT_H
+#define SHM_LAYOUT_H
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
+#define SHM_ABI_VERSION 1u
+#define SHM_HEADER_SIZE 512u
+#define SHM_ALIGN 64u
+#define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
+#define SHM_JOB_MAX_PARTS 64
+#define SHM_MAX_TABLES 8
+
+enum shm_table_id {
+	SHM_T_SUP = 0,		/* 1 record: the supervisor's totals */
+	SHM_T_GPU = 1,		/* one record per GPU worker slot */
+	SHM_T_SYNTH = 2,	/* one record per synth slot */
+	SHM_T_JOB = 3,		/* job table: active and recent jobs */
+	SHM_T_EVENT = 4,	/* event ring */
+	SHM_NTABLES = 5
+};
+
+struct shm_table {
+	uint64_t offset;	/* from the segment start; multiple of 64 */
+	uint32_t count;		/* records */
+	uint32_t rec_size;	/* bytes per record, >= 8 + 2 * payload_size */
+	uint32_t payload_size;	/* bytes per payload copy, multiple of 8 */
+	uint32_t reserved;
+};
+
+struct shm_header {
+	_Atomic uint64_t magic;		/* 0: SHM_MAGIC, stored last at creation */
+	uint32_t abi_version;		/* 8 */
+	uint32_t header_size;		/* 12 */
+	uint64_t segment_size;		/* 16 */
+	uint32_t supervisor_pid;	/* 24 */
+	uint32_t ntables;		/* 28 */
+	uint8_t boot_id[16];		/* 32: random, new at every supervisor start */
+	uint64_t start_mono_ns;		/* 48: CLOCK_MONOTONIC at creation */
+	uint64_t start_wall_ns;		/* 56: CLOCK_REALTIME at creation */
+	_Atomic uint64_t heartbeat_mono_ns;	/* 64: supervisor's last beat */
+	_Atomic uint64_t heartbeat_count;	/* 72 */
+	_Atomic uint64_t event_seq;	/* 80: sequence of the newest event, 0 = none */
+	uint64_t reserved0;		/* 88 */
+	char name[64];			/* 96: instance name, NUL-terminated */
+	struct shm_table tables[SHM_MAX_TABLES];	/* 160 .. 352 */
+	uint8_t reserved[SHM_HEADER_SIZE - 352];
+};
+
+/* Worker slot states. The worker writes STARTING, IDLE and BUSY; the
+ * supervisor writes the others, and only after it has reaped the worker. */
+enum shm_slot_state {
+	SHM_SLOT_EMPTY = 0,	/* never started */
+	SHM_SLOT_STARTING = 1,
+	SHM_SLOT_IDLE = 2,
+	SHM_SLOT_BUSY = 3,
+	SHM_SLOT_CRASHED = 4,
+	SHM_SLOT_BACKOFF = 5,
+	SHM_SLOT_DISABLED = 6,
+	SHM_SLOT_STOPPED = 7,
+	SHM_SLOT_NSTATES
+};
+
+enum shm_exit_kind {
+	SHM_EXIT_NONE = 0,
+	SHM_EXIT_CODE = 1,	/* exited; code = exit status */
+	SHM_EXIT_SIGNAL = 2,	/* killed; code = signal number */
+};
+
+struct shm_slot {
+	uint32_t state;			/* 0: enum shm_slot_state */
+	uint32_t pid;			/* 4 */
+	uint64_t gen;			/* 8: generation of the newest begin */
+	uint64_t job_id;		/* 16: assignment of gen */
+	uint32_t partition;		/* 24 */
+	uint32_t kind;			/* 28: job kind of the assignment */
+	uint64_t busy_since_ns;		/* 32: mono start of the current busy spell */
+	uint64_t part_since_ns;		/* 40: mono start of the current partition */
+	uint64_t busy_ns;		/* 48: busy time of finished spells */
+	uint64_t done;			/* 56: partitions ended ok */
+	uint64_t failed;		/* 64: partitions ended failed */
+	uint64_t restarts;		/* 72 */
+	uint64_t started_mono_ns;	/* 80: this process's start */
+	uint64_t heartbeat_mono_ns;	/* 88 */
+	uint64_t state_since_ns;	/* 96: mono time of the last state change */
+	uint64_t last_exit_wall_ns;	/* 104 */
+	uint32_t last_exit_kind;	/* 112: enum shm_exit_kind */
+	int32_t last_exit_code;		/* 116 */
+	uint32_t gpu;			/* 120: GPU ordinal (GPU slots) */
+	uint32_t backend;		/* 124: 0 unknown, 1 cpu, 2 cuda */
+	uint64_t end_gen;		/* 128: generation of the newest end */
+	uint64_t reserved[3];		/* 136 */
+};
+
+/* Partition states in a job record. */
+enum shm_part_state {
+	SHM_PART_QUEUED = 0,
+	SHM_PART_SYNTH = 1,
+	SHM_PART_READY = 2,
+	SHM_PART_PROVING = 3,
+	SHM_PART_DONE = 4,
+	SHM_PART_FAILED = 5,
+	SHM_PART_NSTATES
+};
+
+struct shm_part {
+	uint8_t state;			/* 0: enum shm_part_state */
+	uint8_t attempts;		/* 1 */
+	uint16_t synth_slot;		/* 2: 0xffff = none */
+	uint16_t gpu_slot;		/* 4: 0xffff = none */
+	uint16_t reserved;		/* 6 */
+	uint64_t synth_ns;		/* 8 */
+	uint64_t gpu_ns;		/* 16 */
+};
+
+enum shm_job_state {
+	SHM_JOB_FREE = 0,
+	SHM_JOB_QUEUED = 1,
+	SHM_JOB_RUNNING = 2,
+	SHM_JOB_DONE = 3,
+	SHM_JOB_FAILED = 4,
+	SHM_JOB_CANCELLED = 5,
+	SHM_JOB_NSTATES
+};
+
+struct shm_job {
+	uint64_t id;			/* 0: 0 = free entry */
+	uint32_t kind;			/* 8 */
+	uint32_t priority;		/* 12 */
+	uint32_t state;			/* 16: enum shm_job_state */
+	uint32_t log_size;		/* 20: k, 2^k constraints */
+	uint32_t nparts;		/* 24: <= SHM_JOB_MAX_PARTS */
+	uint32_t reserved0;		/* 28 */
+	uint8_t seed[32];		/* 32 */
+	uint64_t submit_wall_ns;	/* 64 */
+	uint64_t submit_mono_ns;	/* 72 */
+	uint64_t start_mono_ns;		/* 80 */
+	uint64_t end_mono_ns;		/* 88 */
+	char reason[64];		/* 96: why it failed, NUL-terminated */
+	struct shm_part part[SHM_JOB_MAX_PARTS];	/* 160 */
+};
+
+enum shm_event_type {
+	SHM_EV_NONE = 0,
+	SHM_EV_START = 1,	/* a child started */
+	SHM_EV_CRASH = 2,	/* a child died */
+	SHM_EV_RESTART = 3,
+	SHM_EV_DISABLE = 4,
+	SHM_EV_ENABLE = 5,
+	SHM_EV_JOB_DONE = 6,
+	SHM_EV_JOB_FAILED = 7,
+	SHM_EV_JOB_SUBMIT = 8,
+	SHM_EV_INFO = 9,
+	SHM_EV_NTYPES
+};
+
+struct shm_event {
+	uint64_t seq;			/* 0: 1, 2, 3, ...; 0 = never written */
+	uint64_t wall_ns;		/* 8 */
+	uint64_t mono_ns;		/* 16 */
+	uint32_t type;			/* 24: enum shm_event_type */
+	uint32_t table;			/* 28: SHM_T_GPU, SHM_T_SYNTH or 0 */
+	uint32_t slot;			/* 32 */
+	int32_t code;			/* 36: exit code or signal */
+	uint64_t job_id;		/* 40 */
+	uint32_t partition;		/* 48 */
+	uint32_t reserved;		/* 52 */
+	char msg[80];			/* 56: NUL-terminated */
+};
+
+enum shm_sup_state {
+	SHM_SUP_STARTING = 0,
+	SHM_SUP_RUNNING = 1,
+	SHM_SUP_DRAINING = 2,
+	SHM_SUP_STOPPING = 3,
+	SHM_SUP_NSTATES
+};
+
+struct shm_sup {
+	uint32_t state;			/* 0: enum shm_sup_state */
+	uint32_t reserved0;		/* 4 */
+	uint64_t jobs_queued;		/* 8 */
+	uint64_t jobs_running;		/* 16 */
+	uint64_t jobs_done;		/* 24 */
+	uint64_t jobs_failed;		/* 32 */
+	uint64_t parts_done;		/* 40 */
+	uint64_t parts_failed;		/* 48 */
+	uint64_t mem_budget;		/* 56: bytes */
+	uint64_t mem_used;		/* 64: bytes */
+	uint64_t reserved[7];		/* 72 */
+};
+
+/* What a reader relies on; a change here is a new ABI version. */
+static_assert(sizeof(struct shm_header) == SHM_HEADER_SIZE, "header size");
+static_assert(offsetof(struct shm_header, event_seq) == 80, "event_seq");
+static_assert(offsetof(struct shm_header, name) == 96, "name");
+static_assert(offsetof(struct shm_header, tables) == 160, "tables");
+static_assert(sizeof(struct shm_table) == 24, "table size");
+static_assert(sizeof(struct shm_slot) == 160, "slot size");
+static_assert(offsetof(struct shm_slot, end_gen) == 128, "slot end_gen");
+static_assert(sizeof(struct shm_part) == 24, "part size");
+static_assert(sizeof(struct shm_job) == 160 + 24 * SHM_JOB_MAX_PARTS, "job size");
+static_assert(sizeof(struct shm_event) == 136, "event size");
+static_assert(sizeof(struct shm_sup) == 128, "sup size");
+static_assert(sizeof(_Atomic uint64_t) == 8, "atomic word");
+
+#endif

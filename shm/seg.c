@@ -1,0 +1,416 @@
+/*
+ * seg: create, open, validate and close the status segment.
+ *
+ * Validation happens once, when a segment is mapped: the table descriptors
+ * are checked against the mapped size and copied into the caller's
+ * struct shm_seg, so that a writer scribbling over the header afterwards
+ * cannot send a reader outside its mapping.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm/shm.h"
+
+static const uint32_t payload_sizes[SHM_NTABLES] = {
+	[SHM_T_SUP] = sizeof(struct shm_sup),
+	[SHM_T_GPU] = sizeof(struct shm_slot),
+	[SHM_T_SYNTH] = sizeof(struct shm_slot),
+	[SHM_T_JOB] = sizeof(struct shm_job),
+	[SHM_T_EVENT] = sizeof(struct shm_event),
+};
+
+static const char *const table_names[SHM_NTABLES] = {
+	"supervisor", "gpu slot", "synth slot", "job", "event",
+};
+
+#define SHM_MAX_RECORDS (1u << 20)
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+uint64_t shm_now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t shm_now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int shm_name_check(const char *name, char *err, size_t errlen)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (n == 0 || n > SHM_NAME_MAX)
+		return fail(err, errlen, -EINVAL,
+			    "instance name must be 1 to %d characters", SHM_NAME_MAX);
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+			return fail(err, errlen, -EINVAL,
+				    "instance name '%s' has '%c'; use letters, digits, '_', '-', '.'",
+				    name, c);
+	}
+	if (name[0] == '.')
+		return fail(err, errlen, -EINVAL, "instance name must not start with '.'");
+	return 0;
+}
+
+static void seg_path(struct shm_seg *s, const char *name)
+{
+	snprintf(s->path, sizeof s->path, "/provisor.%s", name);
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+int shm_validate(const void *base, size_t size, char *err, size_t errlen)
+{
+	const struct shm_header *h = base;
+	uint64_t magic, end[SHM_NTABLES], start[SHM_NTABLES];
+
+	if (size < SHM_HEADER_SIZE)
+		return fail(err, errlen, -EBADMSG,
+			    "status segment truncated: %zu bytes, the header alone is %u",
+			    size, SHM_HEADER_SIZE);
+	magic = atomic_load_explicit(&h->magic, memory_order_acquire);
+	if (magic == 0)
+		return fail(err, errlen, -EAGAIN,
+			    "status segment not initialized yet (supervisor starting?)");
+	if (magic != SHM_MAGIC)
+		return fail(err, errlen, -EBADMSG,
+			    "not a provisor status segment (magic 0x%016llx)",
+			    (unsigned long long)magic);
+	if (h->abi_version != SHM_ABI_VERSION)
+		return fail(err, errlen, -EPROTO,
+			    "status segment ABI version %u, this reader knows only %u",
+			    h->abi_version, SHM_ABI_VERSION);
+	if (h->header_size != SHM_HEADER_SIZE)
+		return fail(err, errlen, -EBADMSG, "status segment header size %u, expected %u",
+			    h->header_size, SHM_HEADER_SIZE);
+	if (h->segment_size > size)
+		return fail(err, errlen, -EBADMSG,
+			    "status segment truncated: header says %llu bytes, only %zu mapped",
+			    (unsigned long long)h->segment_size, size);
+	if (h->ntables < SHM_NTABLES || h->ntables > SHM_MAX_TABLES)
+		return fail(err, errlen, -EBADMSG, "status segment has %u tables, expected %u..%u",
+			    h->ntables, SHM_NTABLES, SHM_MAX_TABLES);
+	for (int t = 0; t < SHM_NTABLES; t++) {
+		const struct shm_table *tb = &h->tables[t];
+		uint64_t bytes;
+
+		if (tb->payload_size != payload_sizes[t])
+			return fail(err, errlen, -EBADMSG,
+				    "%s records carry %u bytes, ABI %u says %u",
+				    table_names[t], tb->payload_size, SHM_ABI_VERSION, payload_sizes[t]);
+		if (tb->rec_size < 8 + 2 * (uint64_t)tb->payload_size || tb->rec_size % 8)
+			return fail(err, errlen, -EBADMSG, "%s record size %u is invalid",
+				    table_names[t], tb->rec_size);
+		if (tb->count == 0 || tb->count > SHM_MAX_RECORDS ||
+		    (t == SHM_T_SUP && tb->count != 1))
+			return fail(err, errlen, -EBADMSG, "%s table count %u is out of range",
+				    table_names[t], tb->count);
+		if (tb->offset % 8 || tb->offset < SHM_HEADER_SIZE)
+			return fail(err, errlen, -EBADMSG, "%s table offset %llu is invalid",
+				    table_names[t], (unsigned long long)tb->offset);
+		bytes = (uint64_t)tb->count * tb->rec_size;	/* < 2^52: no overflow */
+		if (tb->offset > h->segment_size || bytes > h->segment_size - tb->offset)
+			return fail(err, errlen, -EBADMSG,
+				    "%s table (%u x %u bytes at %llu) overruns the %llu-byte segment",
+				    table_names[t], tb->count, tb->rec_size,
+				    (unsigned long long)tb->offset,
+				    (unsigned long long)h->segment_size);
+		start[t] = tb->offset;
+		end[t] = tb->offset + bytes;
+	}
+	for (int a = 0; a < SHM_NTABLES; a++)
+		for (int b = a + 1; b < SHM_NTABLES; b++)
+			if (start[a] < end[b] && start[b] < end[a])
+				return fail(err, errlen, -EBADMSG, "%s and %s tables overlap",
+					    table_names[a], table_names[b]);
+	return 0;
+}
+
+/* Keep the validated table descriptors: later header writes cannot move
+ * a reader outside its mapping. */
+static void adopt(struct shm_seg *s, const void *base, size_t size)
+{
+	s->base = (uint8_t *)base;
+	s->size = size;
+	memcpy(s->tab, ((const struct shm_header *)base)->tables, sizeof s->tab);
+}
+
+static int map_fd(struct shm_seg *s, int fd, int writable, char *err, size_t errlen)
+{
+	struct stat st;
+	void *p;
+	int rc;
+
+	if (fstat(fd, &st) < 0)
+		return fail(err, errlen, -errno, "fstat %s: %s", s->path, strerror(errno));
+	if (st.st_size < (off_t)SHM_HEADER_SIZE)
+		return fail(err, errlen, st.st_size ? -EBADMSG : -EAGAIN,
+			    "status segment %s truncated: %lld bytes, the header alone is %u",
+			    s->path, (long long)st.st_size, SHM_HEADER_SIZE);
+	p = mmap(NULL, (size_t)st.st_size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+		 MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail(err, errlen, -errno, "mmap %s: %s", s->path, strerror(errno));
+	rc = shm_validate(p, (size_t)st.st_size, err, errlen);
+	if (rc < 0) {
+		munmap(p, (size_t)st.st_size);
+		return rc;
+	}
+	adopt(s, p, (size_t)st.st_size);
+	s->mapped = 1;
+	s->writable = writable;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	return 0;
+}
+
+static int open_named(struct shm_seg *s, const char *name, int writable,
+		      char *err, size_t errlen)
+{
+	int fd, rc;
+
+	memset(s, 0, sizeof *s);
+	if ((rc = shm_name_check(name, err, errlen)) < 0)
+		return rc;
+	seg_path(s, name);
+	fd = shm_open(s->path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return fail(err, errlen, -ENOENT,
+				    "no provisor instance '%s' (no /dev/shm%s)", name, s->path);
+		return fail(err, errlen, -errno, "shm_open %s: %s", s->path, strerror(errno));
+	}
+	rc = map_fd(s, fd, writable, err, errlen);
+	close(fd);
+	return rc;
+}
+
+int shm_open_rw(struct shm_seg *s, const char *name, char *err, size_t errlen)
+{
+	return open_named(s, name, 1, err, errlen);
+}
+
+int shm_open_ro(struct shm_seg *s, const char *name, char *err, size_t errlen)
+{
+	return open_named(s, name, 0, err, errlen);
+}
+
+int shm_attach_buffer(struct shm_seg *s, const void *buf, size_t size, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	if ((rc = shm_validate(buf, size, err, errlen)) < 0)
+		return rc;
+	adopt(s, buf, size);
+	snprintf(s->path, sizeof s->path, "(buffer)");
+	return 0;
+}
+
+void shm_close(struct shm_seg *s)
+{
+	if (s->base && s->mapped)	/* buffers are the caller's */
+		munmap(s->base, s->size);
+	s->base = NULL;
+}
+
+void shm_destroy(struct shm_seg *s)
+{
+	if (s->owner && s->path[0])
+		shm_unlink(s->path);
+	shm_close(s);
+}
+
+/* A segment left by a supervisor that is gone may be replaced. */
+static int stale_owner(const char *path, pid_t *pid)
+{
+	struct shm_seg old = { 0 };
+	int fd = shm_open(path, O_RDONLY | O_CLOEXEC, 0);
+
+	*pid = 0;
+	if (fd < 0)
+		return 1;
+	strcpy(old.path, "(old)");
+	if (map_fd(&old, fd, 0, NULL, 0) == 0) {
+		*pid = (pid_t)shm_hdr(&old)->supervisor_pid;
+		shm_close(&old);
+	}
+	close(fd);
+	return *pid <= 0 || *pid == getpid() || (kill(*pid, 0) < 0 && errno == ESRCH);
+}
+
+static void layout_tables(struct shm_header *h, const struct shm_config *c)
+{
+	const uint32_t counts[SHM_NTABLES] = {
+		[SHM_T_SUP] = 1, [SHM_T_GPU] = c->gpu_slots, [SHM_T_SYNTH] = c->synth_slots,
+		[SHM_T_JOB] = c->jobs, [SHM_T_EVENT] = c->events,
+	};
+	uint64_t off = SHM_HEADER_SIZE;
+
+	h->ntables = SHM_NTABLES;
+	for (int t = 0; t < SHM_NTABLES; t++) {
+		struct shm_table *tb = &h->tables[t];
+
+		tb->offset = off;
+		tb->count = counts[t];
+		tb->payload_size = payload_sizes[t];
+		tb->rec_size = (uint32_t)round_up(8 + 2 * (uint64_t)payload_sizes[t], SHM_ALIGN);
+		off += (uint64_t)tb->count * tb->rec_size;
+	}
+	h->segment_size = round_up(off, (uint64_t)sysconf(_SC_PAGESIZE));
+}
+
+int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_t errlen)
+{
+	struct shm_config c = *cfg;
+	struct shm_header tmp = { 0 };
+	struct shm_header *h;
+	pid_t pid;
+	int fd = -1, rc;
+
+	memset(s, 0, sizeof *s);
+	if (!c.name)
+		c.name = "default";
+	if (!c.mode)
+		c.mode = 0640;
+	if (!c.jobs)
+		c.jobs = 256;
+	if (!c.events)
+		c.events = 1024;
+	if ((rc = shm_name_check(c.name, err, errlen)) < 0)
+		return rc;
+	if (c.gpu_slots < 1 || c.gpu_slots > 4096 || c.synth_slots < 1 ||
+	    c.synth_slots > 4096 || c.jobs > 65536 || c.events > 65536)
+		return fail(err, errlen, -EINVAL,
+			    "segment sizes out of range: gpu slots %u, synth slots %u (1..4096), jobs %u, events %u (..65536)",
+			    c.gpu_slots, c.synth_slots, c.jobs, c.events);
+	seg_path(s, c.name);
+	layout_tables(&tmp, &c);
+
+	for (int attempt = 0; attempt < 2 && fd < 0; attempt++) {
+		fd = shm_open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, c.mode & 0777);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		if (!stale_owner(s->path, &pid))
+			return fail(err, errlen, -EEXIST,
+				    "instance '%s' is already running (supervisor pid %d)",
+				    c.name, (int)pid);
+		shm_unlink(s->path);
+	}
+	if (fd < 0)
+		return fail(err, errlen, -errno, "shm_open %s: %s", s->path, strerror(errno));
+	s->owner = 1;
+	if (fchmod(fd, c.mode & 0777) < 0 || ftruncate(fd, (off_t)tmp.segment_size) < 0) {
+		rc = fail(err, errlen, -errno, "sizing %s: %s", s->path, strerror(errno));
+		goto fail;
+	}
+	h = mmap(NULL, tmp.segment_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		rc = fail(err, errlen, -errno, "mmap %s: %s", s->path, strerror(errno));
+		goto fail;
+	}
+	s->mapped = 1;
+	s->writable = 1;
+
+	h->abi_version = SHM_ABI_VERSION;
+	h->header_size = SHM_HEADER_SIZE;
+	h->segment_size = tmp.segment_size;
+	h->ntables = tmp.ntables;
+	memcpy(h->tables, tmp.tables, sizeof h->tables);
+	h->supervisor_pid = (uint32_t)getpid();
+	if (getrandom(h->boot_id, sizeof h->boot_id, 0) != sizeof h->boot_id) {
+		uint64_t x = shm_now_wall() ^ ((uint64_t)getpid() << 32);
+		memcpy(h->boot_id, &x, sizeof x);
+	}
+	h->start_mono_ns = shm_now_mono();
+	h->start_wall_ns = shm_now_wall();
+	atomic_store_explicit(&h->heartbeat_mono_ns, h->start_mono_ns, memory_order_relaxed);
+	snprintf(h->name, sizeof h->name, "%s", c.name);
+	adopt(s, h, tmp.segment_size);
+	/* Readers accept the segment only once they see the magic. */
+	atomic_store_explicit(&h->magic, SHM_MAGIC, memory_order_release);
+
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
+	}
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	shm_destroy(s);
+	return rc;
+}
+
+enum shm_health shm_health(const struct shm_seg *s, uint64_t stale_ns, uint64_t *age_ns)
+{
+	const struct shm_header *h = shm_hdr(s);
+	uint64_t beat = atomic_load_explicit(&h->heartbeat_mono_ns, memory_order_acquire);
+	uint64_t now = shm_now_mono(), age = now > beat ? now - beat : 0;
+	pid_t pid = (pid_t)h->supervisor_pid;
+	struct stat st;
+	int fd;
+
+	if (age_ns)
+		*age_ns = age;
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return SHM_HEALTH_NOT_RUNNING;
+	if (s->ino) {
+		fd = shm_open(s->path, O_RDONLY | O_CLOEXEC, 0);
+		if (fd < 0)
+			return SHM_HEALTH_NOT_RUNNING;
+		int moved = fstat(fd, &st) == 0 && (st.st_ino != s->ino || st.st_dev != s->dev);
+		close(fd);
+		if (moved)
+			return SHM_HEALTH_RESTARTED;
+	}
+	return age > stale_ns ? SHM_HEALTH_NOT_RESPONDING : SHM_HEALTH_RUNNING;
+}
+
+const char *shm_health_name(enum shm_health h)
+{
+	switch (h) {
+	case SHM_HEALTH_RUNNING: return "running";
+	case SHM_HEALTH_NOT_RESPONDING: return "not responding";
+	case SHM_HEALTH_NOT_RUNNING: return "not running";
+	case SHM_HEALTH_RESTARTED: return "restarted";
+	}
+	return "unknown";
+}
