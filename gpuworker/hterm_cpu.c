@@ -1,0 +1,100 @@
+/*
+ * hterm_cpu: Groth16's H polynomial on the CPU, step for step as bellperson
+ * computes it (see hterm.h), on top of field/ntt.
+ *
+ * The three input vectors go through the same two transforms independently
+ * (iNTT, then coset NTT), so for larger sizes each gets its own thread;
+ * PROVISOR_HTERM_THREADS=1 keeps everything on the calling thread (the
+ * benchmark's single-core figure). The arithmetic is exact, so the result
+ * does not depend on the threading.
+ */
+#include "gpuworker/hterm.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "field/ntt.h"
+
+/* Below this size a thread costs more than the transforms it runs. */
+#define HTERM_THREAD_MIN_LOG 12
+
+struct hterm_job {
+	fr_t *x;
+	unsigned k;
+	int rc;
+};
+
+/* Evaluations on the domain -> evaluations on the coset g*domain. */
+static void *hterm_to_coset(void *arg)
+{
+	struct hterm_job *j = arg;
+
+	j->rc = ntt_inverse(j->x, j->k) || ntt_coset_forward(j->x, j->k) ? -1 : 0;
+	return NULL;
+}
+
+static int hterm_threads_wanted(unsigned k)
+{
+	const char *s = getenv("PROVISOR_HTERM_THREADS");
+
+	if (k < HTERM_THREAD_MIN_LOG)
+		return 0;
+	return !(s && atoi(s) == 1);
+}
+
+/* Runs the three jobs, in threads when wanted; a thread that cannot be
+ * started leaves its job to the calling thread. */
+static int hterm_run_jobs(struct hterm_job *jobs, unsigned k)
+{
+	pthread_t tid[2];
+	int started[2] = { 0, 0 };
+	int threads = hterm_threads_wanted(k);
+
+	for (int i = 0; i < 2 && threads; i++)
+		started[i] = pthread_create(&tid[i], NULL, hterm_to_coset,
+					    &jobs[i + 1]) == 0;
+	hterm_to_coset(&jobs[0]);
+	for (int i = 0; i < 2; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			hterm_to_coset(&jobs[i + 1]);
+	}
+	return jobs[0].rc || jobs[1].rc || jobs[2].rc ? -1 : 0;
+}
+
+int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
+{
+	struct hterm_job jobs[3] = {
+		{ a, k, 0 }, { b, k, 0 }, { c, k, 0 },
+	};
+	fr_t zinv, gn;
+
+	if (k < 1 || k > NTT_MAX_LOG)
+		return -1;
+	size_t n = (size_t)1 << k;
+	if (hterm_run_jobs(jobs, k))
+		return -1;
+
+	/* Z(x) = x^n - 1 is the constant g^n - 1 on the coset g*domain
+	 * (non-zero: 7 is a non-residue, so g^n != 1 for n <= 2^32). */
+	fr_pow_u64(&gn, &FR_GENERATOR, n);
+	fr_sub(&gn, &gn, &FR_ONE);
+	if (fr_inv(&zinv, &gn))
+		return -1;
+	fr_mul_fn_t mul = fr_mul_fn();
+	for (size_t i = 0; i < n; i++) {
+		fr_t t;
+		mul(&t, &a[i], &b[i]);
+		fr_sub(&t, &t, &c[i]);
+		mul(&a[i], &t, &zinv);
+	}
+	return ntt_coset_inverse(a, k);
+}
+
+int hterm_check_top(const fr_t *h, unsigned k)
+{
+	if (k < 1 || k > NTT_MAX_LOG)
+		return 0;
+	return fr_is_zero(&h[((size_t)1 << k) - 1]);
+}
