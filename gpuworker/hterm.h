@@ -28,6 +28,13 @@ int hterm_cuda(int dev, fr_t *a, const fr_t *b, const fr_t *c, unsigned k,
 /* Number of CUDA devices that answer, or -1 with why in err (no driver,
  * built without CUDA, ...). */
 int hterm_cuda_devices(char *err, size_t errlen);
+/* One line about device dev (name, sm_XY, memory, driver) into buf, for
+ * the log; 0, or -1 with why in buf. */
+int hterm_cuda_describe(int dev, char *buf, size_t len);
+/* 1 once a sticky CUDA error (illegal address, launch failure, ...) has
+ * made this process's context unusable: hterm_cuda then refuses to run,
+ * and the caller should exit non-zero so that it is restarted. */
+int hterm_cuda_sticky(void);
 
 /* Parse "auto", "cpu" or "cuda"; -1 when unknown. */
 int hterm_backend_parse(const char *s, enum hterm_backend *out);

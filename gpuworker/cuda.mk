@@ -1,0 +1,42 @@
+# gpuworker/cuda: the backend choice (backend.c, always built) and the CUDA
+# H-term (hterm_cuda.cu when HAVE_CUDA is 1, else the hterm_nocuda.c stubs),
+# added to libhterm.a next to hterm_cpu.mk's CPU backend.
+HTERM_CUDA_SRCS := gpuworker/backend.c
+ifeq ($(HAVE_CUDA),1)
+HTERM_CUDA_SRCS += gpuworker/hterm_cuda.cu
+else
+HTERM_CUDA_SRCS += gpuworker/hterm_nocuda.c
+endif
+$(O)/libhterm.a: $(call objs,$(HTERM_CUDA_SRCS))
+
+# The archive's member list depends on HAVE_CUDA, but a mode switch alone
+# changes no file. This stamp holds the mode and changes only when it does;
+# backend.o depends on it, so switching rebuilds backend.o and with it the
+# archive (which otherwise would keep the other mode's objects).
+HTERM_CUDA_MODE := $(O)/gpuworker/cuda-mode
+$(shell mkdir -p $(O)/gpuworker && { echo $(HAVE_CUDA) | cmp -s - $(HTERM_CUDA_MODE) || echo $(HAVE_CUDA) > $(HTERM_CUDA_MODE); })
+$(call objs,gpuworker/backend.c): $(HTERM_CUDA_MODE)
+
+# The .cuh headers: nvcc writes no dependency files here, so say it.
+$(call objs,gpuworker/hterm_cuda.cu): gpuworker/hcu_fr.cuh gpuworker/hcu_hterm.cuh gpuworker/hterm.h field/fr.h
+
+# Host-side tests of the device arithmetic and pipeline (run anywhere).
+TESTS += $(BIN)/tests/hcu_fr
+$(BIN)/tests/hcu_fr: $(call objs,tests/gpuworker/hcu_fr.c)
+LDLIBS_tests/hcu_fr = $(call pc_libs,gmp)
+
+TESTS += $(BIN)/tests/hcu_hterm
+$(BIN)/tests/hcu_hterm: $(call objs,tests/gpuworker/hcu_hterm.c) $(O)/libhterm.a $(O)/libfield.a
+LDLIBS_tests/hcu_hterm = $(CUDA_LIBS)
+
+TESTS += $(BIN)/tests/backend
+$(BIN)/tests/backend: $(call objs,tests/gpuworker/backend.c) $(O)/libhterm.a $(O)/libfield.a
+LDLIBS_tests/backend = $(CUDA_LIBS)
+
+# CPU against CUDA on the same inputs; needs a GPU to say anything, so it is
+# a program, not a benchmark. tests/gpu/run.sh drives it.
+PROGS += $(BIN)/bench/hterm-compare
+$(BIN)/bench/hterm-compare: $(call objs,bench/hterm_compare.c) $(O)/libhterm.a $(O)/libfield.a
+LDLIBS_bench/hterm-compare = $(CUDA_LIBS)
+
+TESTS += tests/gpu/run.sh
