@@ -155,6 +155,115 @@ static void ntt_bitrev(fr_t *x, unsigned k)
 	}
 }
 
+/*
+ * The butterfly's add and subtract, inlined: through fr_add/fr_sub they
+ * cost two calls and a store-forwarding stall each, as much again as the
+ * multiplication. Same arithmetic as fr.c (inputs and outputs < r; r is
+ * below 2^255, so p + t never carries out of four limbs):
+ *   q <- p - t (plus r when negative),   p <- p + t (minus r when >= r).
+ * On x86-64 it is written out in asm: compilers spill _addcarry_u64 chains
+ * to the stack and put the selects through vector registers.
+ */
+#if defined(__x86_64__)
+static inline void ntt_addsub(fr_t *p, fr_t *q, const fr_t *t)
+{
+	uint64_t a0, a1, a2, a3, b0, b1, b2, b3;
+
+	__asm__ volatile(
+		/* q = p - t; on borrow add back r (masked: no branch) */
+		"movq 0(%[p]), %[b0]\n\t"
+		"movq 8(%[p]), %[b1]\n\t"
+		"movq 16(%[p]), %[b2]\n\t"
+		"movq 24(%[p]), %[b3]\n\t"
+		"subq 0(%[t]), %[b0]\n\t"
+		"sbbq 8(%[t]), %[b1]\n\t"
+		"sbbq 16(%[t]), %[b2]\n\t"
+		"sbbq 24(%[t]), %[b3]\n\t"
+		"sbbq %[a0], %[a0]\n\t"
+		"movq %[r0], %[a1]\n\t"
+		"andq %[a0], %[a1]\n\t"
+		"movq %[r1], %[a2]\n\t"
+		"andq %[a0], %[a2]\n\t"
+		"movq %[r2], %[a3]\n\t"
+		"andq %[a0], %[a3]\n\t"
+		"andq %[r3], %[a0]\n\t"
+		"addq %[a1], %[b0]\n\t"
+		"adcq %[a2], %[b1]\n\t"
+		"adcq %[a3], %[b2]\n\t"
+		"adcq %[a0], %[b3]\n\t"
+		"movq %[b0], 0(%[q])\n\t"
+		"movq %[b1], 8(%[q])\n\t"
+		"movq %[b2], 16(%[q])\n\t"
+		"movq %[b3], 24(%[q])\n\t"
+		/* p = p + t; keep p + t - r unless that borrowed */
+		"movq 0(%[p]), %[a0]\n\t"
+		"movq 8(%[p]), %[a1]\n\t"
+		"movq 16(%[p]), %[a2]\n\t"
+		"movq 24(%[p]), %[a3]\n\t"
+		"addq 0(%[t]), %[a0]\n\t"
+		"adcq 8(%[t]), %[a1]\n\t"
+		"adcq 16(%[t]), %[a2]\n\t"
+		"adcq 24(%[t]), %[a3]\n\t"
+		"movq %[a0], %[b0]\n\t"
+		"movq %[a1], %[b1]\n\t"
+		"movq %[a2], %[b2]\n\t"
+		"movq %[a3], %[b3]\n\t"
+		"subq %[r0], %[b0]\n\t"
+		"sbbq %[r1], %[b1]\n\t"
+		"sbbq %[r2], %[b2]\n\t"
+		"sbbq %[r3], %[b3]\n\t"
+		"cmovncq %[b0], %[a0]\n\t"
+		"cmovncq %[b1], %[a1]\n\t"
+		"cmovncq %[b2], %[a2]\n\t"
+		"cmovncq %[b3], %[a3]\n\t"
+		"movq %[a0], 0(%[p])\n\t"
+		"movq %[a1], 8(%[p])\n\t"
+		"movq %[a2], 16(%[p])\n\t"
+		"movq %[a3], 24(%[p])"
+		: [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+		  [b0] "=&r"(b0), [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3)
+		: [p] "r"(p), [q] "r"(q), [t] "r"(t),
+		  [r0] "m"(FR_MODULUS[0]), [r1] "m"(FR_MODULUS[1]),
+		  [r2] "m"(FR_MODULUS[2]), [r3] "m"(FR_MODULUS[3])
+		: "cc", "memory");
+}
+#else
+static inline uint64_t ntt_adc(uint64_t a, uint64_t b, uint64_t *c)
+{
+	unsigned __int128 s = (unsigned __int128)a + b + *c;
+	*c = (uint64_t)(s >> 64);
+	return (uint64_t)s;
+}
+
+static inline uint64_t ntt_sbb(uint64_t a, uint64_t b, uint64_t *c)
+{
+	unsigned __int128 d = (unsigned __int128)a - b - *c;
+	*c = (uint64_t)(d >> 64) & 1;
+	return (uint64_t)d;
+}
+
+static inline void ntt_addsub(fr_t *p, fr_t *q, const fr_t *t)
+{
+	const uint64_t *r = FR_MODULUS;
+	uint64_t s[4], m[4], d[4], c = 0, bw = 0, keep, fix;
+
+	for (int i = 0; i < 4; i++)
+		s[i] = ntt_adc(p->l[i], t->l[i], &c);
+	c = 0;
+	for (int i = 0; i < 4; i++)
+		m[i] = ntt_sbb(s[i], r[i], &c);
+	keep = 0 - c;		/* s < r: keep s */
+	for (int i = 0; i < 4; i++)
+		d[i] = ntt_sbb(p->l[i], t->l[i], &bw);
+	fix = 0 - bw;		/* p < t: add r back */
+	c = 0;
+	for (int i = 0; i < 4; i++) {
+		q->l[i] = ntt_adc(d[i], r[i] & fix, &c);
+		p->l[i] = (s[i] & keep) | (m[i] & ~keep);
+	}
+}
+#endif
+
 /* One DIT stage over x[0 .. m): butterflies (p, q = p + h) with twiddle
  * tw[h + j]. The j = 0 butterfly of each group has twiddle 1: no multiply. */
 static void ntt_stage(fr_t *x, size_t m, size_t h, const fr_t *tw,
@@ -166,12 +275,10 @@ static void ntt_stage(fr_t *x, size_t m, size_t h, const fr_t *tw,
 		fr_t *p = x + b, *q = p + h, u;
 
 		u = q[0];
-		fr_sub(&q[0], &p[0], &u);
-		fr_add(&p[0], &p[0], &u);
+		ntt_addsub(&p[0], &q[0], &u);
 		for (size_t j = 1; j < h; j++) {
 			mul(&u, &q[j], &t[j]);
-			fr_sub(&q[j], &p[j], &u);
-			fr_add(&p[j], &p[j], &u);
+			ntt_addsub(&p[j], &q[j], &u);
 		}
 	}
 }
