@@ -1,0 +1,11 @@
+# synth: the hash-chain circuit (libsynth.a), `provisor synth`, and the
+# circuit's test. BLAKE2b comes from libsodium, which format/ and verify/
+# use too; it is added to the provisor link once, here.
+$(O)/libsynth.a: $(call objs,synth/circuit.c)
+PROVISOR_LIBS += $(O)/libsynth.a
+PROVISOR_OBJS += $(call objs,synth/cmd_synth.c)
+PROVISOR_LDLIBS += $(call pc_libs,libsodium)
+
+TESTS += $(BIN)/tests/synth_circuit
+$(BIN)/tests/synth_circuit: $(call objs,tests/synth/circuit.c) $(O)/libsynth.a $(O)/libfield.a
+LDLIBS_tests/synth_circuit = $(call pc_libs,libsodium)
