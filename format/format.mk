@@ -1,0 +1,8 @@
+# format: the partition, H and job result files (libformat.a) and their
+# test.
+$(O)/libformat.a: $(call objs,format/pfile.c)
+PROVISOR_LIBS += $(O)/libformat.a
+
+TESTS += $(BIN)/tests/format_pfile
+$(BIN)/tests/format_pfile: $(call objs,tests/format/pfile.c) $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a
+LDLIBS_tests/format_pfile = $(call pc_libs,libsodium)

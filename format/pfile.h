@@ -1,0 +1,118 @@
+/*
+ * pfile: the on-disk files of provisor, byte for byte as docs/formats.md
+ * lays them out.
+ *
+ *   partition file  (PFILE_KIND_PARTITION)  what `provisor synth` writes:
+ *                   a partition's identity, then a, b, c
+ *   H file          (PFILE_KIND_H)          what `provisor prove` writes:
+ *                   the same identity, then H's n coefficients
+ *   result file     (PFILE_KIND_RESULT)     what the supervisor writes when
+ *                   a job is done: job id, kind, seed, k, the partition
+ *                   count, then every partition's H in partition order
+ *
+ * All three share one 80-byte little-endian header and end in a BLAKE2b-256
+ * checksum over everything before it; elements are canonical 32-byte
+ * little-endian encodings of Fr.
+ *
+ * Design: readers trust nothing. They check magic, version, kind, every
+ * header field, that the file length is exactly what the header implies,
+ * that each element is canonical, and the checksum; the first problem is
+ * returned as one error string that names the file and what was wrong.
+ * Writers write a temp file in the destination's directory, fsync it,
+ * rename it over the destination and fsync the directory, so a reader
+ * sees the old file or the whole new one, never a part.
+ *
+ * Errors: every function returns 0 or a negative errno (-EINVAL for a bad
+ * file or argument, else the failing call's errno) and, on failure, writes
+ * one line (no newline) into err.
+ */
+#ifndef FORMAT_PFILE_H
+#define FORMAT_PFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "field/fr.h"
+#include "synth/synth.h"
+
+#define PFILE_MAGIC "PROVISOR"	/* 8 bytes, no terminator on disk */
+#define PFILE_VERSION 1
+#define PFILE_HEADER_BYTES 80
+#define PFILE_SUM_BYTES 32
+#define PFILE_RESULT_MAX_PARTITIONS 1024
+
+enum pfile_kind {
+	PFILE_KIND_PARTITION = 1,
+	PFILE_KIND_H = 2,
+	PFILE_KIND_RESULT = 3,
+};
+
+/* Job kinds as a result file records them (the design brief's table). */
+enum pfile_job_kind {
+	PFILE_JOB_WINNING_POST = 1,
+	PFILE_JOB_WINDOW_POST = 2,
+	PFILE_JOB_SNAP_DEALS = 3,
+	PFILE_JOB_POREP = 4,
+};
+
+/* A result file's header fields. seed/seed_len/k are those of the job;
+ * partition p's identity is (seed, p, k). */
+struct pfile_result {
+	uint64_t job_id;
+	uint32_t job_kind;	/* enum pfile_job_kind */
+	uint32_t partitions;	/* 1..PFILE_RESULT_MAX_PARTITIONS */
+	struct synth_id id;	/* id.partition unused (0) */
+};
+
+/* "winning-post", ... or NULL for an unknown kind; and back (-EINVAL). */
+const char *pfile_job_kind_name(uint32_t kind);
+int pfile_job_kind_parse(const char *name, uint32_t *kind);
+
+/* Which kind of provisor file path is (header checks only: magic,
+ * version, kind). */
+int pfile_probe(const char *path, enum pfile_kind *kind, char *err, size_t errlen);
+
+/* Partition file: id, then a, b, c (2^k elements each). */
+int pfile_write_partition(const char *path, const struct synth_id *id,
+			  const fr_t *a, const fr_t *b, const fr_t *c,
+			  char *err, size_t errlen);
+/* Reads and validates; on success *a, *b, *c are malloc'd arrays of 2^k
+ * elements the caller frees. */
+int pfile_read_partition(const char *path, struct synth_id *id,
+			 fr_t **a, fr_t **b, fr_t **c, char *err, size_t errlen);
+
+/* H file: id, then H (2^k coefficients). */
+int pfile_write_h(const char *path, const struct synth_id *id, const fr_t *h,
+		  char *err, size_t errlen);
+int pfile_read_h(const char *path, struct synth_id *id, fr_t **h,
+		 char *err, size_t errlen);
+
+/*
+ * Result file, written as a stream so the supervisor never holds all
+ * partitions at once: begin, then exactly res->partitions puts (partition
+ * order, 2^k coefficients each), then commit. abort (or a failed call)
+ * removes the temp file; after commit or abort the writer is freed.
+ */
+struct pfile_writer;
+int pfile_result_begin(const char *path, const struct pfile_result *res,
+		       struct pfile_writer **w, char *err, size_t errlen);
+int pfile_result_put(struct pfile_writer *w, const fr_t *h, char *err, size_t errlen);
+/* The same from canonical 32-byte encodings (as they arrive on a pipe);
+ * a non-canonical element is refused. */
+int pfile_result_put_bytes(struct pfile_writer *w, const uint8_t *h, char *err, size_t errlen);
+int pfile_result_commit(struct pfile_writer *w, char *err, size_t errlen);
+void pfile_result_abort(struct pfile_writer *w);
+
+/*
+ * Result file reader: open validates the whole file (header, length,
+ * every element, checksum) in one streaming pass without holding it;
+ * read then loads partition p's H (2^k elements) into h, checking each
+ * element again in case the file changed underneath.
+ */
+struct pfile_reader;
+int pfile_result_open(const char *path, struct pfile_result *res,
+		      struct pfile_reader **r, char *err, size_t errlen);
+int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, size_t errlen);
+void pfile_result_close(struct pfile_reader *r);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * `provisor synth --seed HEX --partition I --log-size K -o FILE`: synthesize
+ * one partition and write it as a partition file (format/pfile.h).
+ *
+ * Operators use it to produce test inputs for a rig by hand. Every bad
+ * argument ends the command with one line on stderr and exit 2; a failure
+ * while working (memory, disk) with one line and exit 1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "format/pfile.h"
+#include "supervisor/cmds.h"
+#include "synth/synth.h"
+
+#define SYNTH_USAGE "usage: provisor synth --seed HEX --partition I --log-size K -o FILE"
+
+/* Parse a decimal in [lo, hi] with nothing around it. 0 or -EINVAL. */
+static int synth_parse_u32(const char *s, unsigned long lo, unsigned long hi, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int cmd_synth(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "partition", required_argument, NULL, 'p' },
+		{ "log-size", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct synth_id id = { .seed_len = 0 };
+	const char *out = NULL;
+	int have_part = 0, have_k = 0, opt;
+	fr_t *a = NULL, *b = NULL, *c = NULL;
+	char err[512];
+	size_t n;
+	int rc = 1;
+
+	opterr = 0;	/* our own one-line messages, not getopt's */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":s:p:k:o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			if (synth_parse_seed(&id, optarg)) {
+				fprintf(stderr, "provisor synth: --seed '%s' is not hex of 1 to %d bytes\n",
+					optarg, SYNTH_SEED_MAX);
+				return 2;
+			}
+			break;
+		case 'p':
+			if (synth_parse_u32(optarg, 0, UINT32_MAX, &id.partition)) {
+				fprintf(stderr, "provisor synth: --partition '%s' is not an integer in 0..%u\n",
+					optarg, UINT32_MAX);
+				return 2;
+			}
+			have_part = 1;
+			break;
+		case 'k':
+			if (synth_parse_u32(optarg, SYNTH_LOG_MIN, SYNTH_LOG_MAX, &id.k)) {
+				fprintf(stderr, "provisor synth: --log-size '%s' out of range %d..%d\n",
+					optarg, SYNTH_LOG_MIN, SYNTH_LOG_MAX);
+				return 2;
+			}
+			have_k = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			printf("%s\n", SYNTH_USAGE);
+			return 0;
+		case ':':
+			fprintf(stderr, "provisor synth: option %s needs a value (%s)\n",
+				argv[optind - 1], SYNTH_USAGE);
+			return 2;
+		default:
+			fprintf(stderr, "provisor synth: unknown option '%s' (%s)\n",
+				argv[optind - 1], SYNTH_USAGE);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "provisor synth: unexpected argument '%s' (%s)\n", argv[optind], SYNTH_USAGE);
+		return 2;
+	}
+	if (!id.seed_len || !have_part || !have_k || !out) {
+		fprintf(stderr, "provisor synth: missing %s (%s)\n",
+			!id.seed_len ? "--seed" : !have_part ? "--partition" : !have_k ? "--log-size" : "-o FILE",
+			SYNTH_USAGE);
+		return 2;
+	}
+
+	n = (size_t)1 << id.k;
+	a = malloc(n * sizeof *a);
+	b = malloc(n * sizeof *b);
+	c = malloc(n * sizeof *c);
+	if (!a || !b || !c) {
+		fprintf(stderr, "provisor synth: out of memory for 3 x 2^%u elements\n", id.k);
+		goto out;
+	}
+	synth_partition(&id, a, b, c);
+	if (pfile_write_partition(out, &id, a, b, c, err, sizeof err)) {
+		fprintf(stderr, "provisor synth: %s\n", err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(a);
+	free(b);
+	free(c);
+	return rc;
+}
