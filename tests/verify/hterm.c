@@ -1,0 +1,160 @@
+/*
+ * verify against the CPU H-term: for random partitions (several k and
+ * seeds) the H of hterm_cpu passes; one changed coefficient of H, at any
+ * index including the top one, fails; so does the right H checked under a
+ * wrong partition index, seed or an all-zero H. The Lagrange evaluation
+ * is cross-checked against A(r) from the iNTT coefficients by Horner.
+ * Prints the verify time at 2^16 and 2^20.
+ */
+#include <errno.h>
+
+#include "field/ntt.h"
+#include "gpuworker/hterm.h"
+#include "synth/synth.h"
+#include "tests/helpers.h"
+#include "verify/verify.h"
+
+struct t_part {
+	struct synth_id id;
+	size_t n;
+	fr_t *h;	/* H of id (n coefficients) */
+};
+
+static struct t_part t_prove(uint64_t *rng, uint32_t k)
+{
+	struct t_part p;
+	fr_t *a, *b, *c;
+
+	memset(&p, 0, sizeof p);
+	p.id.seed_len = 1 + (uint32_t)(t_rand(rng) % SYNTH_SEED_MAX);
+	for (uint32_t i = 0; i < p.id.seed_len; i++)
+		p.id.seed[i] = (uint8_t)t_rand(rng);
+	p.id.partition = (uint32_t)(t_rand(rng) % 16);
+	p.id.k = k;
+	p.n = (size_t)1 << k;
+	a = malloc(p.n * sizeof *a);
+	b = malloc(p.n * sizeof *b);
+	c = malloc(p.n * sizeof *c);
+	CHECK(a && b && c, "malloc");
+	CHECK(synth_partition(&p.id, a, b, c) == 0, "synth k=%u", k);
+	CHECK(hterm_cpu(a, b, c, k) == 0, "hterm_cpu k=%u", k);
+	CHECK(hterm_check_top(a, k), "hterm_cpu k=%u: top coefficient not zero", k);
+	free(b);
+	free(c);
+	p.h = a;
+	return p;
+}
+
+static void t_expect_fail(const struct synth_id *id, const fr_t *h, const char *what)
+{
+	char why[256] = "";
+	int rc = verify_partition(id, h, why, sizeof why);
+
+	CHECK(rc == -EBADMSG, "%s: verify returned %d, expected a failure", what, rc);
+	CHECK(why[0], "%s: no reason given", what);
+}
+
+static void t_case(uint64_t *rng, uint32_t k)
+{
+	struct t_part p = t_prove(rng, k);
+	struct synth_id wrong;
+	size_t idx[4] = { 0, p.n - 1, p.n / 2, (size_t)(t_rand(rng) % p.n) };
+	char why[256] = "";
+	fr_t *z;
+
+	CHECK(verify_partition(&p.id, p.h, why, sizeof why) == 0, "k=%u: good H rejected: %s", k, why);
+
+	for (size_t j = 0; j < 4; j++) {
+		fr_t save = p.h[idx[j]], delta;
+		fr_from_u64(&delta, 1 + t_rand(rng) % 1000);
+		fr_add(&p.h[idx[j]], &p.h[idx[j]], &delta);
+		t_expect_fail(&p.id, p.h, "flipped coefficient");
+		p.h[idx[j]] = save;
+	}
+	CHECK(verify_partition(&p.id, p.h, why, sizeof why) == 0, "k=%u: restored H rejected", k);
+
+	wrong = p.id;
+	wrong.partition ^= 1;
+	t_expect_fail(&wrong, p.h, "wrong partition");
+	wrong = p.id;
+	wrong.seed[0] ^= 0x80;
+	t_expect_fail(&wrong, p.h, "wrong seed");
+	wrong = p.id;
+	if (wrong.seed_len < SYNTH_SEED_MAX) {
+		wrong.seed_len++;	/* same bytes, one zero more */
+		t_expect_fail(&wrong, p.h, "longer seed");
+	}
+	z = calloc(p.n, sizeof *z);
+	CHECK(z, "calloc");
+	t_expect_fail(&p.id, z, "zero H");
+	free(z);
+	free(p.h);
+}
+
+/* verify's formula for A(r), sum a[i] (r^n - 1)/n w^i/(r - w^i) with w
+ * from verify_domain_gen, equals A(r) from field/ntt.h's iNTT coefficients
+ * by Horner: the basis and the domain are the ones the H-term uses. */
+static void t_lagrange(void)
+{
+	const uint32_t k = 6;
+	size_t n = (size_t)1 << k;
+	struct synth_id id;
+	fr_t a[64], b[64], c[64], coef[64], w, wi = FR_ONE, r, rn, num, den, t, lag = FR_ZERO, hor = FR_ZERO;
+
+	memset(&id, 0, sizeof id);
+	id.seed_len = 1;
+	id.k = k;
+	CHECK(synth_partition(&id, a, b, c) == 0, "synth");
+	memcpy(coef, a, sizeof coef);
+	CHECK(ntt_inverse(coef, k) == 0, "intt");
+	fr_from_u64(&r, 0x1234567);
+	for (size_t i = n; i-- > 0;) {
+		fr_mul(&hor, &hor, &r);
+		fr_add(&hor, &hor, &coef[i]);
+	}
+	verify_domain_gen(&w, k);
+	rn = r;
+	for (uint32_t i = 0; i < k; i++)
+		fr_sqr(&rn, &rn);
+	fr_sub(&num, &rn, &FR_ONE);
+	fr_from_u64(&t, n);
+	fr_inv(&t, &t);
+	fr_mul(&num, &num, &t);
+	for (size_t i = 0; i < n; i++) {
+		fr_sub(&den, &r, &wi);
+		fr_inv(&den, &den);
+		fr_mul(&t, &num, &wi);
+		fr_mul(&t, &t, &den);
+		fr_mul(&t, &t, &a[i]);
+		fr_add(&lag, &lag, &t);
+		fr_mul(&wi, &wi, &w);
+	}
+	CHECK(fr_equal(&lag, &hor), "Lagrange A(r) differs from the iNTT coefficients' A(r)");
+	CHECK(fr_equal(&wi, &FR_ONE), "w^n != 1");
+}
+
+static void t_timing(uint64_t *rng, uint32_t k)
+{
+	struct t_part p = t_prove(rng, k);
+	char why[256] = "";
+	uint64_t t0 = t_now_ns();
+
+	CHECK(verify_partition(&p.id, p.h, why, sizeof why) == 0, "k=%u: %s", k, why);
+	printf("info: verify 2^%u: %.1f ms (re-synthesis included; %s Fr)\n", k,
+	       (t_now_ns() - t0) / 1e6, fr_impl_name());
+	free(p.h);
+}
+
+int main(void)
+{
+	static const uint32_t ks[] = { 1, 2, 3, 4, 5, 7, 10, 12, 13 };
+	uint64_t rng = 0x7e57;
+
+	t_lagrange();
+	for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++)
+		for (int rep = 0; rep < 3; rep++)
+			t_case(&rng, ks[j]);
+	t_timing(&rng, 16);
+	t_timing(&rng, 20);
+	return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * `provisor verify FILE...`: check H files and job result files against
+ * their re-synthesized partitions (verify/verify.h).
+ *
+ * One line per partition checked: "FILE: partition P ...: ok" on stdout,
+ * or the failure on stderr, one line per failed file or partition. The
+ * exit status is 0 when everything held, 1 when anything failed, 2 for
+ * bad arguments. A file that cannot be read counts as failed and the
+ * remaining files are still checked, so one run reports every problem.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "format/pfile.h"
+#include "supervisor/cmds.h"
+#include "synth/synth.h"
+#include "verify/verify.h"
+
+#define VERIFY_USAGE "usage: provisor verify FILE..."
+
+/* Check one partition's H and print its line. 0 ok, else nonzero. */
+static int verify_report(const char *path, const struct synth_id *id, const fr_t *h)
+{
+	char why[256], seed[2 * SYNTH_SEED_MAX + 1];
+	int rc = verify_partition(id, h, why, sizeof why);
+
+	synth_seed_hex(id, seed, sizeof seed);
+	if (rc) {
+		fprintf(stderr, "provisor verify: %s: partition %u (k=%u, seed %s): FAILED: %s\n",
+			path, id->partition, id->k, seed, why);
+		return 1;
+	}
+	printf("%s: partition %u (k=%u, seed %s): ok\n", path, id->partition, id->k, seed);
+	return 0;
+}
+
+static int verify_h_file(const char *path)
+{
+	struct synth_id id;
+	fr_t *h;
+	char err[512];
+	int rc;
+
+	if (pfile_read_h(path, &id, &h, err, sizeof err)) {
+		fprintf(stderr, "provisor verify: %s\n", err);
+		return 1;
+	}
+	rc = verify_report(path, &id, h);
+	free(h);
+	return rc;
+}
+
+static int verify_result_file(const char *path)
+{
+	struct pfile_result res;
+	struct pfile_reader *r;
+	fr_t *h;
+	char err[512];
+	int bad = 0;
+
+	if (pfile_result_open(path, &res, &r, err, sizeof err)) {
+		fprintf(stderr, "provisor verify: %s\n", err);
+		return 1;
+	}
+	h = malloc(sizeof(fr_t) << res.id.k);
+	if (!h) {
+		fprintf(stderr, "provisor verify: %s: out of memory for 2^%u elements\n", path, res.id.k);
+		pfile_result_close(r);
+		return 1;
+	}
+	for (uint32_t p = 0; p < res.partitions; p++) {
+		struct synth_id id = res.id;
+
+		id.partition = p;
+		if (pfile_result_read(r, p, h, err, sizeof err)) {
+			fprintf(stderr, "provisor verify: %s\n", err);
+			bad = 1;
+			break;
+		}
+		bad |= verify_report(path, &id, h);
+	}
+	free(h);
+	pfile_result_close(r);
+	return bad;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	enum pfile_kind kind;
+	char err[512];
+	int opt, bad = 0;
+
+	opterr = 0;	/* our own one-line messages, not getopt's */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			printf("%s\n", VERIFY_USAGE);
+			return 0;
+		}
+		fprintf(stderr, "provisor verify: unknown option '%s' (%s)\n", argv[optind - 1], VERIFY_USAGE);
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "provisor verify: no files given (%s)\n", VERIFY_USAGE);
+		return 2;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (pfile_probe(argv[i], &kind, err, sizeof err)) {
+			fprintf(stderr, "provisor verify: %s\n", err);
+			bad = 1;
+			continue;
+		}
+		switch (kind) {
+		case PFILE_KIND_H:
+			bad |= verify_h_file(argv[i]);
+			break;
+		case PFILE_KIND_RESULT:
+			bad |= verify_result_file(argv[i]);
+			break;
+		default:
+			fprintf(stderr, "provisor verify: %s: is a partition file (a, b, c); "
+				"verify takes H files and job result files\n", argv[i]);
+			bad = 1;
+		}
+	}
+	fflush(stdout);
+	return bad;
+}

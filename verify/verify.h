@@ -1,0 +1,32 @@
+/*
+ * verify: check a partition's H against the partition itself, in O(n).
+ *
+ * Given the identity (seed, partition, k) and H's n = 2^k coefficients,
+ * re-synthesize a, b, c and check at one Fiat-Shamir point r that
+ *   A(r) * B(r) - C(r) == H(r) * Z(r),   Z(x) = x^n - 1,
+ * where A, B, C interpolate a, b, c on the domain of size n (the one
+ * field/ntt.h uses). A wrong H makes both sides differ as polynomials of
+ * degree < 2n, so they agree at a random r with probability < 2n / |Fr|
+ * (Schwartz-Zippel). r is a hash of the identity and of every H byte, so
+ * H cannot be chosen after r. H[n-1] must also be zero, as it is for a
+ * satisfied system.
+ */
+#ifndef VERIFY_VERIFY_H
+#define VERIFY_VERIFY_H
+
+#include <stddef.h>
+
+#include "field/fr.h"
+#include "synth/synth.h"
+
+/* Returns 0 when h is the H of partition id; -EBADMSG with the reason in
+ * why when it is not; -EINVAL (bad id) or -ENOMEM with why filled too. */
+int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t whylen);
+
+/* The Fiat-Shamir point for (id, h): never a point of the domain. */
+void verify_point(const struct synth_id *id, const fr_t *h, fr_t *r);
+
+/* The generator of the domain of size 2^k (1 <= k <= 32). */
+void verify_domain_gen(fr_t *w, unsigned k);
+
+#endif
