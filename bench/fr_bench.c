@@ -65,13 +65,16 @@ static double run_once(enum op op, fr_mul_fn_t direct, long iters)
 	return (double)dt / (double)iters;
 }
 
-static double median(enum op op, fr_mul_fn_t direct, long iters)
+/* Median of RUNS; *best gets the fastest run, a floor that the other
+ * engineers' jobs on shared cores disturb least. */
+static double median(enum op op, fr_mul_fn_t direct, long iters, double *best)
 {
 	double v[RUNS];
 	run_once(op, direct, iters / 10);	/* warm up */
 	for (int i = 0; i < RUNS; i++)
 		v[i] = run_once(op, direct, iters);
 	qsort(v, RUNS, sizeof(v[0]), cmp_double);
+	*best = v[0];
 	return v[RUNS / 2];
 }
 
@@ -115,12 +118,11 @@ int main(void)
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		for (int i = 0; i < n; i++) {
 			fr_set_impl(impls[i]);
-			double ns = median(rows[r].op, directs[i], rows[r].iters);
-			printf("%-34s %-8s %8.2f ns/op\n", rows[r].name, impls[i], ns);
+			double best, ns = median(rows[r].op, directs[i], rows[r].iters, &best);
+			printf("%-34s %-8s %8.2f ns/op  (best %.2f)\n", rows[r].name, impls[i], ns, best);
 		}
 	}
 	if (n == 1)
 		printf("adx: not available on this CPU\n");
-	/* the headline lines the issue asks for, restated from the table */
 	return sink == 42;	/* keeps results live; never true in practice */
 }
