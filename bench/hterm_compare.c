@@ -3,6 +3,7 @@
  * compared byte for byte, with timings per size.
  *
  *   hterm-compare [--from K] [--to K] [--dev N] [--seed N]
+ *   hterm-compare --fault [--dev N]     (the sticky-error path, see hc_fault)
  *
  * For each k it builds deterministic random satisfied inputs (a, b random,
  * c = a*b), runs hterm_cpu and hterm_cuda (timed including the copies to
@@ -62,8 +63,38 @@ static int hc_arg(const char *s, long lo, long hi, long *out)
 static void hc_usage(void)
 {
 	fprintf(stderr, "usage: hterm-compare [--from K] [--to K] [--dev N] [--seed N]"
-		" (1 <= K <= 26)\n");
+		" (1 <= K <= 26)\n       hterm-compare --fault [--dev N]\n");
 	exit(2);
+}
+
+/* --fault: a kernel that stores to an illegal address must come back as
+ * -1 with a message that says sticky; hterm_cuda_sticky() must say so and
+ * the next call must refuse to run. Poisons this process: run it alone. */
+static int hc_fault(int dev)
+{
+	fr_t v[3][16];
+	char err[512];
+	int ok = 1;
+
+	for (int i = 0; i < 16; i++) {
+		fr_from_u64(&v[0][i], 3 + i);
+		fr_from_u64(&v[1][i], 5 + i);
+		fr_mul(&v[2][i], &v[0][i], &v[1][i]);
+	}
+	setenv("PROVISOR_HTERM_CUDA_FAULT", "1", 1);
+	err[0] = '\0';
+	int rc = hterm_cuda(dev, v[0], v[1], v[2], 4, err, sizeof(err));
+	printf("fault injected: rc %d: %s\n", rc, err);
+	ok &= rc == -1 && strstr(err, "sticky") != NULL;
+	ok &= hterm_cuda_sticky() == 1;
+	unsetenv("PROVISOR_HTERM_CUDA_FAULT");
+	err[0] = '\0';
+	rc = hterm_cuda(dev, v[0], v[1], v[2], 4, err, sizeof(err));
+	printf("next call: rc %d: %s\n", rc, err);
+	ok &= rc == -1 && strstr(err, "earlier sticky error") != NULL;
+	printf("%s\n", ok ? "OK: sticky error reported, poisoned context refused"
+			   : "FAIL: sticky error not handled as documented");
+	return ok ? 0 : 1;
 }
 
 /* One size: 0 when both backends ran and H matched byte for byte. */
@@ -117,7 +148,13 @@ int main(int argc, char **argv)
 	char err[512];
 	int bad = 0;
 
+	int fault = 0;
+
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--fault")) {
+			fault = 1;
+			continue;
+		}
 		long *dst = !strcmp(argv[i], "--from") ? &from : !strcmp(argv[i], "--to") ? &to :
 			    !strcmp(argv[i], "--dev") ? &dev : !strcmp(argv[i], "--seed") ? &seed : NULL;
 		long hi = dst == &dev ? 1024 : dst == &seed ? 0x7fffffffL : 26;
@@ -141,6 +178,8 @@ int main(int argc, char **argv)
 	}
 	if (hterm_cuda_describe((int)dev, err, sizeof(err)) == 0)
 		printf("CUDA %s\n", err);
+	if (fault)
+		return hc_fault((int)dev);
 	printf("CPU fr implementation: %s\n", fr_impl_name());
 
 	size_t n = (size_t)1 << to;

@@ -20,6 +20,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <cuda_runtime.h>
 
@@ -78,6 +79,15 @@ __global__ void hcu_k_table(hcu_fr *out, struct hcu_pow t, uint32_t n)
 
 	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
 		hcu_pow_at(&out[i], t, i);
+}
+
+/* Fault injection (PROVISOR_HTERM_CUDA_FAULT set): a store far outside
+ * any allocation, so tests on a GPU can see a real sticky error reported
+ * and the poisoned context refused afterwards. The address is a kernel
+ * argument, so the compiler cannot reason the store away. */
+__global__ void hcu_k_fault(hcu_fr *bad)
+{
+	bad[threadIdx.x].l[0] = 1;
 }
 
 static unsigned hcu_blocks(uint32_t work)
@@ -257,6 +267,11 @@ static int hcu_run(struct hcu_dev *d, fr_t *a, const fr_t *b, const fr_t *c)
 	if (hcu_launched(d, "launch hcu_k_table") ||
 	    hcu_hterm_drive(&hcu_dev_ops, d, d->k))
 		return -1;
+	if (getenv("PROVISOR_HTERM_CUDA_FAULT")) {
+		hcu_k_fault<<<1, 32>>>(d->v[0] + ((size_t)1 << 40));
+		if (hcu_launched(d, "launch hcu_k_fault"))
+			return -1;
+	}
 	/* Kernel faults surface here, named as such rather than as a copy. */
 	if (hcu_check(d, cudaDeviceSynchronize(), "H-term kernels (cudaDeviceSynchronize)") ||
 	    hcu_check(d, cudaMemcpy(a, d->v[0], bytes, cudaMemcpyDeviceToHost),
