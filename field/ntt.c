@@ -164,7 +164,7 @@ static void ntt_bitrev(fr_t *x, unsigned k)
  * On x86-64 it is written out in asm: compilers spill _addcarry_u64 chains
  * to the stack and put the selects through vector registers.
  */
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(NTT_PORTABLE_BUTTERFLY)
 static inline void ntt_addsub(fr_t *p, fr_t *q, const fr_t *t)
 {
 	uint64_t a0, a1, a2, a3, b0, b1, b2, b3;
