@@ -466,7 +466,9 @@ int pfile_result_commit(struct pfile_writer *w, char *err, size_t errlen)
 
 static int pfile_open_fd(const char *path, int *fd, char *err, size_t errlen)
 {
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; the regular
+	 * file check comes next, and the flag means nothing for those. */
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*fd < 0) {
 		int rc = -errno;
 		return pfile_err(err, errlen, rc, "%s: cannot open: %s", path, strerror(-rc));

@@ -152,6 +152,9 @@ expect_err prove_unsat 'row 6 violates a\*b = c' "$prov" prove -i "$dir/unsat" -
 expect_err prove_hfile 'is an H file, expected a partition file' "$prov" prove -i "$dir/h" -o "$dir/out" --backend cpu
 expect_err prove_outdir 'cannot write to directory' "$prov" prove -i "$dir/p" -o "$dir/nodir/h" --backend cpu
 expect_err verify_partfile 'is a partition file' "$prov" verify "$dir/p"
+mkfifo "$dir/fifo"
+expect_err verify_fifo 'not a regular file' timeout 10 "$prov" verify "$dir/fifo"
+expect_err prove_devnull 'not a regular file' "$prov" prove -i /dev/null -o "$dir/out" --backend cpu
 [ -e "$dir/out" ] && fail "a failed prove left $dir/out"
 
 # --- bad arguments ----------------------------------------------------------
