@@ -1,0 +1,43 @@
+/*
+ * pfile_priv: internals shared by pfile.c, pfile_write.c and pfile_read.c;
+ * not part of the module's interface (that is pfile.h).
+ */
+#ifndef FORMAT_PFILE_PRIV_H
+#define FORMAT_PFILE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/pfile.h"
+
+#define PFILE_BUF_ELEMS 4096	/* 128 KiB of encodings per read or write */
+
+/* The header, decoded. Which fields count depends on the kind. */
+struct pfile_hdr {
+	uint32_t version, kind, k, seed_len, word56, job_kind;
+	uint64_t job_id, count;
+	uint8_t seed[SYNTH_SEED_MAX];
+	uint8_t raw[PFILE_HEADER_BYTES];	/* as read: what the checksum covers */
+};
+
+extern const char *const pfile_kind_names[];
+
+/* Format the one error line into err; returns rc (`return pfile_err(...)`). */
+int pfile_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* sodium_init, whose result is not needed (see pfile.c). */
+void pfile_sodium_init(void);
+
+void pfile_put32(uint8_t *p, uint32_t v);
+void pfile_put64(uint8_t *p, uint64_t v);
+uint32_t pfile_get32(const uint8_t *p);
+uint64_t pfile_get64(const uint8_t *p);
+void pfile_hdr_encode(uint8_t out[PFILE_HEADER_BYTES], const struct pfile_hdr *h);
+void pfile_hdr_decode(struct pfile_hdr *h, const uint8_t in[PFILE_HEADER_BYTES]);
+/* Sections of 2^k elements in the payload: 3, 1 or the partition count. */
+uint64_t pfile_sections(const struct pfile_hdr *h);
+/* Exactly len bytes: 0, -errno, or (read) -ENODATA at end of file. */
+int pfile_read_full(int fd, void *buf, size_t len);
+int pfile_write_full(int fd, const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * pfile_read: the validating readers. Every check of docs/formats.md
+ * happens before the caller sees an element: header fields and the exact
+ * file length first (so no header can make us allocate more than the file
+ * justifies), then one streaming pass that hashes the payload and refuses
+ * a non-canonical element, then the checksum.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "format/pfile_priv.h"
+
+struct pfile_reader {
+	int fd;
+	char *path;
+	struct pfile_hdr h;
+	uint64_t n;		/* elements per section */
+};
+
+static int pfile_open_fd(const char *path, int *fd, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; the regular
+	 * file check comes next, and the flag means nothing for those. */
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*fd < 0) {
+		int rc = -errno;
+		return pfile_err(err, errlen, rc, "%s: cannot open: %s", path, strerror(-rc));
+	}
+	return 0;
+}
+
+/*
+ * Read and validate the header of fd: magic, version, kind (== want, or
+ * any known kind when want is 0), and, unless header_only, every field and
+ * the exact file length the header implies.
+ */
+static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_only,
+			  struct pfile_hdr *h, char *err, size_t errlen)
+{
+	uint8_t raw[PFILE_HEADER_BYTES];
+	struct stat st;
+	uint64_t size, expect, n;
+	ssize_t got;
+
+	if (fstat(fd, &st) < 0) {
+		int rc = -errno;
+		return pfile_err(err, errlen, rc, "%s: cannot stat: %s", path, strerror(-rc));
+	}
+	if (!S_ISREG(st.st_mode))
+		return pfile_err(err, errlen, -EINVAL, "%s: not a regular file", path);
+	size = (uint64_t)st.st_size;
+	got = pread(fd, raw, sizeof raw, 0);
+	if (got < 0) {
+		int rc = -errno;
+		return pfile_err(err, errlen, rc, "%s: read failed: %s", path, strerror(-rc));
+	}
+	if (size == 0)
+		return pfile_err(err, errlen, -EINVAL, "%s: empty file", path);
+	if (memcmp(raw, PFILE_MAGIC, got < 8 ? (size_t)got : 8))
+		return pfile_err(err, errlen, -EINVAL, "%s: bad magic: not a provisor file", path);
+	if (got < PFILE_HEADER_BYTES)
+		return pfile_err(err, errlen, -EINVAL,
+				 "%s: truncated: %zd bytes, shorter than the %d-byte header",
+				 path, got, PFILE_HEADER_BYTES);
+	pfile_hdr_decode(h, raw);
+	if (h->version != PFILE_VERSION)
+		return pfile_err(err, errlen, -EINVAL,
+				 "%s: unsupported format version %u (this provisor reads version %d)",
+				 path, h->version, PFILE_VERSION);
+	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_RESULT)
+		return pfile_err(err, errlen, -EINVAL, "%s: unknown file kind %u", path, h->kind);
+	if (want && h->kind != want)
+		return pfile_err(err, errlen, -EINVAL, "%s: is %s, expected %s", path,
+				 pfile_kind_names[h->kind], pfile_kind_names[want]);
+	if (header_only)
+		return 0;
+
+	if (h->k < SYNTH_LOG_MIN || h->k > SYNTH_LOG_MAX)
+		return pfile_err(err, errlen, -EINVAL, "%s: log size k = %u out of range %d..%d",
+				 path, h->k, SYNTH_LOG_MIN, SYNTH_LOG_MAX);
+	if (h->seed_len < 1 || h->seed_len > SYNTH_SEED_MAX)
+		return pfile_err(err, errlen, -EINVAL, "%s: seed length %u out of range 1..%d",
+				 path, h->seed_len, SYNTH_SEED_MAX);
+	for (uint32_t i = h->seed_len; i < SYNTH_SEED_MAX; i++)
+		if (h->seed[i])
+			return pfile_err(err, errlen, -EINVAL,
+					 "%s: seed padding after byte %u is not zero", path, h->seed_len);
+	if (h->kind == PFILE_KIND_RESULT) {
+		if (h->word56 < 1 || h->word56 > PFILE_RESULT_MAX_PARTITIONS)
+			return pfile_err(err, errlen, -EINVAL,
+					 "%s: partition count %u out of range 1..%d",
+					 path, h->word56, PFILE_RESULT_MAX_PARTITIONS);
+		if (!pfile_job_kind_name(h->job_kind))
+			return pfile_err(err, errlen, -EINVAL, "%s: unknown job kind %u", path, h->job_kind);
+	} else if (h->job_kind || h->job_id) {
+		return pfile_err(err, errlen, -EINVAL, "%s: reserved header bytes 60..71 are not zero", path);
+	}
+	n = (uint64_t)1 << h->k;
+	if (h->count != pfile_sections(h) * n)
+		return pfile_err(err, errlen, -EINVAL,
+				 "%s: size mismatch: header counts %llu elements, k = %u implies %llu",
+				 path, (unsigned long long)h->count, h->k,
+				 (unsigned long long)(pfile_sections(h) * n));
+	/* k <= 26 and at most 1024 sections: no overflow. */
+	expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;
+	if (size < expect)
+		return pfile_err(err, errlen, -EINVAL, "%s: truncated: %llu bytes, header implies %llu",
+				 path, (unsigned long long)size, (unsigned long long)expect);
+	if (size > expect)
+		return pfile_err(err, errlen, -EINVAL,
+				 "%s: size mismatch: %llu bytes, header implies %llu (trailing bytes)",
+				 path, (unsigned long long)size, (unsigned long long)expect);
+	return 0;
+}
+
+/* Name element i of the payload of h for an error message. */
+static void pfile_elem_name(const struct pfile_hdr *h, uint64_t i, char *out, size_t len)
+{
+	uint64_t n = (uint64_t)1 << h->k, s = i / n;
+
+	if (h->kind == PFILE_KIND_PARTITION)
+		snprintf(out, len, "%c[%llu]", "abc"[s], (unsigned long long)(i % n));
+	else if (h->kind == PFILE_KIND_H)
+		snprintf(out, len, "H[%llu]", (unsigned long long)i);
+	else
+		snprintf(out, len, "partition %llu H[%llu]", (unsigned long long)s,
+			 (unsigned long long)(i % n));
+}
+
+/*
+ * Stream the payload after the header: hash it, check every element is
+ * canonical, and decode element i into dst[i / n][i % n] when dst is given;
+ * then compare the checksum.
+ */
+static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
+			fr_t *const *dst, char *err, size_t errlen)
+{
+	uint8_t sum[PFILE_SUM_BYTES], want[PFILE_SUM_BYTES];
+	crypto_generichash_state hs;
+	uint64_t n = (uint64_t)1 << h->k;
+	uint8_t *buf;
+	char name[64];
+	int rc = 0;
+
+	pfile_sodium_init();
+	buf = malloc(PFILE_BUF_ELEMS * FR_BYTES);
+	if (!buf)
+		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+	if (lseek(fd, PFILE_HEADER_BYTES, SEEK_SET) < 0) {
+		rc = -errno;
+		pfile_err(err, errlen, rc, "%s: seek failed: %s", path, strerror(-rc));
+		goto out;
+	}
+	/* The header bytes that were validated, not a second read of them. */
+	crypto_generichash_init(&hs, NULL, 0, PFILE_SUM_BYTES);
+	crypto_generichash_update(&hs, h->raw, sizeof h->raw);
+	for (uint64_t i = 0; i < h->count;) {
+		uint64_t m = h->count - i < PFILE_BUF_ELEMS ? h->count - i : PFILE_BUF_ELEMS;
+		rc = pfile_read_full(fd, buf, m * FR_BYTES);
+		if (rc) {
+			rc = pfile_err(err, errlen, rc == -ENODATA ? -EINVAL : rc, "%s: %s", path,
+				       rc == -ENODATA ? "truncated while reading (file shrank)"
+						      : strerror(-rc));
+			goto out;
+		}
+		crypto_generichash_update(&hs, buf, m * FR_BYTES);
+		for (uint64_t j = 0; j < m; j++, i++) {
+			fr_t t, *to = dst ? &dst[i / n][i % n] : &t;
+			if (fr_from_bytes(to, buf + j * FR_BYTES)) {
+				pfile_elem_name(h, i, name, sizeof name);
+				rc = pfile_err(err, errlen, -EINVAL,
+					       "%s: element %s at offset %llu is not canonical (>= r)",
+					       path, name,
+					       (unsigned long long)(PFILE_HEADER_BYTES + i * FR_BYTES));
+				goto out;
+			}
+		}
+	}
+	rc = pfile_read_full(fd, sum, sizeof sum);
+	if (rc) {
+		rc = pfile_err(err, errlen, -EINVAL, "%s: truncated while reading the checksum", path);
+		goto out;
+	}
+	crypto_generichash_final(&hs, want, sizeof want);
+	if (memcmp(sum, want, sizeof sum))
+		rc = pfile_err(err, errlen, -EINVAL,
+			       "%s: checksum mismatch: the file is corrupt", path);
+out:
+	free(buf);
+	return rc;
+}
+
+static void pfile_hdr_id(struct synth_id *id, const struct pfile_hdr *h)
+{
+	memset(id, 0, sizeof *id);
+	memcpy(id->seed, h->seed, SYNTH_SEED_MAX);
+	id->seed_len = h->seed_len;
+	id->k = h->k;
+	id->partition = h->kind == PFILE_KIND_RESULT ? 0 : h->word56;
+}
+
+/* Read a partition or H file whole into fresh arrays out[0..sections). */
+static int pfile_read_ident(const char *path, uint32_t kind, struct synth_id *id,
+			    fr_t **out, char *err, size_t errlen)
+{
+	struct pfile_hdr h;
+	uint64_t ns;
+	int fd, rc;
+
+	if ((rc = pfile_open_fd(path, &fd, err, errlen)))
+		return rc;
+	if ((rc = pfile_read_hdr(fd, path, kind, 0, &h, err, errlen)))
+		goto out;
+	ns = pfile_sections(&h);
+	for (uint64_t s = 0; s < ns; s++)
+		out[s] = NULL;
+	for (uint64_t s = 0; s < ns; s++) {
+		out[s] = malloc(sizeof(fr_t) << h.k);
+		if (!out[s]) {
+			rc = pfile_err(err, errlen, -ENOMEM, "%s: out of memory for 2^%u elements",
+				       path, h.k);
+			goto fail;
+		}
+	}
+	if ((rc = pfile_stream(fd, path, &h, out, err, errlen)))
+		goto fail;
+	pfile_hdr_id(id, &h);
+	goto out;
+fail:
+	for (uint64_t s = 0; s < ns; s++) {
+		free(out[s]);
+		out[s] = NULL;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+int pfile_read_partition(const char *path, struct synth_id *id,
+			 fr_t **a, fr_t **b, fr_t **c, char *err, size_t errlen)
+{
+	fr_t *out[3];
+	int rc = pfile_read_ident(path, PFILE_KIND_PARTITION, id, out, err, errlen);
+
+	if (!rc) {
+		*a = out[0];
+		*b = out[1];
+		*c = out[2];
+	}
+	return rc;
+}
+
+int pfile_read_h(const char *path, struct synth_id *id, fr_t **hv, char *err, size_t errlen)
+{
+	return pfile_read_ident(path, PFILE_KIND_H, id, hv, err, errlen);
+}
+
+int pfile_probe(const char *path, enum pfile_kind *kind, char *err, size_t errlen)
+{
+	struct pfile_hdr h;
+	int fd, rc;
+
+	if ((rc = pfile_open_fd(path, &fd, err, errlen)))
+		return rc;
+	rc = pfile_read_hdr(fd, path, 0, 1, &h, err, errlen);
+	close(fd);
+	if (!rc)
+		*kind = (enum pfile_kind)h.kind;
+	return rc;
+}
+
+int pfile_result_open(const char *path, struct pfile_result *res,
+		      struct pfile_reader **rp, char *err, size_t errlen)
+{
+	struct pfile_reader *r;
+	int rc;
+
+	r = calloc(1, sizeof *r);
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+	}
+	if ((rc = pfile_open_fd(path, &r->fd, err, errlen))) {
+		r->fd = -1;
+		goto fail;
+	}
+	if ((rc = pfile_read_hdr(r->fd, path, PFILE_KIND_RESULT, 0, &r->h, err, errlen)))
+		goto fail;
+	if ((rc = pfile_stream(r->fd, path, &r->h, NULL, err, errlen)))
+		goto fail;
+	r->n = (uint64_t)1 << r->h.k;
+	memset(res, 0, sizeof *res);
+	res->job_id = r->h.job_id;
+	res->job_kind = r->h.job_kind;
+	res->partitions = r->h.word56;
+	pfile_hdr_id(&res->id, &r->h);
+	*rp = r;
+	return 0;
+fail:
+	pfile_result_close(r);
+	return rc;
+}
+
+int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, size_t errlen)
+{
+	uint8_t *buf;
+	uint64_t base;
+	char name[64];
+	int rc = 0;
+
+	if (p >= r->h.word56)
+		return pfile_err(err, errlen, -EINVAL, "%s: no partition %u (the job has %u)",
+				 r->path, p, r->h.word56);
+	buf = malloc(PFILE_BUF_ELEMS * FR_BYTES);
+	if (!buf)
+		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", r->path);
+	base = (uint64_t)p * r->n;
+	for (uint64_t i = 0; i < r->n;) {
+		uint64_t m = r->n - i < PFILE_BUF_ELEMS ? r->n - i : PFILE_BUF_ELEMS;
+		off_t off = (off_t)(PFILE_HEADER_BYTES + (base + i) * FR_BYTES);
+		ssize_t got = pread(r->fd, buf, m * FR_BYTES, off);
+		if (got != (ssize_t)(m * FR_BYTES)) {
+			rc = pfile_err(err, errlen, got < 0 ? -errno : -EINVAL,
+				       "%s: partition %u: %s", r->path, p,
+				       got < 0 ? strerror(errno) : "truncated (file changed after validation)");
+			goto out;
+		}
+		for (uint64_t j = 0; j < m; j++, i++)
+			if (fr_from_bytes(&h[i], buf + j * FR_BYTES)) {
+				pfile_elem_name(&r->h, base + i, name, sizeof name);
+				rc = pfile_err(err, errlen, -EINVAL,
+					       "%s: element %s is not canonical (file changed after validation)",
+					       r->path, name);
+				goto out;
+			}
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+void pfile_result_close(struct pfile_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->path);
+	free(r);
+}
