@@ -1,7 +1,8 @@
 /*
  * The synthesis circuit: deterministic, sensitive to every part of the
  * identity, every row satisfied for k = 1..16, the round structure of
- * docs/circuit.md, streaming in odd chunks equal to one call, a pinned
+ * docs/circuit.md, streaming in odd chunks equal to one call, the same
+ * rows from the portable and the ADX Fr paths, a pinned
  * digest (so a change to the circuit, which would orphan every existing
  * file, cannot slip in unnoticed), seed parsing, and the time to
  * synthesize 2^16 and 2^20 rows.
@@ -136,6 +137,25 @@ static void t_pinned(void)
 	CHECK(!strcmp(hex, want), "circuit digest %s, pinned %s: the circuit changed", hex, want);
 }
 
+/* The portable and the ADX Fr paths synthesize identical rows. */
+static void t_impls(void)
+{
+	struct synth_id id = t_id("5a5a", 2, 12);
+	const char *def = fr_impl_name();
+	uint8_t d0[32], d1[32];
+
+	if (!fr_have_adx()) {
+		printf("info: no ADX on this CPU; portable path only\n");
+		return;
+	}
+	CHECK(fr_set_impl("portable") == 0, "portable");
+	t_digest(&id, d0);
+	CHECK(fr_set_impl("adx") == 0, "adx");
+	t_digest(&id, d1);
+	CHECK(fr_set_impl(def) == 0, "restore %s", def);
+	CHECK(!memcmp(d0, d1, 32), "portable and adx Fr synthesize different rows");
+}
+
 static void t_seeds(void)
 {
 	struct synth_id id;
@@ -189,6 +209,7 @@ int main(void)
 	t_determinism();
 	t_satisfied();
 	t_stream();
+	t_impls();
 	t_timing();
 	t_pinned();
 	return 0;
