@@ -325,7 +325,24 @@ extern "C" int hterm_cuda_devices(char *err, size_t errlen)
 	cudaError_t e = cudaGetDeviceCount(&n);
 
 	if (e != cudaSuccess) {
-		hcu_msg(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+		int drv = 0, rt = 0;
+
+		/* The runtime says "insufficient driver" both when there is no
+		 * driver at all and when it is too old: tell the two apart. */
+		if (e == cudaErrorInsufficientDriver &&
+		    cudaDriverGetVersion(&drv) == cudaSuccess &&
+		    cudaRuntimeGetVersion(&rt) == cudaSuccess) {
+			if (drv == 0)
+				hcu_msg(err, errlen, "cudaGetDeviceCount: %s (no NVIDIA driver: "
+					"libcuda.so.1 not found)", cudaGetErrorString(e));
+			else
+				hcu_msg(err, errlen, "cudaGetDeviceCount: %s (driver supports CUDA "
+					"%d.%d, this build's runtime is %d.%d)",
+					cudaGetErrorString(e), drv / 1000, (drv % 1000) / 10,
+					rt / 1000, (rt % 1000) / 10);
+		} else {
+			hcu_msg(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+		}
 		(void)cudaGetLastError();	/* an ordinary error: do not leave it pending */
 		return -1;
 	}

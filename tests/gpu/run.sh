@@ -10,10 +10,10 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 from=${HTERM_FROM:-10} to=${HTERM_TO:-22}
 
-if [ "${BIN:-bin}" != bin ]; then
-  echo "sanitizer build (${BIN}): CUDA is off there; run tests/gpu/run.sh from a plain build"
-  exit 77
-fi
+case ${BIN:-bin} in
+  bin-*) echo "sanitizer build (${BIN}): CUDA is off there; run tests/gpu/run.sh from a plain build"
+         exit 77 ;;
+esac
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   echo "no GPU: nvidia-smi not found"
   exit 77
