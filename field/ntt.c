@@ -38,7 +38,11 @@ struct ntt_dom {
 	fr_t g_inv;		/* FR_GENERATOR^-1 */
 	fr_t *coset;		/* g^i, or NULL above NTT_COSET_TABLE_LOG */
 	fr_t *icoset;		/* n^-1 g^-i, likewise */
+	fr_t *to_coset;		/* n^-1 g^rev(p) at p, likewise: see
+				   ntt_domain_to_coset() */
 };
+
+static void ntt_bitrev(fr_t *x, unsigned k);
 
 static _Atomic(struct ntt_dom *) ntt_doms[NTT_MAX_LOG + 1];
 static pthread_mutex_t ntt_locks[NTT_MAX_LOG + 1] = {
@@ -97,16 +101,20 @@ static struct ntt_dom *ntt_dom_build(unsigned k)
 	if (k <= NTT_COSET_TABLE_LOG) {
 		d->coset = ntt_alloc(n);
 		d->icoset = ntt_alloc(n);
-		if (!d->coset || !d->icoset)
+		d->to_coset = ntt_alloc(n);
+		if (!d->coset || !d->icoset || !d->to_coset)
 			goto fail;
 		ntt_powers(d->coset, n, &FR_ONE, &FR_GENERATOR);
 		ntt_powers(d->icoset, n, &d->n_inv, &d->g_inv);
+		ntt_powers(d->to_coset, n, &d->n_inv, &FR_GENERATOR);
+		ntt_bitrev(d->to_coset, k);
 	}
 	return d;
 fail:
 	free(d->tw);
 	free(d->coset);
 	free(d->icoset);
+	free(d->to_coset);
 	free(d);
 	return NULL;
 }
@@ -296,6 +304,44 @@ static void ntt_dit(fr_t *x, size_t m, const fr_t *tw, fr_mul_fn_t mul)
 	ntt_stage(x, m, m / 2, tw, mul);
 }
 
+/*
+ * One decimation-in-frequency stage of the inverse-direction transform
+ * (twiddles w^-j), natural order in, bit-reversed out after all stages:
+ *   p <- p + q,   q <- (p - q) w_(2h)^-j = (q - p) w_(2h)^(h-j)
+ * since w_(2h)^h = -1; so it reads the forward table, backwards.
+ */
+static void ntt_dif_stage(fr_t *x, size_t m, size_t h, const fr_t *tw,
+			  fr_mul_fn_t mul)
+{
+	const fr_t *t = tw + 2 * h;
+
+	for (size_t b = 0; b < m; b += 2 * h) {
+		fr_t *p = x + b, *q = p + h, s;
+
+		s = q[0];
+		ntt_addsub(&p[0], &q[0], &s);
+		for (size_t j = 1; j < h; j++) {
+			s = q[j];
+			ntt_addsub(&s, &q[j], &p[j]);	/* q = q - p, s = q + p */
+			p[j] = s;
+			mul(&q[j], &q[j], t - j);
+		}
+	}
+}
+
+/* Every DIF stage of a size-m transform, depth first (mirror of ntt_dit). */
+static void ntt_dif(fr_t *x, size_t m, const fr_t *tw, fr_mul_fn_t mul)
+{
+	if (m <= NTT_BLOCK) {
+		for (size_t h = m / 2; h >= 1; h /= 2)
+			ntt_dif_stage(x, m, h, tw, mul);
+		return;
+	}
+	ntt_dif_stage(x, m, m / 2, tw, mul);
+	ntt_dif(x, m / 2, tw, mul);
+	ntt_dif(x + m / 2, m / 2, tw, mul);
+}
+
 static void ntt_run(fr_t *x, unsigned k, const struct ntt_dom *d)
 {
 	ntt_bitrev(x, k);
@@ -412,5 +458,26 @@ int ntt_coset_inverse(fr_t *x, unsigned k)
 		return -1;
 	ntt_run(x, k, d);
 	ntt_negate_scale(x, d->n, d->icoset, &d->n_inv, &d->g_inv);
+	return 0;
+}
+
+/*
+ * The inverse-direction DIF leaves n * coefficient i at position rev(i);
+ * scaling position p by n^-1 g^rev(p) turns that into the coset
+ * polynomial's coefficients in exactly the bit-reversed order the DIT
+ * stages take, so neither transform needs a permutation pass.
+ */
+int ntt_domain_to_coset(fr_t *x, unsigned k)
+{
+	const struct ntt_dom *d = ntt_dom_get(k);
+
+	if (!d)
+		return -1;
+	if (!d->to_coset)
+		return ntt_inverse(x, k) || ntt_coset_forward(x, k) ? -1 : 0;
+	fr_mul_fn_t mul = ntt_mul_get();
+	ntt_dif(x, d->n, d->tw, mul);
+	ntt_scale(x, d->n, d->to_coset, NULL, NULL);
+	ntt_dit(x, d->n, d->tw, mul);
 	return 0;
 }

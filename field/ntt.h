@@ -23,4 +23,10 @@ int ntt_inverse(fr_t *x, unsigned k);
 int ntt_coset_forward(fr_t *x, unsigned k);
 int ntt_coset_inverse(fr_t *x, unsigned k);
 
+/* Evaluations on the domain to evaluations on the coset g*domain: the same
+ * result as ntt_inverse() then ntt_coset_forward(), with no bit-reversal
+ * passes and one scaling pass instead of two (the H-term's first step).
+ * Returns 0, or -1 as above. */
+int ntt_domain_to_coset(fr_t *x, unsigned k);
+
 #endif

@@ -29,7 +29,7 @@ static void *hterm_to_coset(void *arg)
 {
 	struct hterm_job *j = arg;
 
-	j->rc = ntt_inverse(j->x, j->k) || ntt_coset_forward(j->x, j->k) ? -1 : 0;
+	j->rc = ntt_domain_to_coset(j->x, j->k);
 	return NULL;
 }
 

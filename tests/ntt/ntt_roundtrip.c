@@ -3,7 +3,8 @@
  * = x for every size 2^1 .. 2^16 under each fr implementation, with output
  * entries spot-checked against Horner evaluation of x at w^j (and g w^j);
  * 2^21 once, to cover the coset path without cached power tables; and
- * concurrent first use of one size from several threads.
+ * concurrent first use of one size from several threads. The fused
+ * ntt_domain_to_coset() must equal ntt_inverse() then ntt_coset_forward().
  */
 #include <pthread.h>
 
@@ -46,6 +47,11 @@ static void roundtrip(unsigned k, uint64_t *seed)
 			CHECK(fr_equal(&x[i], &y[i]), "%sroundtrip k=%u differs at %zu",
 			      coset ? "coset " : "", k, i);
 	}
+	/* the fused hterm step is the composition it replaces */
+	memcpy(y, x, n * sizeof(fr_t));
+	CHECK(ntt_inverse(y, k) == 0 && ntt_coset_forward(y, k) == 0, "k=%u", k);
+	CHECK(ntt_domain_to_coset(x, k) == 0, "k=%u", k);
+	CHECK(memcmp(x, y, n * sizeof(fr_t)) == 0, "domain_to_coset k=%u differs", k);
 	free(x);
 	free(y);
 }
