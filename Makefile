@@ -2,6 +2,7 @@
 # sources, programs and tests to the lists below; the rules here build them.
 #
 #   make              build every program into bin/
+#   make demo         build, then synthesize, prove and verify a few partitions
 #   make test         build, then run every test under its own timeout
 #   make bench        print the benchmarks
 #   make CC=clang     the same with clang; CUDA=0 forces a CPU-only build
@@ -105,6 +106,9 @@ $(BIN)/%:
 test: programs $(TESTS) | $(DEPS_PREREQ)
 	@BIN=$(BIN) tests/run.sh $(TESTS)
 
+demo: programs | $(DEPS_PREREQ)
+	@BIN=$(BIN) scripts/demo.sh
+
 bench: programs $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
@@ -126,7 +130,7 @@ deps:
 clean:
 	rm -rf build build-* bin bin-* $(CLEAN)
 
-.PHONY: all programs test bench asan tsan deps clean
+.PHONY: all programs test demo bench asan tsan deps clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
