@@ -6,7 +6,7 @@
  *
  * Default: 2 writer processes and 2 reader processes, 10^7 updates in all.
  * Under ThreadSanitizer the same code runs as threads of one process
- * (TSan sees one address space), with fewer updates.
+ * (TSan sees one address space).
  *   torture [-w WRITERS] [-r READERS] [-n UPDATES] [--threads]
  */
 #include <getopt.h>
@@ -173,7 +173,7 @@ static void run_processes(unsigned nreaders)
 int main(int argc, char **argv)
 {
 	unsigned nreaders = 2;
-	uint64_t updates = UNDER_TSAN ? 400000 : 10000000;
+	uint64_t updates = 10000000;
 	int threads = UNDER_TSAN, c;
 	static const struct option opts[] = {
 		{ "threads", no_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
