@@ -15,8 +15,8 @@ CUDA ?= auto
 SAN ?=
 
 # Debian packages the build needs, and the pkg-config names that prove them.
-DEB_PKGS := pkg-config liburing-dev libncurses-dev libgmp-dev libsodium-dev
-PC_PKGS  := liburing ncursesw gmp libsodium
+DEB_PKGS := pkg-config liburing-dev libncurses-dev libgmp-dev libsodium-dev libxxhash-dev libinih-dev libjson-c-dev libmicrohttpd-dev
+PC_PKGS  := liburing ncursesw gmp libsodium libxxhash inih json-c libmicrohttpd
 
 O   := build$(if $(SAN),-$(SAN))
 BIN := bin$(if $(SAN),-$(SAN))

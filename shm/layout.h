@@ -59,7 +59,8 @@ struct shm_header {
 	uint64_t reserved0;		/* 88 */
 	char name[64];			/* 96: instance name, NUL-terminated */
 	struct shm_table tables[SHM_MAX_TABLES];	/* 160 .. 352 */
-	uint8_t reserved[SHM_HEADER_SIZE - 352];
+	char control_path[108];		/* 352: the control socket, for clients */
+	uint8_t reserved[SHM_HEADER_SIZE - 460];
 };
 
 /* Worker slot states. The worker writes STARTING, IDLE and BUSY; the
@@ -210,6 +211,7 @@ static_assert(sizeof(struct shm_header) == SHM_HEADER_SIZE, "header size");
 static_assert(offsetof(struct shm_header, event_seq) == 80, "event_seq");
 static_assert(offsetof(struct shm_header, name) == 96, "name");
 static_assert(offsetof(struct shm_header, tables) == 160, "tables");
+static_assert(offsetof(struct shm_header, control_path) == 352, "control_path");
 static_assert(sizeof(struct shm_table) == 24, "table size");
 static_assert(sizeof(struct shm_slot) == 160, "slot size");
 static_assert(offsetof(struct shm_slot, end_gen) == 128, "slot end_gen");

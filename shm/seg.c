@@ -315,6 +315,9 @@ int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_
 		c.events = 1024;
 	if ((rc = shm_name_check(c.name, err, errlen)) < 0)
 		return rc;
+	if (c.control_path && strlen(c.control_path) >= sizeof tmp.control_path)
+		return fail(err, errlen, -ENAMETOOLONG, "control socket path longer than %zu bytes: %s",
+			    sizeof tmp.control_path - 1, c.control_path);
 	if (c.gpu_slots < 1 || c.gpu_slots > 4096 || c.synth_slots < 1 ||
 	    c.synth_slots > 4096 || c.jobs > 65536 || c.events > 65536)
 		return fail(err, errlen, -EINVAL,
@@ -362,6 +365,8 @@ int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_
 	h->start_wall_ns = shm_now_wall();
 	atomic_store_explicit(&h->heartbeat_mono_ns, h->start_mono_ns, memory_order_relaxed);
 	snprintf(h->name, sizeof h->name, "%s", c.name);
+	if (c.control_path)
+		snprintf(h->control_path, sizeof h->control_path, "%s", c.control_path);
 	adopt(s, h, tmp.segment_size);
 	/* Readers accept the segment only once they see the magic. */
 	atomic_store_explicit(&h->magic, SHM_MAGIC, memory_order_release);

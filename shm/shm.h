@@ -44,6 +44,7 @@ struct shm_config {
 	uint32_t synth_slots;
 	uint32_t jobs;		/* job table entries, default 256 */
 	uint32_t events;	/* event ring entries, default 1024 */
+	const char *control_path;	/* published for clients; may be NULL */
 };
 
 /* Instance name check: 0, or -EINVAL with the reason in err. */

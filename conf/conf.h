@@ -1,0 +1,74 @@
+/*
+ * conf: the supervisor's configuration. Built-in defaults, then an INI
+ * file (parsed with inih), then command-line flags, each overriding the
+ * one before. An unknown section or key, or a bad value, is refused with
+ * "FILE:LINE: reason".
+ *
+ * File format (every key optional):
+ *   [supervisor]
+ *   name = default            ; instance name
+ *   state_dir = /var/lib/provisor/default
+ *   gpus = auto               ; or a number; auto with no GPU = 2 CPU slots
+ *   workers_per_gpu = 2
+ *   synth = 2                 ; synth pool size
+ *   backend = auto            ; auto | cuda | cpu
+ *   mem_budget = 1GiB         ; bytes of synthesized partitions in flight
+ *   shm_mode = 0640
+ *   socket_mode = 0600
+ *   socket_group = NAME       ; optional group allowed on the socket
+ *   max_jobs = 1024           ; jobs queued or running at once
+ *   [kind.porep]              ; also kind.snap-deals, kind.window-post,
+ *   log_size = 16             ;      kind.winning-post
+ *   partitions = 10
+ *   priority = 2              ; lower runs first
+ *   deadline = 60s            ; per partition, for the watchdog
+ */
+#ifndef CONF_CONF_H
+#define CONF_CONF_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CONF_NKINDS 5		/* index 1..4 = job kinds of format/pfile.h */
+#define CONF_MAX_SLOTS 256
+
+struct conf_kind {
+	uint32_t log_size;	/* k: 2^k constraints per partition */
+	uint32_t partitions;	/* default partitions per job (1..64) */
+	uint32_t priority;	/* 0 = first */
+	uint64_t deadline_ms;	/* per partition; 0 = derive from measurements */
+};
+
+struct conf {
+	char name[33];
+	char state_dir[PATH_MAX];
+	int gpus;		/* -1 = auto */
+	int workers_per_gpu;
+	int synth;
+	int backend;		/* enum hterm_backend */
+	uint64_t mem_budget;	/* bytes */
+	mode_t shm_mode;
+	mode_t socket_mode;
+	char socket_group[64];	/* "" = none */
+	uint32_t max_jobs;
+	uint32_t max_log_size;	/* largest k accepted from submit */
+	struct conf_kind kind[CONF_NKINDS];
+};
+
+/* Built-in defaults; partitions of the defaults take well under a second
+ * on one CPU core (k = 14..16). state_dir defaults to
+ * /var/lib/provisor/NAME for root, else $XDG_STATE_HOME (or
+ * ~/.local/state)/provisor/NAME. */
+void conf_defaults(struct conf *c);
+/* Apply an INI file. 0, or -1 with "FILE:LINE: reason" in err. */
+int conf_load(struct conf *c, const char *path, char *err, size_t errlen);
+/* Re-derive state_dir from name when it was not set explicitly. */
+void conf_finish(struct conf *c);
+/* Parse one size ("64MiB", "1G", "4096"), duration ("30s", "500ms",
+ * "2m") or mode ("0640"): 0 or -1. */
+int conf_parse_size(const char *s, uint64_t *out);
+int conf_parse_duration_ms(const char *s, uint64_t *out);
+int conf_parse_mode(const char *s, mode_t *out);
+
+#endif

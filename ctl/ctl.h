@@ -1,0 +1,63 @@
+/*
+ * ctl: the control socket's protocol, for the supervisor (parse requests,
+ * format replies) and for the CLI (connect, send, read the reply).
+ *
+ * A request is one line of at most CTL_MAX_LINE bytes including the '\n',
+ * words separated by single spaces, printable ASCII only:
+ *   ping
+ *   submit KIND [seed=HEX] [k=N] [partitions=N]
+ *   cancel JOB
+ *   drain
+ *   stop
+ *   worker enable|disable SLOT        (SLOT: gpu.N or synth.N)
+ * A reply is one line: "ok[ VALUE...]" or "err REASON". A malformed,
+ * oversized or unknown request gets "err ..." and changes nothing.
+ */
+#ifndef CTL_CTL_H
+#define CTL_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTL_MAX_LINE 512
+
+enum ctl_op {
+	CTL_PING = 1,
+	CTL_SUBMIT,
+	CTL_CANCEL,
+	CTL_DRAIN,
+	CTL_STOP,
+	CTL_WORKER_ENABLE,
+	CTL_WORKER_DISABLE,
+};
+
+struct ctl_req {
+	enum ctl_op op;
+	/* submit: 0 for a field means "not given: use the kind's default" */
+	uint32_t kind;		/* enum pfile_job_kind */
+	uint32_t seed_len;	/* 0 = none given: the supervisor picks one */
+	uint8_t seed[32];
+	uint32_t log_size;
+	uint32_t partitions;
+	/* cancel */
+	uint64_t job;
+	/* worker enable/disable */
+	uint32_t slot_table;	/* SHM_T_GPU or SHM_T_SYNTH */
+	uint32_t slot;
+};
+
+/* Parse one request line (without or with its trailing '\n'; len excludes
+ * any NUL). 0, or -EINVAL with one reason in err. Checks syntax and ranges
+ * it can know (kind names, hex, k in 1..26, partitions in 1..64); the
+ * supervisor checks its own limits. */
+int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size_t errlen);
+/* Format a request as its line (with '\n'); returns its length or -1. */
+int ctl_format(const struct ctl_req *req, char *buf, size_t buflen);
+
+/* Client: connect to the socket at path, send line, read one reply line
+ * into reply (without '\n'), waiting at most timeout_ms. 0 when the reply
+ * starts with "ok", 1 when with "err", -errno on failure (err says why). */
+int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
+	     int timeout_ms, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * frame: the messages on the pipes between the supervisor and its workers.
+ *
+ * Every message is a 64-byte header followed by payload_len bytes. The
+ * header carries its own check (hdr_check) so a garbage header is caught
+ * before its length is believed; the payload carries an XXH3-64 checksum
+ * that the receiver checks. A child that sends a malformed frame is faulty:
+ * the supervisor kills it, restarts it and requeues its partition.
+ *
+ * Flow of one partition:
+ *   supervisor -> synth      SYNTH_REQ  (seed in the payload)
+ *   synth -> supervisor      PART_DATA  (a || b || c, canonical elements)
+ *   supervisor -> gpuworker  PART_DATA  (same payload, spliced; the header
+ *                                        rewritten with the GPU generation)
+ *   gpuworker -> supervisor  H_RESULT   (H, canonical elements)
+ * Either worker may answer FAIL instead (payload: a reason, text).
+ * Workers send HELLO once, when ready. EOF on a worker's input means stop.
+ */
+#ifndef PROTO_FRAME_H
+#define PROTO_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FRAME_MAGIC 0x52465650u	/* "PVFR" little-endian */
+#define FRAME_VERSION 1
+#define FRAME_HDR_SIZE 64
+#define FRAME_FAIL_MAX 256	/* bytes of reason text */
+#define FRAME_MAX_LOG 26
+
+enum frame_type {
+	FRAME_HELLO = 1,	/* worker ready; payload struct frame_hello */
+	FRAME_SYNTH_REQ = 2,	/* payload struct frame_synth_req */
+	FRAME_PART_DATA = 3,	/* payload a, b, c: 3 * 2^k * 32 bytes */
+	FRAME_H_RESULT = 4,	/* payload H: 2^k * 32 bytes */
+	FRAME_FAIL = 5,		/* payload: reason, 1..FRAME_FAIL_MAX bytes */
+	FRAME_NTYPES
+};
+
+struct frame_hdr {
+	uint32_t magic;		/* 0 */
+	uint16_t version;	/* 4 */
+	uint16_t type;		/* 6 */
+	uint64_t job;		/* 8 */
+	uint32_t partition;	/* 16 */
+	uint16_t kind;		/* 20: job kind (format/pfile.h) */
+	uint16_t log_size;	/* 22: k */
+	uint64_t gen;		/* 24: generation of this assignment */
+	uint64_t payload_len;	/* 32 */
+	uint64_t checksum;	/* 40: XXH3-64 of the payload */
+	uint64_t work_ns;	/* 48: worker-measured compute time (results) */
+	uint32_t reserved;	/* 56 */
+	uint32_t hdr_check;	/* 60: low 32 bits of XXH3-64 of bytes 0..59 */
+};
+
+struct frame_hello {
+	uint32_t pid;
+	uint32_t backend;	/* 1 cpu, 2 cuda (gpuworker); 0 for synth */
+	uint32_t gpu;
+	uint32_t reserved;
+	char desc[112];		/* e.g. the backend's log line */
+};
+
+struct frame_synth_req {
+	uint32_t seed_len;	/* 1..32 */
+	uint32_t reserved;
+	uint8_t seed[32];
+};
+
+/* The payload length a well-formed frame of this type and k must have;
+ * 0 for FAIL (variable). */
+uint64_t frame_expected_len(uint16_t type, uint16_t log_size);
+
+/* Fill a header; payload_len, checksum and hdr_check are left to seal. */
+void frame_init(struct frame_hdr *h, uint16_t type, uint64_t job, uint32_t partition,
+		uint16_t kind, uint16_t log_size, uint64_t gen);
+/* Set payload_len and checksum from the payload, then hdr_check. */
+void frame_seal(struct frame_hdr *h, const void *payload, uint64_t len);
+/* Recompute hdr_check only (after changing gen or work_ns when relaying). */
+void frame_seal_hdr(struct frame_hdr *h);
+/* Validate a received header: magic, version, hdr_check, type, k in
+ * 1..max_log, payload_len as frame_expected_len says (FAIL: 1..256).
+ * 0, or -EBADMSG with one clear reason in err. */
+int frame_check_hdr(const struct frame_hdr *h, unsigned max_log, char *err, size_t errlen);
+
+/* XXH3-64, all at once or streamed. */
+uint64_t frame_checksum(const void *p, size_t n);
+struct frame_sum { void *state; };
+int frame_sum_init(struct frame_sum *s);
+void frame_sum_update(struct frame_sum *s, const void *p, size_t n);
+uint64_t frame_sum_final(struct frame_sum *s);	/* also frees the state */
+
+/* Blocking whole reads and writes for the workers (EINTR-safe).
+ * read: 0 on success, 1 on clean EOF before the first byte, -errno or
+ * -EPIPE (EOF in the middle) otherwise. write: 0 or -errno. */
+int frame_read_full(int fd, void *buf, size_t n);
+int frame_write_full(int fd, const void *buf, size_t n);
+
+#endif
