@@ -96,4 +96,11 @@ uint64_t frame_sum_final(struct frame_sum *s);	/* also frees the state */
 int frame_read_full(int fd, void *buf, size_t n);
 int frame_write_full(int fd, const void *buf, size_t n);
 
+/* Additions for the workers (nothing above changed). */
+/* "HELLO", "PART_DATA", ... or "unknown", for log lines. */
+const char *frame_type_name(uint16_t type);
+/* Write a sealed header, then its payload_len bytes of payload (which may
+ * be NULL when payload_len is 0): 0 or -errno, as frame_write_full. */
+int frame_send(int fd, const struct frame_hdr *h, const void *payload);
+
 #endif
