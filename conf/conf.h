@@ -17,6 +17,7 @@
  *   socket_mode = 0600
  *   socket_group = NAME       ; optional group allowed on the socket
  *   max_jobs = 1024           ; jobs queued or running at once
+ *   max_log_size = 20         ; largest k accepted (config and submit)
  *   [kind.porep]              ; also kind.snap-deals, kind.window-post,
  *   log_size = 16             ;      kind.winning-post
  *   partitions = 10
@@ -57,13 +58,20 @@ struct conf {
 };
 
 /* Built-in defaults; partitions of the defaults take well under a second
- * on one CPU core (k = 14..16). state_dir defaults to
- * /var/lib/provisor/NAME for root, else $XDG_STATE_HOME (or
- * ~/.local/state)/provisor/NAME. */
+ * on one CPU core (k = 14..16). state_dir is left "" (not set
+ * explicitly); conf_finish derives it. */
 void conf_defaults(struct conf *c);
-/* Apply an INI file. 0, or -1 with "FILE:LINE: reason" in err. */
+/* Apply an INI file. 0, or -1 with "FILE:LINE: reason" (or "FILE:
+ * reason" for a missing file or a whole-file check) in err. A refused file
+ * leaves *c exactly as it was; an accepted one has passed conf_check. */
 int conf_load(struct conf *c, const char *path, char *err, size_t errlen);
-/* Re-derive state_dir from name when it was not set explicitly. */
+/* The whole configuration's ranges and cross-field rules (slot total,
+ * every kind's k <= max_log_size, one partition fits mem_budget). Call it
+ * again after command-line flags: 0, or -1 with the reason in err. */
+int conf_check(const struct conf *c, char *err, size_t errlen);
+/* When state_dir is still "": /var/lib/provisor/NAME for root, else
+ * $XDG_STATE_HOME (or ~/.local/state)/provisor/NAME. Call it after the
+ * file and the flags, so a name from either counts. */
 void conf_finish(struct conf *c);
 /* Parse one size ("64MiB", "1G", "4096"), duration ("30s", "500ms",
  * "2m") or mode ("0640"): 0 or -1. */

@@ -1,0 +1,538 @@
+/*
+ * conf: built-in defaults, an INI file read through inih, and the checks
+ * that keep a bad configuration from ever reaching the supervisor.
+ *
+ * Design: inih does the INI syntax; this file only says what each key
+ * means. The file is applied to a copy of the caller's struct, which is
+ * copied back only when the whole file parsed and the result passed
+ * conf_check: a refused file changes nothing. The first problem wins and
+ * is reported as "FILE:LINE: reason" (or "FILE: reason" for a problem
+ * that is about the file as a whole, such as k above max_log_size).
+ *
+ * Debian's inih is built without line numbers in the handler, with
+ * parsing continuing after an error, and with a fixed line buffer. So
+ * lines come through our own reader, which counts them (the handler's
+ * line is the reader's), refuses over-long lines and NUL bytes instead of
+ * letting inih split them, and checks section names as soon as it sees
+ * them (an empty unknown section is still refused, on its own line).
+ */
+#include <errno.h>
+#include <grp.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf/conf.h"
+#include "format/pfile.h"
+#include "gpuworker/hterm.h"
+#include "shm/shm.h"
+
+#define CONF_LINE_MAX 4096	/* our read buffer; inih's own limit is smaller */
+
+struct conf_ctx {
+	struct conf c;		/* the copy being built */
+	const char *path;
+	FILE *f;
+	char *buf;		/* getline buffer */
+	size_t bufcap;
+	int line;		/* of the last line handed to inih */
+	int err_line;		/* 0 = no error latched */
+	char reason[256];
+	uint64_t seen[CONF_NKINDS];	/* duplicate-key bits per section */
+	uint64_t seen_sup;
+};
+
+/* Latch the first error only: inih keeps calling us after one. */
+static int conf_fail(struct conf_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->err_line)
+		return 0;
+	x->err_line = x->line ? x->line : 1;
+	va_start(ap, fmt);
+	vsnprintf(x->reason, sizeof x->reason, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Decimal without sign or spaces, in [lo, hi]. */
+static int conf_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Sizes take binary units only: K, M, G, T (alone, with B, or with iB, any
+ * case) are all powers of 1024, since memory is what they measure. */
+int conf_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "bkmgt";
+	char *end;
+	unsigned long long v;
+	const char *u;
+	int shift;
+
+	if (!s || s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (!*end) {
+		*out = v;
+		return 0;
+	}
+	u = strchr(units, end[0] | 0x20);
+	if (!u)
+		return -1;
+	shift = 10 * (int)(u - units);
+	end++;
+	if (shift && (*end | 0x20) == 'i' && (end[1] | 0x20) == 'b')
+		end += 2;
+	else if (shift && (*end | 0x20) == 'b')
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* "500ms", "30s", "2m", "1h"; a bare number is refused (which unit?)
+ * except 0. */
+int conf_parse_duration_ms(const char *s, uint64_t *out)
+{
+	static const struct { const char *u; uint64_t ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	char *end;
+	unsigned long long v;
+
+	if (!s || s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (!*end && v == 0) {
+		*out = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(end, units[i].u)) {
+			if (v > UINT64_MAX / units[i].ms)
+				return -1;
+			*out = v * units[i].ms;
+			return 0;
+		}
+	return -1;
+}
+
+/* Octal, 1 to 4 digits, at most 0777: no setuid/setgid/sticky bits on a
+ * segment or a socket. */
+int conf_parse_mode(const char *s, mode_t *out)
+{
+	unsigned v = 0;
+	size_t n = s ? strlen(s) : 0;
+
+	if (n < 1 || n > 4)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '7')
+			return -1;
+		v = v * 8 + (unsigned)(s[i] - '0');
+	}
+	if (v > 0777)
+		return -1;
+	*out = (mode_t)v;
+	return 0;
+}
+
+void conf_defaults(struct conf *c)
+{
+	static const struct conf_kind kinds[CONF_NKINDS] = {
+		[PFILE_JOB_WINNING_POST] = { .log_size = 14, .partitions = 1, .priority = 0 },
+		[PFILE_JOB_WINDOW_POST] = { .log_size = 15, .partitions = 1, .priority = 1 },
+		[PFILE_JOB_SNAP_DEALS] = { .log_size = 14, .partitions = 16, .priority = 2 },
+		[PFILE_JOB_POREP] = { .log_size = 15, .partitions = 10, .priority = 2 },
+	};
+
+	memset(c, 0, sizeof *c);
+	snprintf(c->name, sizeof c->name, "default");
+	c->gpus = -1;
+	c->workers_per_gpu = 2;
+	c->synth = 2;
+	c->backend = HTERM_AUTO;
+	c->mem_budget = 1ull << 30;
+	c->shm_mode = 0640;
+	c->socket_mode = 0600;
+	c->max_jobs = 1024;
+	c->max_log_size = 20;
+	memcpy(c->kind, kinds, sizeof kinds);
+	/* state_dir stays "" (= not set explicitly) until conf_finish. */
+}
+
+void conf_finish(struct conf *c)
+{
+	const char *base = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (c->state_dir[0])
+		return;
+	if (geteuid() == 0)
+		snprintf(c->state_dir, sizeof c->state_dir, "/var/lib/provisor/%s", c->name);
+	else if (base && base[0] == '/')
+		snprintf(c->state_dir, sizeof c->state_dir, "%s/provisor/%s", base, c->name);
+	else
+		snprintf(c->state_dir, sizeof c->state_dir, "%s/.local/state/provisor/%s",
+			 home && home[0] == '/' ? home : "/tmp", c->name);
+}
+
+/* One key: its name, the setter (0 or -1) and what a good value is, for
+ * the message "KEY: 'VALUE' is not WHAT". */
+struct conf_key {
+	const char *key;
+	int (*set)(struct conf *c, uint32_t kind, const char *v);
+	const char *what;
+};
+
+static int conf_set_u32(const char *v, uint64_t lo, uint64_t hi, uint32_t *out)
+{
+	uint64_t u;
+
+	if (conf_parse_u64(v, lo, hi, &u))
+		return -1;
+	*out = (uint32_t)u;
+	return 0;
+}
+
+static int conf_set_int(const char *v, uint64_t lo, uint64_t hi, int *out)
+{
+	uint64_t u;
+
+	if (conf_parse_u64(v, lo, hi, &u))
+		return -1;
+	*out = (int)u;
+	return 0;
+}
+
+static int conf_set_name(struct conf *c, uint32_t k, const char *v)
+{
+	char why[128];
+
+	(void)k;
+	if (shm_name_check(v, why, sizeof why) < 0)
+		return -1;
+	snprintf(c->name, sizeof c->name, "%s", v);
+	return 0;
+}
+
+static int conf_set_state_dir(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	if (v[0] != '/' || strlen(v) >= sizeof c->state_dir)
+		return -1;
+	snprintf(c->state_dir, sizeof c->state_dir, "%s", v);
+	return 0;
+}
+
+static int conf_set_gpus(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	if (!strcmp(v, "auto")) {
+		c->gpus = -1;
+		return 0;
+	}
+	return conf_set_int(v, 1, CONF_MAX_SLOTS, &c->gpus);
+}
+
+static int conf_set_wpg(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_int(v, 1, CONF_MAX_SLOTS, &c->workers_per_gpu);
+}
+
+static int conf_set_synth(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_int(v, 1, CONF_MAX_SLOTS, &c->synth);
+}
+
+/* Names as gpuworker/backend.c spells them; a local table keeps libconf
+ * (and its test) free of the CUDA runtime that libhterm drags in. */
+static int conf_set_backend(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	if (!strcmp(v, "auto"))
+		c->backend = HTERM_AUTO;
+	else if (!strcmp(v, "cpu"))
+		c->backend = HTERM_CPU;
+	else if (!strcmp(v, "cuda"))
+		c->backend = HTERM_CUDA;
+	else
+		return -1;
+	return 0;
+}
+
+static int conf_set_mem_budget(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_parse_size(v, &c->mem_budget) || !c->mem_budget ? -1 : 0;
+}
+
+static int conf_set_shm_mode(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_parse_mode(v, &c->shm_mode);
+}
+
+static int conf_set_socket_mode(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_parse_mode(v, &c->socket_mode);
+}
+
+/* The group must exist now: finding out at bind time would be too late
+ * to name the line. Empty means no group. */
+static int conf_set_socket_group(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	if (strlen(v) >= sizeof c->socket_group || (v[0] && !getgrnam(v)))
+		return -1;
+	snprintf(c->socket_group, sizeof c->socket_group, "%s", v);
+	return 0;
+}
+
+static int conf_set_max_jobs(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_u32(v, 1, 1u << 20, &c->max_jobs);
+}
+
+static int conf_set_max_log_size(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_u32(v, 1, 26, &c->max_log_size);
+}
+
+static int conf_set_log_size(struct conf *c, uint32_t k, const char *v)
+{
+	return conf_set_u32(v, 1, 26, &c->kind[k].log_size);
+}
+
+static int conf_set_partitions(struct conf *c, uint32_t k, const char *v)
+{
+	return conf_set_u32(v, 1, SHM_JOB_MAX_PARTS, &c->kind[k].partitions);
+}
+
+static int conf_set_priority(struct conf *c, uint32_t k, const char *v)
+{
+	return conf_set_u32(v, 0, 255, &c->kind[k].priority);
+}
+
+static int conf_set_deadline(struct conf *c, uint32_t k, const char *v)
+{
+	return conf_parse_duration_ms(v, &c->kind[k].deadline_ms);
+}
+
+static const struct conf_key conf_sup_keys[] = {
+	{ "name", conf_set_name, "an instance name ([A-Za-z0-9_.-], 1 to 32 characters)" },
+	{ "state_dir", conf_set_state_dir, "an absolute path" },
+	{ "gpus", conf_set_gpus, "auto or a number in 1..256" },
+	{ "workers_per_gpu", conf_set_wpg, "a number in 1..256" },
+	{ "synth", conf_set_synth, "a number in 1..256" },
+	{ "backend", conf_set_backend, "auto, cuda or cpu" },
+	{ "mem_budget", conf_set_mem_budget, "a size" },
+	{ "shm_mode", conf_set_shm_mode, "an octal mode up to 0777" },
+	{ "socket_mode", conf_set_socket_mode, "an octal mode up to 0777" },
+	{ "socket_group", conf_set_socket_group, "a group on this system" },
+	{ "max_jobs", conf_set_max_jobs, "a number in 1..1048576" },
+	{ "max_log_size", conf_set_max_log_size, "a number in 1..26" },
+};
+
+static const struct conf_key conf_kind_keys[] = {
+	{ "log_size", conf_set_log_size, "a number in 1..26" },
+	{ "partitions", conf_set_partitions, "a number in 1..64" },
+	{ "priority", conf_set_priority, "a number in 0..255" },
+	{ "deadline", conf_set_deadline, "a duration (0, or a number with ms, s, m or h)" },
+};
+
+static_assert(CONF_MAX_SLOTS == 256, "the key table's messages say 1..256");
+static_assert(SHM_JOB_MAX_PARTS == 64, "the key table's messages say 1..64");
+
+/* "supervisor" -> 0, "kind.NAME" -> the kind (1..4), else -1. */
+static int conf_section(const char *s)
+{
+	uint32_t kind;
+
+	if (!strcmp(s, "supervisor"))
+		return 0;
+	if (!strncmp(s, "kind.", 5) && !pfile_job_kind_parse(s + 5, &kind) && kind < CONF_NKINDS)
+		return (int)kind;
+	return -1;
+}
+
+/* inih's callback: one key of one section. Returns 0 (error) at most
+ * once per file: later calls see the latched error and do nothing. */
+static int conf_handler(void *user, const char *section, const char *key, const char *val)
+{
+	struct conf_ctx *x = user;
+	int sec = conf_section(section);
+	const struct conf_key *keys = sec ? conf_kind_keys : conf_sup_keys;
+	size_t n = sec ? sizeof conf_kind_keys / sizeof keys[0] : sizeof conf_sup_keys / sizeof keys[0];
+	uint64_t *seen = sec ? &x->seen[sec] : &x->seen_sup;
+
+	if (x->err_line)
+		return 0;
+	if (!section[0])
+		return conf_fail(x, "key '%s' outside any section (start with [supervisor])", key);
+	if (sec < 0)
+		return conf_fail(x, "unknown section [%s]", section);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(key, keys[i].key))
+			continue;
+		if (*seen & (1ull << i))
+			return conf_fail(x, "duplicate key '%s' in [%s]", key, section);
+		*seen |= 1ull << i;
+		if (keys[i].set(&x->c, (uint32_t)sec, val))
+			return conf_fail(x, "%s: '%s' is not %s", key, val, keys[i].what);
+		return 1;
+	}
+	return conf_fail(x, "unknown key '%s' in [%s]", key, section);
+}
+
+/* "[name]" on a line, surrounding blanks allowed: check name now, so an
+ * unknown section is refused even when it holds no key. */
+static void conf_check_section_line(struct conf_ctx *x, const char *s)
+{
+	const char *end;
+	char name[128];
+
+	s += strspn(s, " \t");
+	if (*s != '[' || !(end = strchr(s, ']')) || (size_t)(end - s - 1) >= sizeof name)
+		return;	/* not a section line, or inih's syntax error to report */
+	memcpy(name, s + 1, (size_t)(end - s - 1));
+	name[end - s - 1] = '\0';
+	if (conf_section(name) < 0)
+		conf_fail(x, "unknown section [%s]", name);
+}
+
+/* inih's reader: one whole line per call, or NULL (end, or an error we
+ * latched: stop reading). */
+static char *conf_reader(char *str, int num, void *stream)
+{
+	struct conf_ctx *x = stream;
+	ssize_t n;
+
+	if (x->err_line || (n = getline(&x->buf, &x->bufcap, x->f)) < 0)
+		return NULL;
+	x->line++;
+	if (strlen(x->buf) != (size_t)n) {
+		conf_fail(x, "NUL byte in line");
+		return NULL;
+	}
+	if (n >= num) {		/* inih needs room for the NUL too */
+		conf_fail(x, "line longer than %d bytes", num - 2);
+		return NULL;
+	}
+	conf_check_section_line(x, x->buf);
+	if (x->err_line)
+		return NULL;
+	memcpy(str, x->buf, (size_t)n + 1);
+	return str;
+}
+
+/* Bytes one synthesized partition of 2^k rows holds (a, b, c of 32-byte
+ * field elements): what the memory budget counts. */
+static uint64_t conf_part_bytes(uint32_t k)
+{
+	return (uint64_t)3 * 32 << k;
+}
+
+int conf_check(const struct conf *c, char *err, size_t errlen)
+{
+	int gpus = c->gpus < 0 ? 1 : c->gpus;	/* auto: at least one */
+	long slots = (long)gpus * c->workers_per_gpu + c->synth;
+
+	if (c->gpus < -1 || c->gpus == 0 || c->workers_per_gpu < 1 || c->synth < 1 ||
+	    slots > CONF_MAX_SLOTS) {
+		snprintf(err, errlen, "%ld worker slots (gpus x workers_per_gpu + synth): allowed 2..%d",
+			 slots, CONF_MAX_SLOTS);
+		return -1;
+	}
+	if (c->max_log_size < 1 || c->max_log_size > 26 || c->shm_mode > 0777 ||
+	    c->socket_mode > 0777 || !c->max_jobs || !c->mem_budget) {
+		snprintf(err, errlen, "max_log_size, modes, max_jobs or mem_budget out of range");
+		return -1;
+	}
+	for (uint32_t k = 1; k < CONF_NKINDS; k++) {
+		const struct conf_kind *ck = &c->kind[k];
+		const char *name = pfile_job_kind_name(k);
+
+		if (ck->log_size < 1 || ck->log_size > c->max_log_size) {
+			snprintf(err, errlen, "kind.%s: log_size %u is outside 1..max_log_size (%u)",
+				 name, ck->log_size, c->max_log_size);
+			return -1;
+		}
+		if (ck->partitions < 1 || ck->partitions > SHM_JOB_MAX_PARTS) {
+			snprintf(err, errlen, "kind.%s: partitions %u is outside 1..%d",
+				 name, ck->partitions, SHM_JOB_MAX_PARTS);
+			return -1;
+		}
+		if (conf_part_bytes(ck->log_size) > c->mem_budget) {
+			snprintf(err, errlen, "kind.%s: one partition (%llu bytes) is larger than mem_budget (%llu)",
+				 name, (unsigned long long)conf_part_bytes(ck->log_size),
+				 (unsigned long long)c->mem_budget);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int conf_load(struct conf *c, const char *path, char *err, size_t errlen)
+{
+	struct conf_ctx x = { .c = *c, .path = path };
+	char why[256];
+	int rc;
+
+	if (!(x.f = fopen(path, "re"))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = ini_parse_stream(conf_reader, &x, conf_handler, &x);
+	fclose(x.f);
+	free(x.buf);
+	if (rc > 0 && (!x.err_line || rc < x.err_line)) {
+		/* inih's own complaint came first: a line it could not read */
+		snprintf(err, errlen, "%s:%d: syntax error (expected [section], key = value or a comment)",
+			 path, rc);
+		return -1;
+	}
+	if (x.err_line) {
+		snprintf(err, errlen, "%s:%d: %s", path, x.err_line, x.reason);
+		return -1;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", path, rc == -2 ? "out of memory" : "cannot read");
+		return -1;
+	}
+	if (conf_check(&x.c, why, sizeof why)) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	*c = x.c;
+	return 0;
+}
