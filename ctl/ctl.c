@@ -1,0 +1,472 @@
+/*
+ * ctl: the control protocol's parser and formatter, and the client call.
+ *
+ * Design: the parser is the supervisor's first line of defence, so it is
+ * strict and total. Every byte is checked before any word is looked at;
+ * words are exact (one space between, none around); every number has one
+ * spelling (no sign, no leading zero), so a request has exactly one line
+ * and ctl_format(ctl_parse(line)) gives the line back. A request is built
+ * in a local struct and copied out only when the whole line is good.
+ *
+ * The client (ctl_call) never blocks past its deadline: the socket is
+ * non-blocking and every wait is a poll on the time left.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl/ctl.h"
+#include "format/pfile.h"
+#include "shm/layout.h"
+
+#define CTL_MAX_WORDS 8
+#define CTL_SLOT_MAX 65535u	/* slot numbers fit the job table's uint16 */
+
+static int ctl_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Canonical decimal in [lo, hi]: digits only, no leading zero. */
+static int ctl_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s[0] || (s[0] == '0' && s[1]))
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int ctl_hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	ch |= 0x20;
+	return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
+/* Hex of 1..32 bytes into seed. */
+static int ctl_hex(const char *s, uint8_t *seed, uint32_t *len)
+{
+	size_t n = strlen(s);
+
+	if (!n || n % 2 || n > 64)
+		return -1;
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = ctl_hexval(s[i]), lo = ctl_hexval(s[i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		seed[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = (uint32_t)(n / 2);
+	return 0;
+}
+
+/* Bytes: length, printable ASCII, one optional final '\n'. Returns the
+ * length without the '\n', or -EINVAL. */
+static int ctl_check_bytes(const char *line, size_t len, char *err, size_t errlen)
+{
+	if (len > CTL_MAX_LINE)
+		return ctl_fail(err, errlen, -EINVAL, "request longer than %d bytes", CTL_MAX_LINE);
+	if (len && line[len - 1] == '\n')
+		len--;
+	if (!len)
+		return ctl_fail(err, errlen, -EINVAL, "empty request");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)line[i];
+		if (!ch)
+			return ctl_fail(err, errlen, -EINVAL, "NUL byte at offset %zu", i);
+		if (ch < 0x20 || ch > 0x7e)
+			return ctl_fail(err, errlen, -EINVAL,
+					"non-printable byte 0x%02x at offset %zu", ch, i);
+	}
+	return (int)len;
+}
+
+/* Split buf in place at single spaces; an empty word (leading, trailing
+ * or doubled space) is an error. Returns the word count or -EINVAL. */
+static int ctl_split(char *buf, char **w, char *err, size_t errlen)
+{
+	int n = 0;
+
+	for (char *p = buf;; p++) {
+		char *sp = strchr(p, ' ');
+		if (!*p || p == sp)
+			return ctl_fail(err, errlen, -EINVAL, "empty word (stray space)");
+		if (n == CTL_MAX_WORDS)
+			return ctl_fail(err, errlen, -EINVAL, "too many words");
+		w[n++] = p;
+		if (!sp)
+			return n;
+		*sp = '\0';
+		p = sp;
+	}
+}
+
+/* submit KIND [seed=HEX] [k=N] [partitions=N], options in any order,
+ * each at most once. */
+static int ctl_parse_submit(char **w, int n, struct ctl_req *r, char *err, size_t errlen)
+{
+	unsigned seen = 0;
+	uint64_t v;
+
+	if (n < 2)
+		return ctl_fail(err, errlen, -EINVAL, "submit needs a kind");
+	if (pfile_job_kind_parse(w[1], &r->kind))
+		return ctl_fail(err, errlen, -EINVAL, "unknown kind '%s'", w[1]);
+	for (int i = 2; i < n; i++) {
+		char *val = strchr(w[i], '=');
+		unsigned bit;
+
+		if (!val)
+			return ctl_fail(err, errlen, -EINVAL, "unexpected word '%s'", w[i]);
+		*val++ = '\0';
+		if (!strcmp(w[i], "seed")) {
+			bit = 1;
+			if (ctl_hex(val, r->seed, &r->seed_len))
+				return ctl_fail(err, errlen, -EINVAL, "seed is not hex of 1 to 32 bytes");
+		} else if (!strcmp(w[i], "k")) {
+			bit = 2;
+			if (ctl_num(val, 1, 26, &v))
+				return ctl_fail(err, errlen, -EINVAL, "k must be 1..26");
+			r->log_size = (uint32_t)v;
+		} else if (!strcmp(w[i], "partitions")) {
+			bit = 4;
+			if (ctl_num(val, 1, SHM_JOB_MAX_PARTS, &v))
+				return ctl_fail(err, errlen, -EINVAL, "partitions must be 1..%d",
+						SHM_JOB_MAX_PARTS);
+			r->partitions = (uint32_t)v;
+		} else {
+			return ctl_fail(err, errlen, -EINVAL, "unknown option '%s'", w[i]);
+		}
+		if (seen & bit)
+			return ctl_fail(err, errlen, -EINVAL, "duplicate option '%s'", w[i]);
+		seen |= bit;
+	}
+	return 0;
+}
+
+/* worker enable|disable gpu.N|synth.N */
+static int ctl_parse_worker(char **w, int n, struct ctl_req *r, char *err, size_t errlen)
+{
+	const char *num;
+	uint64_t v;
+
+	if (n != 3)
+		return ctl_fail(err, errlen, -EINVAL, "usage: worker enable|disable gpu.N|synth.N");
+	if (!strcmp(w[1], "enable"))
+		r->op = CTL_WORKER_ENABLE;
+	else if (!strcmp(w[1], "disable"))
+		r->op = CTL_WORKER_DISABLE;
+	else
+		return ctl_fail(err, errlen, -EINVAL, "worker: '%s' is not enable or disable", w[1]);
+	if (!strncmp(w[2], "gpu.", 4)) {
+		r->slot_table = SHM_T_GPU;
+		num = w[2] + 4;
+	} else if (!strncmp(w[2], "synth.", 6)) {
+		r->slot_table = SHM_T_SYNTH;
+		num = w[2] + 6;
+	} else {
+		return ctl_fail(err, errlen, -EINVAL, "worker: slot '%s' is not gpu.N or synth.N", w[2]);
+	}
+	if (ctl_num(num, 0, CTL_SLOT_MAX, &v))
+		return ctl_fail(err, errlen, -EINVAL, "worker: slot '%s' is not gpu.N or synth.N", w[2]);
+	r->slot = (uint32_t)v;
+	return 0;
+}
+
+int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size_t errlen)
+{
+	static const struct { const char *word; enum ctl_op op; } plain[] = {
+		{ "ping", CTL_PING }, { "drain", CTL_DRAIN }, { "stop", CTL_STOP },
+	};
+	char buf[CTL_MAX_LINE + 1], *w[CTL_MAX_WORDS];
+	struct ctl_req r = { .op = 0 };
+	int n, rc;
+
+	if ((n = ctl_check_bytes(line, len, err, errlen)) < 0)
+		return n;
+	memcpy(buf, line, (size_t)n);
+	buf[n] = '\0';
+	if ((n = ctl_split(buf, w, err, errlen)) < 0)
+		return n;
+	for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+		if (!strcmp(w[0], plain[i].word)) {
+			if (n != 1)
+				return ctl_fail(err, errlen, -EINVAL, "%s takes no arguments", w[0]);
+			r.op = plain[i].op;
+		}
+	if (r.op) {
+		rc = 0;
+	} else if (!strcmp(w[0], "submit")) {
+		r.op = CTL_SUBMIT;
+		rc = ctl_parse_submit(w, n, &r, err, errlen);
+	} else if (!strcmp(w[0], "cancel")) {
+		r.op = CTL_CANCEL;
+		rc = n != 2 ? ctl_fail(err, errlen, -EINVAL, "usage: cancel JOB") :
+		     ctl_num(w[1], 1, UINT64_MAX, &r.job) ?
+		     ctl_fail(err, errlen, -EINVAL, "cancel: '%s' is not a job id", w[1]) : 0;
+	} else if (!strcmp(w[0], "worker")) {
+		rc = ctl_parse_worker(w, n, &r, err, errlen);
+	} else {
+		rc = ctl_fail(err, errlen, -EINVAL, "unknown request '%.32s'", w[0]);
+	}
+	if (!rc)
+		*req = r;
+	return rc;
+}
+
+/* Appends to buf at *off; -1 once it no longer fits. */
+static int ctl_put(char *buf, size_t buflen, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off >= buflen)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, buflen - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= buflen - *off)
+		return -1;
+	*off += (size_t)n;
+	return 0;
+}
+
+static int ctl_format_submit(const struct ctl_req *r, char *buf, size_t buflen, size_t *off)
+{
+	const char *kind = pfile_job_kind_name(r->kind);
+
+	if (!kind || r->seed_len > sizeof r->seed || ctl_put(buf, buflen, off, "submit %s", kind))
+		return -1;
+	if (r->seed_len) {
+		if (ctl_put(buf, buflen, off, " seed="))
+			return -1;
+		for (uint32_t i = 0; i < r->seed_len; i++)
+			if (ctl_put(buf, buflen, off, "%02x", r->seed[i]))
+				return -1;
+	}
+	if (r->log_size && ctl_put(buf, buflen, off, " k=%u", r->log_size))
+		return -1;
+	if (r->partitions && ctl_put(buf, buflen, off, " partitions=%u", r->partitions))
+		return -1;
+	return 0;
+}
+
+int ctl_format(const struct ctl_req *req, char *buf, size_t buflen)
+{
+	size_t off = 0;
+	int rc;
+
+	switch (req->op) {
+	case CTL_PING: rc = ctl_put(buf, buflen, &off, "ping"); break;
+	case CTL_DRAIN: rc = ctl_put(buf, buflen, &off, "drain"); break;
+	case CTL_STOP: rc = ctl_put(buf, buflen, &off, "stop"); break;
+	case CTL_CANCEL:
+		rc = ctl_put(buf, buflen, &off, "cancel %llu", (unsigned long long)req->job);
+		break;
+	case CTL_SUBMIT: rc = ctl_format_submit(req, buf, buflen, &off); break;
+	case CTL_WORKER_ENABLE:
+	case CTL_WORKER_DISABLE:
+		if (req->slot_table != SHM_T_GPU && req->slot_table != SHM_T_SYNTH)
+			return -1;
+		rc = ctl_put(buf, buflen, &off, "worker %s %s.%u",
+			     req->op == CTL_WORKER_ENABLE ? "enable" : "disable",
+			     req->slot_table == SHM_T_GPU ? "gpu" : "synth", req->slot);
+		break;
+	default:
+		return -1;
+	}
+	if (rc || ctl_put(buf, buflen, &off, "\n"))
+		return -1;
+	return (int)off;
+}
+
+static int64_t ctl_ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	int64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (int64_t)(deadline->tv_sec - now.tv_sec) * 1000000000 + (deadline->tv_nsec - now.tv_nsec);
+	return ns <= 0 ? 0 : (ns + 999999) / 1000000;	/* round up: never give up early */
+}
+
+/* Wait for ev on fd until the deadline: 0, or -ETIMEDOUT / -errno. */
+static int ctl_wait(int fd, short ev, const struct timespec *deadline)
+{
+	struct pollfd p = { .fd = fd, .events = ev };
+	int64_t left;
+	int n;
+
+	for (;;) {
+		left = ctl_ms_left(deadline);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, (int)(left > 60000 ? 60000 : left));
+		if (n > 0)
+			return 0;	/* ready, or an error the next call reports */
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Non-blocking connect to path before the deadline. A Unix socket whose
+ * listener's backlog is full says EAGAIN: retry, briefly, until then. */
+static int ctl_connect(const char *path, const struct timespec *deadline,
+		       char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc;
+
+	if (strlen(path) >= sizeof sa.sun_path)
+		return ctl_fail(err, errlen, -ENAMETOOLONG, "socket path %s is too long", path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return ctl_fail(err, errlen, -errno, "socket: %s", strerror(errno));
+	while (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		rc = -errno;
+		if (rc == -EAGAIN && ctl_ms_left(deadline) > 0) {
+			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+			continue;
+		}
+		close(fd);
+		if (rc == -EAGAIN)
+			return ctl_fail(err, errlen, -ETIMEDOUT, "%s: supervisor too busy to accept", path);
+		if (rc == -ENOENT)
+			return ctl_fail(err, errlen, rc, "no control socket at %s", path);
+		if (rc == -ECONNREFUSED)
+			return ctl_fail(err, errlen, rc, "nothing listens on %s (supervisor gone?)", path);
+		return ctl_fail(err, errlen, rc, "connect %s: %s", path, strerror(-rc));
+	}
+	return fd;
+}
+
+static int ctl_send(int fd, const char *buf, size_t len, const struct timespec *deadline,
+		    char *err, size_t errlen)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		int rc;
+
+		if (n >= 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return ctl_fail(err, errlen, -errno, "send: %s", strerror(errno));
+		if ((rc = ctl_wait(fd, POLLOUT, deadline)) < 0)
+			return ctl_fail(err, errlen, rc, "request not accepted in time");
+	}
+	return 0;
+}
+
+/* One reply line into reply (NUL-terminated, without '\n'); at most
+ * replylen - 1 bytes before the '\n', or it is refused as too long. */
+static int ctl_recv(int fd, char *reply, size_t replylen, const struct timespec *deadline,
+		    char *err, size_t errlen)
+{
+	size_t got = 0;
+	char *nl;
+
+	for (;;) {
+		ssize_t n = recv(fd, reply + got, replylen - got, 0);
+		int rc;
+
+		if (n > 0) {
+			got += (size_t)n;
+			if ((nl = memchr(reply, '\n', got))) {
+				*nl = '\0';
+				return 0;
+			}
+			if (got == replylen)
+				return ctl_fail(err, errlen, -EMSGSIZE, "reply longer than %zu bytes",
+						replylen - 1);
+			continue;
+		}
+		if (n == 0)
+			return ctl_fail(err, errlen, -ECONNRESET, got ?
+					"connection closed in the middle of the reply" :
+					"connection closed without a reply");
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return ctl_fail(err, errlen, -errno, "recv: %s", strerror(errno));
+		if ((rc = ctl_wait(fd, POLLIN, deadline)) < 0)
+			return ctl_fail(err, errlen, rc, "no reply");
+	}
+}
+
+/* "ok[ ...]" -> 0, "err[ ...]" -> 1, anything else -> -EPROTO. */
+static int ctl_reply_kind(const char *r, char *err, size_t errlen)
+{
+	for (const char *p = r; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			return ctl_fail(err, errlen, -EPROTO, "reply holds a non-printable byte");
+	if (!strncmp(r, "ok", 2) && (!r[2] || r[2] == ' '))
+		return 0;
+	if (!strncmp(r, "err", 3) && (!r[3] || r[3] == ' '))
+		return 1;
+	return ctl_fail(err, errlen, -EPROTO, "malformed reply '%.40s'", r);
+}
+
+int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
+	     int timeout_ms, char *err, size_t errlen)
+{
+	struct timespec deadline;
+	size_t len = strlen(line);
+	int fd, rc;
+
+	if (replylen < 2)
+		return ctl_fail(err, errlen, -EINVAL, "reply buffer too small");
+	reply[0] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	if ((fd = ctl_connect(path, &deadline, err, errlen)) < 0)
+		return fd;
+	/* the '\n' ends the request; add it when the caller left it off */
+	rc = ctl_send(fd, line, len, &deadline, err, errlen);
+	if (!rc && (!len || line[len - 1] != '\n'))
+		rc = ctl_send(fd, "\n", 1, &deadline, err, errlen);
+	if (!rc)
+		rc = ctl_recv(fd, reply, replylen, &deadline, err, errlen);
+	close(fd);
+	if (rc == -ETIMEDOUT)
+		return ctl_fail(err, errlen, rc, "no reply from %s within %d ms", path, timeout_ms);
+	if (rc < 0) {
+		reply[0] = '\0';
+		return rc;
+	}
+	return ctl_reply_kind(reply, err, errlen);
+}

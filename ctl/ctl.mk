@@ -1,0 +1,10 @@
+# ctl: the control protocol (libctl.a), the operator commands that use it
+# (submit, cancel, drain, stop, worker), and their tests.
+$(O)/libctl.a: $(call objs,ctl/ctl.c)
+PROVISOR_LIBS += $(O)/libctl.a
+
+TESTS += $(BIN)/tests/ctl_parse $(BIN)/tests/ctl_call
+$(BIN)/tests/ctl_parse: $(call objs,tests/ctl/parse.c) $(O)/libctl.a $(O)/libformat.a
+LDLIBS_tests/ctl_parse = $(call pc_libs,libsodium)
+$(BIN)/tests/ctl_call: $(call objs,tests/ctl/call.c) $(O)/libctl.a $(O)/libformat.a
+LDLIBS_tests/ctl_call = $(call pc_libs,libsodium)
