@@ -1,0 +1,535 @@
+/*
+ * gpuworker: `gpuworker --instance NAME --slot I --gpu ORD --backend B`,
+ * exec'd by the supervisor, one per GPU worker slot. It reads PART_DATA
+ * frames on stdin, computes each partition's H-term on its backend and
+ * answers H_RESULT (or FAIL) frames on stdout. Log lines go to stderr,
+ * prefixed "gpuworker[I]: ".
+ *
+ * Design: the worker holds up to two partitions, one proving and one
+ * received, so the device never waits for a transfer when work is queued.
+ * Three threads hand work down a line, each hand-off one deep:
+ *
+ *   receiver  reads and checks a frame, decodes it (checksum streamed,
+ *             every element canonical); it reads the next frame only once
+ *             the prover has taken the last, which is the back-pressure
+ *   prover    shm_slot_begin(gen), hterm_run, checks H's top coefficient,
+ *             encodes H, hands the frame to the sender and immediately
+ *             takes the next partition
+ *   sender    writes the frame, and only then shm_slot_end(gen, ok)
+ *
+ * So the end of one partition is often published after the begin of the
+ * next; the slot's generation rule keeps the slot busy through it. The
+ * slot writer is not thread-safe: every shm_slot_* call (the heartbeat
+ * thread's too) holds gw.shm_lock, and nothing else does.
+ *
+ * Exit status: 0 EOF on stdin (after sending what it held) or SIGTERM;
+ * 1 bad arguments, no segment or slot, out of memory, or a pipe error
+ * (EPIPE: the supervisor is gone); 2 a malformed frame from the supervisor
+ * (one log line says what); 3 backend cuda asked for but no usable device;
+ * 4 the H-term failed (CUDA error): the context may be poisoned, so the
+ * process ends and the supervisor restarts it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpuworker/hterm.h"
+#include "proto/frame.h"
+#include "shm/shm.h"
+
+#define GW_CHUNK (1u << 20)	/* bytes per read of a payload: 32768 elements */
+#define GW_BEAT_NS 250000000L
+
+/* A received partition: its PART_DATA header and a, b, c (3n elements). */
+struct gw_part {
+	struct frame_hdr hdr;
+	fr_t *buf;
+	size_t cap;		/* elements buf holds */
+};
+
+/* A frame for the sender, and what to do once it is written. */
+struct gw_out {
+	struct frame_hdr hdr;	/* sealed */
+	uint8_t *payload;	/* malloc'd, freed by the sender */
+	int end;		/* shm_slot_end(hdr.gen, ok) after writing */
+	int ok;
+	int exit_after;		/* -1, or the status to exit with after it */
+};
+
+static struct {
+	unsigned slot;
+	int gpu;
+	enum hterm_backend be;
+	pthread_mutex_t lock;	/* the hand-offs below */
+	pthread_cond_t cond;
+	struct gw_part *ready;	/* received, not yet taken by the prover */
+	struct gw_part *spare;	/* a proven partition's buffer, for reuse */
+	int eof;		/* the receiver saw EOF on stdin */
+	struct gw_out out;	/* waiting for the sender when out_full */
+	int out_full;
+	pthread_mutex_t shm_lock;	/* every shm_slot_* call */
+	struct shm_slot_writer w;
+} gw = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+	.shm_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static void gw_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof line, "gpuworker[%u]: ", gw.slot);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", line);
+}
+
+/* End the process from any thread. Taking the slot lock first means no
+ * record is left half-published (a reader would cope, but needn't). */
+static _Noreturn void gw_exit(int status)
+{
+	pthread_mutex_lock(&gw.shm_lock);
+	_exit(status);
+}
+
+static int gw_begin(uint64_t gen, const struct shm_assign *a)
+{
+	pthread_mutex_lock(&gw.shm_lock);
+	int rc = shm_slot_begin(&gw.w, gen, a);
+	pthread_mutex_unlock(&gw.shm_lock);
+	return rc;
+}
+
+static void gw_end(uint64_t gen, int ok)
+{
+	pthread_mutex_lock(&gw.shm_lock);
+	shm_slot_end(&gw.w, gen, ok);
+	pthread_mutex_unlock(&gw.shm_lock);
+}
+
+/* ---- receiver ---- */
+
+/* A malformed frame from the supervisor: one line, exit 2. */
+static _Noreturn void gw_bad_input(const struct frame_hdr *h, const char *fmt, ...)
+{
+	char why[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	if (h)
+		gw_log("malformed PART_DATA (job %llu partition %u) from the supervisor: %s",
+		       (unsigned long long)h->job, h->partition, why);
+	else
+		gw_log("malformed frame from the supervisor: %s", why);
+	gw_exit(2);
+}
+
+/* Decode cnt elements read as bytes into buf[first..] in place (an
+ * encoding and an element are both 32 bytes). */
+static void gw_decode(const struct frame_hdr *h, fr_t *buf, size_t first, size_t cnt, size_t n)
+{
+	static const char vec[] = "abc";
+
+	for (size_t i = first; i < first + cnt; i++) {
+		uint8_t enc[FR_BYTES];
+
+		memcpy(enc, &buf[i], FR_BYTES);
+		if (fr_from_bytes(&buf[i], enc))
+			gw_bad_input(h, "element %c[%zu] at payload offset %zu is not canonical (>= r)",
+				     vec[i / n], i % n, i * FR_BYTES);
+	}
+}
+
+/* Read one PART_DATA into p (growing its buffer). 0, or 1 on clean EOF;
+ * anything malformed ends the process. */
+static int gw_recv(struct gw_part *p)
+{
+	struct frame_hdr *h = &p->hdr;
+	struct frame_sum sum;
+	size_t n, len;
+	char err[256];
+	int rc = frame_read_full(STDIN_FILENO, h, sizeof *h);
+
+	if (rc == 1)
+		return 1;
+	if (rc == -EPIPE)
+		gw_bad_input(NULL, "input ended in the middle of a frame header");
+	if (rc) {
+		gw_log("reading stdin failed: %s", strerror(-rc));
+		gw_exit(1);
+	}
+	if (frame_check_hdr(h, FRAME_MAX_LOG, err, sizeof err))
+		gw_bad_input(NULL, "%s", err);
+	if (h->type != FRAME_PART_DATA)
+		gw_bad_input(NULL, "unexpected %s frame (expected PART_DATA)", frame_type_name(h->type));
+	n = (size_t)1 << h->log_size;
+	if (p->cap < 3 * n) {
+		free(p->buf);
+		p->cap = 0;
+		p->buf = malloc(3 * n * sizeof(fr_t));
+		if (!p->buf || frame_sum_init(&sum)) {
+			gw_log("out of memory for a partition of k = %u", h->log_size);
+			gw_exit(1);
+		}
+		p->cap = 3 * n;
+	} else if (frame_sum_init(&sum)) {
+		gw_log("out of memory for a checksum state");
+		gw_exit(1);
+	}
+	for (size_t off = 0; off < h->payload_len; off += len) {
+		len = h->payload_len - off < GW_CHUNK ? h->payload_len - off : GW_CHUNK;
+		rc = frame_read_full(STDIN_FILENO, (uint8_t *)p->buf + off, len);
+		if (rc == 1 || rc == -EPIPE)
+			gw_bad_input(h, "input ended after %zu of %llu payload bytes", off,
+				     (unsigned long long)h->payload_len);
+		if (rc) {
+			gw_log("reading stdin failed: %s", strerror(-rc));
+			gw_exit(1);
+		}
+		frame_sum_update(&sum, (uint8_t *)p->buf + off, len);
+		gw_decode(h, p->buf, off / FR_BYTES, len / FR_BYTES, n);
+	}
+	if (frame_sum_final(&sum) != h->checksum)
+		gw_bad_input(h, "payload checksum mismatch");
+	return 0;
+}
+
+/* Receive until EOF, holding at most one received partition: the next
+ * frame is read only after the prover took the last one. */
+static void *gw_receiver(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct gw_part *p;
+
+		pthread_mutex_lock(&gw.lock);
+		while (gw.ready)
+			pthread_cond_wait(&gw.cond, &gw.lock);
+		p = gw.spare;
+		gw.spare = NULL;
+		pthread_mutex_unlock(&gw.lock);
+		if (!p && !(p = calloc(1, sizeof *p))) {
+			gw_log("out of memory");
+			gw_exit(1);
+		}
+		int eof = gw_recv(p);
+
+		pthread_mutex_lock(&gw.lock);
+		if (eof) {
+			gw.spare = p;
+			gw.eof = 1;
+		} else {
+			gw.ready = p;
+		}
+		pthread_cond_broadcast(&gw.cond);
+		pthread_mutex_unlock(&gw.lock);
+		if (eof)
+			return NULL;
+	}
+}
+
+/* ---- prover ---- */
+
+/* Queue o for the sender (one waiting at most). */
+static void gw_hand(const struct gw_out *o)
+{
+	pthread_mutex_lock(&gw.lock);
+	while (gw.out_full)
+		pthread_cond_wait(&gw.cond, &gw.lock);
+	gw.out = *o;
+	gw.out_full = 1;
+	pthread_cond_broadcast(&gw.cond);
+	pthread_mutex_unlock(&gw.lock);
+}
+
+/* A FAIL frame for partition h with reason why. */
+static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, const char *why)
+{
+	size_t len = strnlen(why, FRAME_FAIL_MAX);
+
+	frame_init(&o->hdr, FRAME_FAIL, h->job, h->partition, h->kind, h->log_size, h->gen);
+	o->payload = malloc(len ? len : 1);
+	if (!o->payload) {
+		gw_log("out of memory");
+		gw_exit(1);
+	}
+	memcpy(o->payload, why, len);
+	frame_seal(&o->hdr, o->payload, len);
+}
+
+/* The H_RESULT frame of h's partition from H in Montgomery form. */
+static void gw_result_out(struct gw_out *o, const struct frame_hdr *h, const fr_t *H,
+			  uint64_t work_ns)
+{
+	size_t n = (size_t)1 << h->log_size;
+
+	frame_init(&o->hdr, FRAME_H_RESULT, h->job, h->partition, h->kind, h->log_size, h->gen);
+	o->hdr.work_ns = work_ns;
+	o->payload = malloc(n * FR_BYTES);
+	if (!o->payload) {
+		gw_log("out of memory");
+		gw_exit(1);
+	}
+	for (size_t i = 0; i < n; i++)
+		fr_to_bytes(o->payload + i * FR_BYTES, &H[i]);
+	frame_seal(&o->hdr, o->payload, n * FR_BYTES);
+}
+
+/* Prove one partition through begin/end. Returns 0 to carry on, -1 when
+ * the H-term failed and nothing more may run in this process. */
+static int gw_prove(struct gw_part *p)
+{
+	const struct frame_hdr *h = &p->hdr;
+	struct shm_assign as = { h->job, h->partition, h->kind };
+	size_t n = (size_t)1 << h->log_size;
+	struct gw_out o = { .exit_after = -1 };
+	char err[256] = "", why[320];
+	uint64_t t0;
+
+	if (gw_begin(h->gen, &as)) {
+		snprintf(why, sizeof why, "generation %llu is not newer than the slot's",
+			 (unsigned long long)h->gen);
+		gw_log("job %llu partition %u refused: %s", (unsigned long long)h->job,
+		       h->partition, why);
+		gw_fail_out(&o, h, why);
+		gw_hand(&o);
+		return 0;
+	}
+	o.end = 1;
+	t0 = shm_now_mono();
+	if (hterm_run(gw.be, gw.gpu, p->buf, p->buf + n, p->buf + 2 * n, h->log_size,
+		      err, sizeof err)) {
+		snprintf(why, sizeof why, "H-term failed: %s", err);
+		gw_log("job %llu partition %u: %s; exiting for a restart",
+		       (unsigned long long)h->job, h->partition, why);
+		gw_fail_out(&o, h, why);
+		o.exit_after = 4;
+		gw_hand(&o);
+		return -1;
+	}
+	if (!hterm_check_top(p->buf, h->log_size)) {
+		snprintf(why, sizeof why, "unsatisfied system: H's top coefficient is not zero "
+			 "(a[i]*b[i] != c[i] for some row)");
+		gw_log("job %llu partition %u: %s", (unsigned long long)h->job, h->partition, why);
+		gw_fail_out(&o, h, why);
+	} else {
+		gw_result_out(&o, h, p->buf, shm_now_mono() - t0);
+		o.ok = 1;
+	}
+	gw_hand(&o);
+	return 0;
+}
+
+static void *gw_prover(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct gw_part *p;
+
+		pthread_mutex_lock(&gw.lock);
+		while (!gw.ready && !gw.eof)
+			pthread_cond_wait(&gw.cond, &gw.lock);
+		p = gw.ready;
+		gw.ready = NULL;
+		pthread_cond_broadcast(&gw.cond);
+		pthread_mutex_unlock(&gw.lock);
+		if (!p) {	/* EOF and nothing left: the sender exits after the rest */
+			gw_hand(&(struct gw_out){ .exit_after = 0 });
+			return NULL;
+		}
+		int rc = gw_prove(p);
+
+		pthread_mutex_lock(&gw.lock);
+		if (gw.spare) {
+			free(gw.spare->buf);
+			free(gw.spare);
+		}
+		gw.spare = p;
+		pthread_cond_broadcast(&gw.cond);
+		pthread_mutex_unlock(&gw.lock);
+		if (rc)
+			return NULL;
+	}
+}
+
+/* ---- sender and heartbeat ---- */
+
+static void *gw_sender(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct gw_out o;
+		int rc = 0;
+
+		pthread_mutex_lock(&gw.lock);
+		while (!gw.out_full)
+			pthread_cond_wait(&gw.cond, &gw.lock);
+		o = gw.out;
+		gw.out_full = 0;
+		pthread_cond_broadcast(&gw.cond);
+		pthread_mutex_unlock(&gw.lock);
+		if (o.hdr.magic)
+			rc = frame_send(STDOUT_FILENO, &o.hdr, o.payload);
+		if (rc) {
+			gw_log("write to the supervisor failed: %s; exiting", strerror(-rc));
+			gw_exit(1);
+		}
+		if (o.end)
+			gw_end(o.hdr.gen, o.ok);
+		free(o.payload);
+		if (o.exit_after >= 0)
+			gw_exit(o.exit_after);
+	}
+}
+
+static void *gw_heartbeat(void *arg)
+{
+	struct timespec t = { 0, GW_BEAT_NS };
+
+	(void)arg;
+	while (nanosleep(&t, NULL) == 0 || errno == EINTR) {
+		pthread_mutex_lock(&gw.shm_lock);
+		shm_slot_heartbeat(&gw.w);
+		pthread_mutex_unlock(&gw.shm_lock);
+	}
+	gw_log("heartbeat: nanosleep: %s", strerror(errno));
+	return NULL;
+}
+
+/* ---- start ---- */
+
+static _Noreturn void gw_usage(void)
+{
+	fprintf(stderr, "usage: gpuworker --instance NAME --slot I [--gpu ORD] "
+		"[--backend auto|cpu|cuda]\n");
+	exit(1);
+}
+
+static unsigned gw_number(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end || v > 65535)
+		gw_usage();
+	return (unsigned)v;
+}
+
+static void gw_args(int argc, char **argv, const char **name)
+{
+	static const struct option opts[] = {
+		{ "instance", required_argument, NULL, 'n' },
+		{ "slot", required_argument, NULL, 's' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int have_slot = 0, c;
+
+	gw.be = HTERM_AUTO;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'n')
+			*name = optarg;
+		else if (c == 's')
+			gw.slot = gw_number(optarg), have_slot = 1;
+		else if (c == 'g')
+			gw.gpu = (int)gw_number(optarg);
+		else if (c == 'b' && hterm_backend_parse(optarg, &gw.be) == 0)
+			continue;
+		else
+			gw_usage();
+	}
+	if (!*name || !have_slot || optind != argc)
+		gw_usage();
+}
+
+static void gw_hello(void)
+{
+	struct frame_hello hello = {
+		.pid = (uint32_t)getpid(), .backend = (uint32_t)gw.be, .gpu = (uint32_t)gw.gpu,
+	};
+	struct frame_hdr h;
+	int rc;
+
+	if (gw.be != HTERM_CUDA || hterm_cuda_describe(gw.gpu, hello.desc, sizeof hello.desc))
+		snprintf(hello.desc, sizeof hello.desc, "gpuworker slot %u: backend %s",
+			 gw.slot, gw.be == HTERM_CUDA ? "cuda" : "cpu");
+	frame_init(&h, FRAME_HELLO, 0, 0, 0, 0, 0);
+	frame_seal(&h, &hello, sizeof hello);
+	rc = frame_send(STDOUT_FILENO, &h, &hello);
+	if (rc) {
+		gw_log("write to the supervisor failed: %s; exiting", strerror(-rc));
+		exit(1);
+	}
+}
+
+/* Open the segment and take the slot: STARTING, then IDLE with the
+ * backend and GPU ordinal recorded. */
+static void gw_attach(const char *name, struct shm_seg *seg)
+{
+	char err[256];
+	int rc;
+
+	if (shm_open_rw(seg, name, err, sizeof err) < 0) {
+		gw_log("status segment: %s", err);
+		exit(1);
+	}
+	rc = shm_slot_attach(&gw.w, seg, SHM_T_GPU, gw.slot);
+	if (rc) {
+		gw_log("cannot take GPU slot %u: %s", gw.slot, strerror(-rc));
+		exit(1);
+	}
+	/* The ordinal is this process's own fact; ready publishes it. */
+	gw.w.cur.gpu = (uint32_t)gw.gpu;
+	shm_slot_ready(&gw.w, gw.be == HTERM_CUDA ? 2 : 1);
+}
+
+int main(int argc, char **argv)
+{
+	void *(*fns[])(void *) = { gw_receiver, gw_prover, gw_sender, gw_heartbeat };
+	const char *name = NULL;
+	enum hterm_backend want;
+	struct shm_seg seg;
+	char err[256];
+	sigset_t set;
+	pthread_t t;
+	int sig;
+
+	gw_args(argc, argv, &name);
+	want = gw.be;
+	if (hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
+		gw_log("%s", err);
+		return 3;
+	}
+	/* A gone supervisor shows as EPIPE on the next write, not a signal;
+	 * SIGTERM and SIGINT are taken by sigwait below, in every thread. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	gw_attach(name, &seg);
+	gw_hello();
+	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+		if ((errno = pthread_create(&t, NULL, fns[i], NULL)) != 0) {
+			gw_log("pthread_create: %s", strerror(errno));
+			gw_exit(1);
+		}
+	while (sigwait(&set, &sig) != 0)
+		;
+	gw_log("%s: exiting", strsignal(sig));
+	gw_exit(0);
+}

@@ -1,0 +1,373 @@
+/*
+ * workers_gpu: bin/gpuworker (backend cpu) driven the way the supervisor
+ * drives it.
+ *
+ * - A stream of partitions written back to back: the results come in
+ *   order, each equal to hterm_cpu's H and accepted by verify; the worker
+ *   reads at most two partitions ahead of what it has begun (each write
+ *   returns only once the slot's generation shows the partition two back
+ *   began); a sampler reading the segment in a tight loop sees the slot
+ *   busy with every partition's own job and partition, never with another,
+ *   and never busy after the last end; done counts them all; EOF ends the
+ *   worker with 0 after its last result.
+ * - An unsatisfied system is answered FAIL and the worker carries on;
+ *   SIGTERM ends it promptly with 0.
+ * - A wrong checksum or a non-canonical element ends it with 2 and one
+ *   log line; --backend cuda without a device ends it with 3.
+ *
+ * WORKERS_GPU_K=16 runs the stream at another size (for measurements).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "format/pfile.h"
+#include "gpuworker/hterm.h"
+#include "synth/synth.h"
+#include "verify/verify.h"
+#include "tests/workers/common.h"
+
+#define T_NPARTS 6
+
+static char t_name[64];
+static struct shm_seg *t_sg;
+
+/* One partition as the supervisor would send it, and what must come back. */
+struct t_part {
+	struct synth_id id;
+	struct frame_hdr hdr;	/* sealed PART_DATA */
+	uint8_t *payload;	/* a || b || c encoded */
+	fr_t *h;		/* expected H (Montgomery) */
+	uint64_t gen_at_write;	/* slot generation when its write returned */
+};
+
+static void spawn_gpu(struct t_child *c, const char *slot, const char *backend)
+{
+	char prog[256];
+	char *argv[] = { prog, "--instance", t_name, "--slot", (char *)slot,
+			 "--gpu", "0", "--backend", (char *)backend, NULL };
+
+	t_prog(prog, sizeof prog, "gpuworker");
+	t_spawn(c, argv);
+}
+
+static void encode(uint8_t *out, const fr_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fr_to_bytes(out + 32 * i, &v[i]);
+}
+
+/* Synthesize (seed, p, k) into a sealed PART_DATA and its expected H. */
+static void make_part(struct t_part *tp, const char *seed, uint32_t p, uint32_t k,
+		      uint64_t job, uint64_t gen)
+{
+	size_t n = (size_t)1 << k;
+	fr_t *v = malloc(3 * n * sizeof(fr_t));
+
+	memset(&tp->id, 0, sizeof tp->id);
+	tp->id.partition = p;
+	tp->id.k = k;
+	CHECK(v && synth_parse_seed(&tp->id, seed) == 0, "setup");
+	CHECK(synth_partition(&tp->id, v, v + n, v + 2 * n) == 0, "synth_partition");
+	tp->payload = malloc(3 * n * 32);
+	CHECK(tp->payload, "malloc");
+	encode(tp->payload, v, 3 * n);
+	CHECK(hterm_cpu(v, v + n, v + 2 * n, k) == 0, "hterm_cpu");
+	tp->h = v;	/* H is in a, the first n elements */
+	frame_init(&tp->hdr, FRAME_PART_DATA, job, p, PFILE_JOB_POREP, (uint16_t)k, gen);
+	frame_seal(&tp->hdr, tp->payload, 3 * n * 32);
+}
+
+static void free_part(struct t_part *tp)
+{
+	free(tp->payload);
+	free(tp->h);
+}
+
+/* An H_RESULT for tp: header, H equal to hterm_cpu's, verify accepts it. */
+static void check_result(int fd, const struct t_part *tp)
+{
+	size_t n = (size_t)1 << tp->id.k;
+	struct frame_hdr h;
+	uint8_t *p;
+	fr_t *H = malloc(n * sizeof(fr_t));
+	char why[256];
+
+	t_recv(fd, &h, &p);
+	CHECK(h.type == FRAME_H_RESULT, "got %s: %s", frame_type_name(h.type),
+	      h.type == FRAME_FAIL ? (char *)p : "");
+	CHECK_EQ_U64(h.job, tp->hdr.job);
+	CHECK_EQ_U64(h.partition, tp->hdr.partition);
+	CHECK_EQ_U64(h.gen, tp->hdr.gen);
+	CHECK_EQ_U64(h.log_size, tp->id.k);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(fr_from_bytes(&H[i], p + 32 * i) == 0, "H[%zu] not canonical", i);
+		CHECK(fr_equal(&H[i], &tp->h[i]), "H[%zu] differs from hterm_cpu's", i);
+	}
+	CHECK(verify_partition(&tp->id, H, why, sizeof why) == 0, "verify: %s", why);
+	printf("info: gpuworker cpu k=%u: H-term %.1f ms (work_ns)\n", tp->id.k, h.work_ns / 1e6);
+	free(H);
+	free(p);
+}
+
+/* ---- the stream ---- */
+
+struct t_stream {
+	struct t_part parts[T_NPARTS];
+	int in;			/* the worker's stdin */
+	atomic_int stop;	/* sampler: results all read */
+	int seen[T_NPARTS];	/* sampler: seen busy with parts[i] */
+	uint64_t samples;
+};
+
+/* Write every partition back to back, then EOF. A write returns once the
+ * worker has read (nearly) all of it, so the worker has taken the frame
+ * before: its generation two back must have begun by then. */
+static void *writer(void *arg)
+{
+	struct t_stream *s = arg;
+
+	for (int i = 0; i < T_NPARTS; i++) {
+		struct t_part *tp = &s->parts[i];
+		struct shm_slot sl;
+
+		CHECK(frame_send(s->in, &tp->hdr, tp->payload) == 0, "send PART_DATA %d", i);
+		CHECK(shm_read_slot(t_sg, SHM_T_GPU, 0, &sl) == 0, "read slot");
+		tp->gen_at_write = sl.gen;
+	}
+	close(s->in);
+	return NULL;
+}
+
+/* Read the slot in a tight loop: busy always names the partition of its
+ * generation; generations and counters never go back; never busy once
+ * the last generation has ended. */
+static void *sampler(void *arg)
+{
+	struct t_stream *s = arg;
+	uint64_t last = s->parts[T_NPARTS - 1].hdr.gen, pgen = 0, pdone = 0;
+
+	while (!atomic_load(&s->stop)) {
+		struct shm_slot sl;
+		int i;
+
+		CHECK(shm_read_slot(t_sg, SHM_T_GPU, 0, &sl) == 0, "read slot");
+		s->samples++;
+		CHECK(sl.gen >= pgen && sl.done >= pdone, "slot went back");
+		pgen = sl.gen;
+		pdone = sl.done;
+		if (sl.end_gen == last)
+			CHECK(sl.state != SHM_SLOT_BUSY, "busy after the last end");
+		if (sl.state != SHM_SLOT_BUSY)
+			continue;
+		for (i = 0; i < T_NPARTS && s->parts[i].hdr.gen != sl.gen; i++)
+			;
+		CHECK(i < T_NPARTS, "busy with generation %llu, never sent",
+		      (unsigned long long)sl.gen);
+		CHECK(sl.job_id == s->parts[i].hdr.job && sl.partition == s->parts[i].hdr.partition,
+		      "busy gen %llu with job %llu partition %u, sent job %llu partition %u",
+		      (unsigned long long)sl.gen, (unsigned long long)sl.job_id, sl.partition,
+		      (unsigned long long)s->parts[i].hdr.job, s->parts[i].hdr.partition);
+		s->seen[i] = 1;
+	}
+	return NULL;
+}
+
+static void test_stream(void)
+{
+	static struct t_stream s;
+	const char *ks = getenv("WORKERS_GPU_K");
+	uint32_t k = ks ? (uint32_t)atoi(ks) : 0;
+	pthread_t tw, ts;
+	struct t_child c;
+	struct frame_hdr h;
+	struct shm_slot sl;
+	uint8_t *p;
+	int st;
+
+	for (int i = 0; i < T_NPARTS; i++)
+		make_part(&s.parts[i], "c0ffee", (uint32_t)i, k ? k : 14,
+			  700 + (uint64_t)i / 2, 3 + 2 * (uint64_t)i);
+	spawn_gpu(&c, "0", "cpu");
+	t_recv(c.out, &h, &p);
+	CHECK(h.type == FRAME_HELLO && ((struct frame_hello *)p)->backend == 1, "HELLO");
+	printf("hello: %s\n", ((struct frame_hello *)p)->desc);
+	free(p);
+	s.in = c.in;
+	c.in = -1;	/* the writer closes it */
+	CHECK(pthread_create(&ts, NULL, sampler, &s) == 0, "sampler");
+	CHECK(pthread_create(&tw, NULL, writer, &s) == 0, "writer");
+	for (int i = 0; i < T_NPARTS; i++)
+		check_result(c.out, &s.parts[i]);
+	st = t_wait(&c, 10000);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
+	atomic_store(&s.stop, 1);
+	pthread_join(tw, NULL);
+	pthread_join(ts, NULL);
+	for (int i = 2; i < T_NPARTS; i++)
+		CHECK(s.parts[i].gen_at_write >= s.parts[i - 2].hdr.gen,
+		      "partition %d fully written before partition %d began: read too far ahead", i, i - 2);
+	for (int i = 0; i < T_NPARTS; i++)
+		CHECK(s.seen[i], "partition %d never seen busy (%llu samples)", i,
+		      (unsigned long long)s.samples);
+	CHECK(shm_read_slot(t_sg, SHM_T_GPU, 0, &sl) == 0, "read slot");
+	CHECK(sl.state == SHM_SLOT_IDLE, "slot state %s after the last end",
+	      shm_slot_state_name(sl.state));
+	CHECK_EQ_U64(sl.done, T_NPARTS);
+	CHECK_EQ_U64(sl.failed, 0);
+	CHECK_EQ_U64(sl.gen, s.parts[T_NPARTS - 1].hdr.gen);
+	CHECK_EQ_U64(sl.end_gen, sl.gen);
+	CHECK_EQ_U64(sl.backend, 1);
+	printf("info: stream of %d partitions: every one seen busy, %llu samples\n", T_NPARTS,
+	       (unsigned long long)s.samples);
+	t_close_fds(&c);
+	for (int i = 0; i < T_NPARTS; i++)
+		free_part(&s.parts[i]);
+}
+
+/* ---- failures ---- */
+
+/* Random canonical rows: a[i]*b[i] != c[i], so H's top coefficient is not
+ * zero. */
+static void make_unsat(struct t_part *tp, uint32_t k, uint64_t gen)
+{
+	size_t len = 3 * ((size_t)32 << k);
+	uint64_t seed = 12345;
+
+	memset(tp, 0, sizeof *tp);
+	tp->payload = malloc(len);
+	CHECK(tp->payload, "malloc");
+	for (size_t i = 0; i < len; i++)
+		tp->payload[i] = (uint8_t)t_rand(&seed);
+	for (size_t i = 31; i < len; i += 32)
+		tp->payload[i] &= 0x3f;	/* below r's top byte 0x73 */
+	frame_init(&tp->hdr, FRAME_PART_DATA, 900, 0, PFILE_JOB_SNAP_DEALS, (uint16_t)k, gen);
+	frame_seal(&tp->hdr, tp->payload, len);
+}
+
+static void test_unsat_and_term(void)
+{
+	struct t_part bad, good, big;
+	struct t_child c;
+	struct frame_hdr h;
+	struct shm_slot sl;
+	uint8_t *p;
+	uint64_t t0;
+	int st;
+
+	make_unsat(&bad, 10, 1);
+	make_part(&good, "beef", 2, 11, 901, 2);
+	make_part(&big, "beef", 3, 14, 902, 3);
+	spawn_gpu(&c, "1", "cpu");
+	t_recv(c.out, &h, &p);
+	free(p);
+	CHECK(frame_send(c.in, &bad.hdr, bad.payload) == 0, "send");
+	CHECK(frame_send(c.in, &good.hdr, good.payload) == 0, "send");
+	t_recv(c.out, &h, &p);
+	CHECK(h.type == FRAME_FAIL && h.job == 900 && h.gen == 1 && strstr((char *)p, "unsatisfied"),
+	      "unsatisfied: %s \"%s\"", frame_type_name(h.type), (char *)p);
+	printf("unsatisfied: FAIL \"%s\"\n", (char *)p);
+	free(p);
+	check_result(c.out, &good);
+	/* The end follows the result's write: give it a moment. */
+	for (t0 = t_now_ns(); t_now_ns() - t0 < 2000000000ull; usleep(1000)) {
+		CHECK(shm_read_slot(t_sg, SHM_T_GPU, 1, &sl) == 0, "read slot");
+		if (sl.end_gen == 2)
+			break;
+	}
+	CHECK(sl.done == 1 && sl.failed == 1, "done %llu failed %llu",
+	      (unsigned long long)sl.done, (unsigned long long)sl.failed);
+	/* SIGTERM while it has work: a prompt exit 0. */
+	CHECK(frame_send(c.in, &big.hdr, big.payload) == 0, "send");
+	for (t0 = t_now_ns(); t_now_ns() - t0 < 2000000000ull; ) {
+		CHECK(shm_read_slot(t_sg, SHM_T_GPU, 1, &sl) == 0, "read slot");
+		if (sl.gen == 3)
+			break;
+	}
+	t0 = t_now_ns();
+	kill(c.pid, SIGTERM);
+	st = t_wait(&c, 2000);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "SIGTERM: status 0x%x", st);
+	printf("info: SIGTERM to exit: %.1f ms\n", (t_now_ns() - t0) / 1e6);
+	t_close_fds(&c);
+	free_part(&bad);
+	free_part(&good);
+	free_part(&big);
+}
+
+/* Send tp to a fresh worker: it must exit 2 with one log line saying
+ * what. */
+static void expect_refused(const struct t_part *tp, const char *what)
+{
+	struct t_child c;
+	struct frame_hdr h;
+	uint8_t *p;
+	char log[4096];
+	int st;
+
+	spawn_gpu(&c, "1", "cpu");
+	t_recv(c.out, &h, &p);
+	free(p);
+	frame_send(c.in, &tp->hdr, tp->payload);	/* EPIPE if it already left */
+	st = t_wait(&c, 5000);
+	t_read_log(&c, log, sizeof log);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status 0x%x", what, st);
+	CHECK(t_count_lines(log, "gpuworker[1]: ") == 1 && t_count_lines(log, what) == 1,
+	      "log for \"%s\":\n%s", what, log);
+	printf("refused: %s", strstr(log, "gpuworker[1]: "));
+	t_close_fds(&c);
+}
+
+static void test_bad_input(void)
+{
+	struct t_part tp;
+	struct shm_slot sl;
+
+	make_part(&tp, "0bad", 1, 10, 950, 100);
+	tp.hdr.checksum ^= 1;
+	frame_seal_hdr(&tp.hdr);
+	expect_refused(&tp, "payload checksum mismatch");
+	memset(tp.payload + 32 * ((1024 + 5)), 0xff, 32);	/* b[5] */
+	frame_seal(&tp.hdr, tp.payload, tp.hdr.payload_len);
+	expect_refused(&tp, "element b[5] at payload offset 32928 is not canonical");
+	tp.hdr.magic = 0;
+	expect_refused(&tp, "bad frame magic");
+	free_part(&tp);
+	/* Nothing began: the refused partitions never showed as work. */
+	CHECK(shm_read_slot(t_sg, SHM_T_GPU, 1, &sl) == 0, "read slot");
+	CHECK(sl.gen == 3, "slot generation %llu", (unsigned long long)sl.gen);
+}
+
+static void test_cuda_absent(void)
+{
+	struct t_child c;
+	char log[4096], why[256];
+	int st;
+
+	if (hterm_cuda_devices(why, sizeof why) > 0) {
+		printf("info: a CUDA device answers here: --backend cuda exit 3 not tested\n");
+		return;
+	}
+	spawn_gpu(&c, "1", "cuda");
+	st = t_wait(&c, 10000);
+	t_read_log(&c, log, sizeof log);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "cuda: status 0x%x", st);
+	CHECK(t_count_lines(log, "gpuworker[1]: backend cuda asked for, but no CUDA device") == 1,
+	      "log:\n%s", log);
+	printf("cuda absent: %s", log);
+	t_close_fds(&c);
+}
+
+int main(void)
+{
+	/* A refused worker leaves before we finish writing to it. */
+	signal(SIGPIPE, SIG_IGN);
+	t_sg = t_seg_create("wgpu", 2, 1);
+	snprintf(t_name, sizeof t_name, "%s", shm_hdr(t_sg)->name);
+	if (sodium_init() < 0)
+		T_FAIL("sodium_init");
+	test_stream();
+	test_unsat_and_term();
+	test_bad_input();
+	test_cuda_absent();
+	return 0;
+}
