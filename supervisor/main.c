@@ -16,9 +16,20 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
+	{ "run", cmd_run, "run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto] [--workers-per-gpu K] [--synth N] [--backend auto|cuda|cpu]" },
 	{ "synth", cmd_synth, "synth --seed HEX --partition I --log-size K -o FILE" },
 	{ "prove", cmd_prove, "prove -i FILE -o FILE [--backend auto|cuda|cpu] [--device N]" },
 	{ "verify", cmd_verify, "verify FILE..." },
+	{ "submit", cmd_submit, "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] "
+				"[--name NAME] [--socket PATH]" },
+	{ "cancel", cmd_cancel, "cancel JOB [--name NAME] [--socket PATH]" },
+	{ "drain", cmd_drain, "drain [--name NAME] [--socket PATH]" },
+	{ "stop", cmd_stop, "stop [--name NAME] [--socket PATH]" },
+	{ "worker", cmd_worker, "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]" },
+	{ "ping", cmd_ping, "ping [--name NAME] [--socket PATH]" },
+	{ "status", cmd_status, "status [--name NAME] [--json] [--prometheus]" },
+	{ "top", cmd_top, "top [--name NAME] [-d TENTHS] [--once] [--no-color] [--ascii]" },
+	{ "exporter", cmd_exporter, "exporter --listen ADDR:PORT [--name NAME]" },
 };
 
 static void usage(FILE *f)

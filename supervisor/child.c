@@ -1,0 +1,411 @@
+/*
+ * child: the worker processes. Each is fork+exec'd (clean address space:
+ * never a bare fork of this process), with its stdin and stdout on pipes
+ * the loop drives, a pidfd polled for its exit, and SIGKILL as its
+ * parent-death signal so a dead supervisor leaves no orphan on the GPU.
+ *
+ * A child's exit is an event: reap it, repair its status slot (it may have
+ * died mid-write), requeue what it held, and start it again after a
+ * backoff that grows with crashes in a row and resets after a stable run.
+ * Frames it sends are checked; a malformed one makes it faulty: killed,
+ * and the same path runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpuworker/hterm.h"
+#include "supervisor/sup.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+#define STABLE_RUN_NS (10ull * 1000000000u)	/* resets the backoff */
+
+static const char *kind_name(const struct child *c)
+{
+	return c->kind == CHILD_GPU ? "gpu" : "synth";
+}
+
+static enum shm_table_id table_of(const struct child *c)
+{
+	return c->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH;
+}
+
+int child_alive(const struct child *c)
+{
+	return c->state == CH_STARTING || c->state == CH_READY || c->state == CH_STOPPING;
+}
+
+static void set_pipe_size(int fd)
+{
+	(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort: fewer wakeups */
+}
+
+/* Argument vector of a child; strings live in bufs. */
+static void child_argv(struct sup *s, const struct child *c, char *path, size_t plen,
+		       char bufs[3][16], char **argv)
+{
+	static const char *const backends[] = { "auto", "cpu", "cuda" };
+	int n = 0;
+
+	snprintf(path, plen, "%s/%s", s->bindir, c->kind == CHILD_GPU ? "gpuworker" : "synth");
+	snprintf(bufs[0], 16, "%u", c->slot);
+	snprintf(bufs[1], 16, "%u", c->gpu);
+	argv[n++] = path;
+	argv[n++] = "--instance";
+	argv[n++] = s->conf.name;
+	argv[n++] = "--slot";
+	argv[n++] = bufs[0];
+	if (c->kind == CHILD_GPU) {
+		argv[n++] = "--gpu";
+		argv[n++] = bufs[1];
+		argv[n++] = "--backend";
+		argv[n++] = (char *)backends[s->backend];
+	}
+	argv[n] = NULL;
+}
+
+int child_spawn(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	char path[4200], bufs[3][16], *argv[12];
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	pid_t parent = getpid(), pid;
+
+	child_argv(s, c, path, sizeof path, bufs, argv);
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+		sup_log("pipe2 failed while spawning %s.%u: %s", kind_name(c), c->slot, strerror(errno));
+		goto fail;
+	}
+	set_pipe_size(in[1]);
+	set_pipe_size(out[0]);
+	pid = fork();
+	if (pid < 0) {
+		sup_log("fork failed while spawning %s.%u: %s", kind_name(c), c->slot, strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);	/* signalfd blocked them */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
+			_exit(127);
+		execv(path, argv);
+		fprintf(stderr, "provisor: exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->pid = pid;
+	c->in_fd = in[1];
+	c->out_fd = out[0];
+	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (c->pidfd < 0) {	/* cannot watch it: do not run it */
+		sup_log("pidfd_open(%d): %s", (int)pid, strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(c->in_fd);
+		close(c->out_fd);
+		c->in_fd = c->out_fd = -1;
+		return -1;
+	}
+	c->state = CH_STARTING;
+	c->started_ns = shm_now_mono();
+	c->rd = RD_HDR;
+	c->hdr_have = 0;
+	c->nhold = 0;
+	c->src_child = -1;
+	c->epoch++;
+	c->rd_pending = c->wr_pending = 0;
+	c->relay_dst = -1;
+	c->relay_left = 0;
+	c->relay_pending = c->relay_drain = 0;
+	io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
+			       c->pidfd, POLLIN);
+	child_arm_read(s, ci);
+	sup_event(s, SHM_EV_START, table_of(c), c->slot, pid, 0, 0, "%s.%u started (pid %d)",
+		  kind_name(c), c->slot, (int)pid);
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+	}
+	return -1;
+}
+
+/* Read what the current state wants next from the child's stdout. */
+void child_arm_read(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	void *dst;
+	uint64_t len;
+
+	if (c->rd_pending || c->out_fd < 0)
+		return;
+	switch (c->rd) {
+	case RD_HDR:
+		dst = (uint8_t *)&c->hdr + c->hdr_have;
+		len = FRAME_HDR_SIZE - c->hdr_have;
+		break;
+	case RD_SMALL:
+	case RD_RESULT:
+		dst = c->buf + c->buf_have;
+		len = c->hdr.payload_len - c->buf_have;
+		if (len > (1u << 20))
+			len = 1u << 20;
+		break;
+	default:
+		return;
+	}
+	io_uring_prep_read(loop_sqe(&s->loop, loop_ud(EV_CHILD_READ, child_who(s, ci))), c->out_fd, dst,
+			   (unsigned)len, (uint64_t)-1);
+	c->rd_pending = 1;
+}
+
+void child_kill(struct sup *s, uint32_t ci, const char *why)
+{
+	struct child *c = &s->child[ci];
+
+	if (!child_alive(c))
+		return;
+	sup_log("killing %s.%u (pid %d): %s", kind_name(c), c->slot, (int)c->pid, why);
+	kill(c->pid, SIGKILL);
+	c->state = CH_STOPPING;
+}
+
+/* A whole header arrived: check it against what this child may send. */
+static void on_header(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	char err[200];
+	uint16_t t = c->hdr.type;
+
+	if (frame_check_hdr(&c->hdr, s->conf.max_log_size, err, sizeof err) < 0) {
+		child_kill(s, ci, err);
+		return;
+	}
+	if (t == FRAME_HELLO || t == FRAME_FAIL ||
+	    (t == FRAME_H_RESULT && c->kind == CHILD_GPU)) {
+		c->buf = malloc(c->hdr.payload_len);
+		if (!c->buf) {
+			child_kill(s, ci, "out of memory for its frame");
+			return;
+		}
+		c->buf_have = 0;
+		c->rd = t == FRAME_H_RESULT ? RD_RESULT : RD_SMALL;
+		child_arm_read(s, ci);
+		return;
+	}
+	if (t == FRAME_PART_DATA && c->kind == CHILD_SYNTH) {
+		c->rd = RD_HELD;	/* the payload stays in the pipe */
+		sched_synth_ready(s, ci);
+		return;
+	}
+	snprintf(err, sizeof err, "unexpected frame type %u from a %s worker", t, kind_name(c));
+	child_kill(s, ci, err);
+}
+
+/* A whole payload arrived. */
+static void on_payload(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	char reason[FRAME_FAIL_MAX + 1];
+
+	if (frame_checksum(c->buf, c->buf_have) != c->hdr.checksum) {
+		child_kill(s, ci, "payload checksum mismatch");
+		return;
+	}
+	switch (c->hdr.type) {
+	case FRAME_HELLO:
+		if (c->state == CH_STARTING)
+			c->state = CH_READY;
+		break;
+	case FRAME_FAIL:
+		memcpy(reason, c->buf, c->buf_have);
+		reason[c->buf_have] = '\0';
+		sched_part_failed(s, ci, reason);
+		break;
+	case FRAME_H_RESULT:
+		sched_result(s, ci);
+		break;
+	}
+	free(c->buf);
+	c->buf = NULL;
+	c->rd = RD_HDR;
+	c->hdr_have = 0;
+}
+
+void child_on_read(struct sup *s, uint32_t ci, int res)
+{
+	struct child *c = &s->child[ci];
+
+	c->rd_pending = 0;
+	if (res <= 0) {		/* EOF or error: it is exiting; the pidfd says when */
+		if (res < 0 && res != -EPIPE && child_alive(c))
+			sup_log("read from %s.%u: %s", kind_name(c), c->slot, strerror(-res));
+		c->rd = RD_EOF;
+		return;
+	}
+	if (c->rd == RD_HDR) {
+		c->hdr_have += (uint32_t)res;
+		if (c->hdr_have == FRAME_HDR_SIZE)
+			on_header(s, ci);
+	} else {
+		c->buf_have += (uint64_t)res;
+		if (c->buf_have == c->hdr.payload_len)
+			on_payload(s, ci);
+	}
+	if (child_alive(c))
+		child_arm_read(s, ci);
+	sched_run(s);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* The pidfd became readable: reap, repair, requeue, schedule a restart. */
+void child_on_exit(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	siginfo_t si = { 0 };
+	struct shm_slot v;
+	uint32_t kind = SHM_EXIT_CODE;
+	int32_t code;
+	uint64_t now = shm_now_mono();
+
+	if (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0) {
+		/* Not reaped yet (spurious wakeup): poll again. */
+		io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
+				       c->pidfd, POLLIN);
+		return;
+	}
+	code = si.si_status;
+	if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
+		kind = SHM_EXIT_SIGNAL;
+	close_fd(&c->pidfd);
+	close_fd(&c->in_fd);
+	close_fd(&c->out_fd);
+	free(c->buf);
+	c->buf = NULL;
+
+	shm_slot_repair(&s->seg, table_of(c), c->slot, kind, code, &v);
+	sched_requeue(s, ci, kind == SHM_EXIT_SIGNAL ? "worker killed" : "worker exited");
+	c->pid = 0;
+	if (s->stopping || c->disabled) {
+		c->state = c->disabled ? CH_DISABLED : CH_DOWN;
+		v.state = c->disabled ? SHM_SLOT_DISABLED : SHM_SLOT_STOPPED;
+		shm_owner_write_slot(&s->seg, table_of(c), c->slot, &v);
+		if (c->disabled)
+			sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, 0, 0, 0, "%s.%u disabled",
+				  kind_name(c), c->slot);
+		return;
+	}
+	if (now - c->started_ns > STABLE_RUN_NS)
+		c->crashes = 0;
+	uint64_t delay_ms = c->crashes ? 100ull << (c->crashes - 1 < 7 ? c->crashes - 1 : 7) : 0;
+	if (delay_ms > SUP_BACKOFF_MAX_MS)
+		delay_ms = SUP_BACKOFF_MAX_MS;
+	c->crashes++;
+	c->state = CH_DOWN;
+	c->restart_at_ns = now + delay_ms * 1000000u;
+	v.state = delay_ms ? SHM_SLOT_BACKOFF : SHM_SLOT_CRASHED;
+	v.restarts++;
+	shm_owner_write_slot(&s->seg, table_of(c), c->slot, &v);
+	sup_event(s, SHM_EV_CRASH, table_of(c), c->slot, code, 0, 0, "%s.%u %s %d; restart in %llu ms",
+		  kind_name(c), c->slot, kind == SHM_EXIT_SIGNAL ? "killed by signal" : "exited with",
+		  code, (unsigned long long)delay_ms);
+}
+
+/* Restart children whose backoff has passed; stop disabled ones once
+ * they hold nothing. */
+void child_tick(struct sup *s, uint64_t now)
+{
+	if (s->stopping)
+		return;
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		struct child *c = &s->child[i];
+		if (c->disabled && c->state == CH_READY && c->nhold == 0 && c->relay_dst < 0 &&
+		    c->src_child < 0 && !c->wr_pending && !c->relay_drain && c->rd == RD_HDR) {
+			c->state = CH_STOPPING;
+			close_fd(&c->in_fd);	/* EOF: it exits */
+			continue;
+		}
+		if (c->state == CH_DOWN && now >= c->restart_at_ns) {
+			if (child_spawn(s, i) == 0) {
+				if (c->crashes)
+					sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0,
+						  "%s.%u restarted", kind_name(c), c->slot);
+			} else {
+				c->restart_at_ns = now + 1000000000u;
+			}
+		}
+	}
+}
+
+/* Stop: close every child's stdin (it finishes and exits), SIGTERM
+ * those that are not busy with anything. */
+void child_stop_all(struct sup *s)
+{
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		struct child *c = &s->child[i];
+		if (!child_alive(c))
+			continue;
+		c->state = CH_STOPPING;
+		if (!c->wr_pending)
+			close_fd(&c->in_fd);
+		kill(c->pid, SIGTERM);
+	}
+}
+
+int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
+		      char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		struct child *c = &s->child[i];
+		if (table_of(c) != table || c->slot != slot)
+			continue;
+		if (enable) {
+			if (c->state == CH_DISABLED) {
+				c->state = CH_DOWN;
+				c->restart_at_ns = shm_now_mono();
+				c->crashes = 0;
+				sup_event(s, SHM_EV_ENABLE, table, slot, 0, 0, 0, "%s.%u enabled",
+					  kind_name(c), slot);
+			}
+			c->disabled = 0;
+			return 0;
+		}
+		c->disabled = 1;
+		if (c->state == CH_DOWN) {
+			struct shm_slot v;
+			c->state = CH_DISABLED;
+			if (shm_read_slot(&s->seg, table, slot, &v) == 0) {
+				v.state = SHM_SLOT_DISABLED;
+				shm_owner_write_slot(&s->seg, table, slot, &v);
+			}
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "no %s slot %u", table == SHM_T_GPU ? "gpu" : "synth", slot);
+	return -ENOENT;
+}

@@ -1,0 +1,452 @@
+/*
+ * run: `provisor run`, the supervisor. Configuration (defaults, then the
+ * file, then flags), then the status segment, the control socket and the
+ * children, then one io_uring loop until stopped. Signals arrive through
+ * a signalfd read on the ring; a 100 ms tick beats the heartbeat,
+ * publishes totals and restarts children whose backoff passed.
+ *
+ * Stopping (SIGTERM, SIGINT, `provisor stop`, or a drain that finished):
+ * no new work, children get EOF and SIGTERM, and those still alive after
+ * the grace period get SIGKILL; the loop ends when every child is reaped.
+ * Then the socket and the segment are removed: nothing is left behind.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "gpuworker/hterm.h"
+#include "supervisor/cmds.h"
+#include "supervisor/sup.h"
+
+#define STOP_GRACE_NS (3ull * 1000000000u)
+
+static struct signalfd_siginfo sigbuf;
+static struct __kernel_timespec tick = { .tv_nsec = SUP_TICK_MS * 1000000 };
+
+void sup_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "provisor[%d]: ", (int)getpid());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int sup_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+void sup_event(struct sup *s, uint32_t type, int table, uint32_t slot, int32_t code,
+	       uint64_t job, uint32_t part, const char *fmt, ...)
+{
+	struct shm_event ev = { .type = type, .table = (uint32_t)table, .slot = slot, .code = code,
+				.job_id = job, .partition = part };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ev.msg, sizeof ev.msg, fmt, ap);
+	va_end(ap);
+	shm_post_event(&s->seg, &ev);
+	if (type != SHM_EV_JOB_SUBMIT && type != SHM_EV_JOB_DONE && type != SHM_EV_START)
+		sup_log("%s", ev.msg);
+}
+
+static void arm_signal(struct sup *s)
+{
+	io_uring_prep_read(loop_sqe(&s->loop, loop_ud(EV_SIGNAL, 0)), s->sigfd, &sigbuf,
+			   sizeof sigbuf, (uint64_t)-1);
+}
+
+static void arm_tick(struct sup *s)
+{
+	io_uring_prep_timeout(loop_sqe(&s->loop, loop_ud(EV_TICK, 0)), &tick, 0, 0);
+}
+
+static void begin_stop(struct sup *s, const char *why)
+{
+	if (s->stopping) {
+		return;
+	}
+	sup_log("stopping: %s", why);
+	s->stopping = 1;
+	s->stop_deadline_ns = shm_now_mono() + STOP_GRACE_NS;
+	ctlsrv_close(s);
+	child_stop_all(s);
+	sched_publish(s);
+}
+
+static int all_down(const struct sup *s)
+{
+	for (uint32_t i = 0; i < s->nchild; i++)
+		if (s->child[i].pid > 0)
+			return 0;
+	return 1;
+}
+
+static void on_tick(struct sup *s)
+{
+	uint64_t now = shm_now_mono();
+
+	shm_heartbeat(&s->seg);
+	if (s->stop_requested)
+		begin_stop(s, "asked to stop");
+	if (s->draining && sched_idle(s))
+		begin_stop(s, "drained");
+	if (s->stopping) {
+		if (all_down(s)) {
+			s->loop.stop = 1;
+			return;
+		}
+		if (now > s->stop_deadline_ns)
+			for (uint32_t i = 0; i < s->nchild; i++)
+				if (s->child[i].pid > 0)
+					kill(s->child[i].pid, SIGKILL);
+	}
+	child_tick(s, now);
+	sched_run(s);
+	sched_publish(s);
+	arm_tick(s);
+}
+
+static void on_signal(struct sup *s, int res)
+{
+	if (res == (int)sizeof sigbuf) {
+		int sig = (int)sigbuf.ssi_signo;
+		if (s->stopping && (sig == SIGTERM || sig == SIGINT)) {
+			sup_log("second %s: killing the workers now", strsignal(sig));
+			s->stop_deadline_ns = 0;
+		} else if (sig == SIGTERM || sig == SIGINT) {
+			begin_stop(s, strsignal(sig));
+		}
+	}
+	arm_signal(s);
+}
+
+static void dispatch(void *ctx, uint64_t ud, int res)
+{
+	struct sup *s = ctx;
+	uint32_t who = loop_who(ud);
+	int ci;
+
+	switch (loop_what(ud)) {
+	case EV_SIGNAL: on_signal(s, res); return;
+	case EV_TICK: on_tick(s); return;
+	case EV_ACCEPT: ctlsrv_on_accept(s, res); return;
+	case EV_CONN_READ: ctlsrv_on_read(s, who, res); return;
+	case EV_CONN_WRITE: ctlsrv_on_write(s, who, res); return;
+	case EV_CONN_TIMEOUT: case EV_IGNORE: return;
+	default: break;
+	}
+	if ((ci = child_of(s, who)) < 0)
+		return;		/* an earlier incarnation's: settled at its exit */
+	switch (loop_what(ud)) {
+	case EV_CHILD_EXIT: child_on_exit(s, (uint32_t)ci); break;
+	case EV_CHILD_READ: child_on_read(s, (uint32_t)ci, res); break;
+	case EV_CHILD_WRITE: sched_on_write(s, (uint32_t)ci, res); break;
+	case EV_CHILD_SPLICE: sched_on_splice(s, (uint32_t)ci, res); break;
+	default: break;
+	}
+	if (s->stopping && all_down(s))
+		s->loop.stop = 1;
+}
+
+/* GPUs without touching CUDA here (the supervisor never holds CUDA
+ * state): the NVIDIA driver lists one directory per device. */
+static int count_gpus(void)
+{
+	DIR *d = opendir("/proc/driver/nvidia/gpus");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof buf)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0750) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0750) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: provisor run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto]\n"
+		   "                    [--workers-per-gpu K] [--synth N] [--backend auto|cuda|cpu]\n");
+}
+
+static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (!*v || *end || n < lo || n > hi) {
+		fprintf(stderr, "provisor run: %s: '%s' is not a number in %d..%d\n", opt, v, lo, hi);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+/* Defaults, then the file, then the flags. */
+static int configure(struct sup *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { "name", required_argument, NULL, 'n' },
+		{ "state-dir", required_argument, NULL, 'd' }, { "gpus", required_argument, NULL, 'g' },
+		{ "workers-per-gpu", required_argument, NULL, 'w' },
+		{ "synth", required_argument, NULL, 's' }, { "backend", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL;
+	struct conf *c = &s->conf;
+	char err[512];
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "c:n:d:g:w:s:b:h", opts, NULL)) != -1)
+		if (o == 'c')
+			config = optarg;
+		else if (o == 'h') {
+			usage(stdout);
+			exit(0);
+		} else if (o == '?') {
+			usage(stderr);
+			return -1;
+		}
+	conf_defaults(c);
+	if (config && conf_load(c, config, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "c:n:d:g:w:s:b:h", opts, NULL)) != -1) {
+		enum hterm_backend be;
+		switch (o) {
+		case 'n':
+			if (shm_name_check(optarg, err, sizeof err) < 0) {
+				fprintf(stderr, "provisor run: --name: %s\n", err);
+				return -1;
+			}
+			snprintf(c->name, sizeof c->name, "%s", optarg);
+			break;
+		case 'd': snprintf(c->state_dir, sizeof c->state_dir, "%s", optarg); break;
+		case 'g':
+			if (!strcmp(optarg, "auto"))
+				c->gpus = -1;
+			else if (parse_count("--gpus", optarg, 0, 64, &c->gpus) < 0)
+				return -1;
+			break;
+		case 'w':
+			if (parse_count("--workers-per-gpu", optarg, 1, 16, &c->workers_per_gpu) < 0)
+				return -1;
+			break;
+		case 's':
+			if (parse_count("--synth", optarg, 1, 128, &c->synth) < 0)
+				return -1;
+			break;
+		case 'b':
+			if (hterm_backend_parse(optarg, &be) < 0) {
+				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda or cpu\n", optarg);
+				return -1;
+			}
+			c->backend = (int)be;
+			break;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "provisor run: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	conf_finish(c);
+	return 0;
+}
+
+/* Slots: gpus x workers_per_gpu GPU workers, then the synth pool. */
+static int make_children(struct sup *s)
+{
+	struct conf *c = &s->conf;
+	int gpus = c->gpus;
+
+	s->backend = c->backend;
+	if (gpus < 0) {
+		gpus = count_gpus();
+		if (gpus == 0) {
+			sup_log("no GPU found: running %d CPU-backed GPU worker slot(s)", c->workers_per_gpu);
+			if (s->backend == HTERM_AUTO)
+				s->backend = HTERM_CPU;
+		}
+	}
+	s->ngpu = (uint32_t)((gpus ? gpus : 1) * c->workers_per_gpu);
+	s->nsynth = (uint32_t)c->synth;
+	s->nchild = s->ngpu + s->nsynth;
+	if (s->nchild > CONF_MAX_SLOTS) {
+		fprintf(stderr, "provisor run: %u worker slots is more than %d\n", s->nchild, CONF_MAX_SLOTS);
+		return -1;
+	}
+	s->child = calloc(s->nchild, sizeof *s->child);
+	if (!s->child)
+		return -1;
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		struct child *ch = &s->child[i];
+		ch->kind = i < s->ngpu ? CHILD_GPU : CHILD_SYNTH;
+		ch->slot = i < s->ngpu ? i : i - s->ngpu;
+		ch->gpu = i < s->ngpu ? i / (uint32_t)c->workers_per_gpu : 0;
+		ch->pid = 0;
+		ch->pidfd = ch->in_fd = ch->out_fd = -1;
+		ch->src_child = ch->relay_dst = -1;
+		ch->state = CH_DOWN;
+	}
+	return 0;
+}
+
+/* Record each slot's identity before its worker first starts. */
+static void init_slots(struct sup *s)
+{
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		struct child *ch = &s->child[i];
+		struct shm_slot v = { .gpu = ch->gpu, .state = SHM_SLOT_EMPTY };
+		shm_owner_write_slot(&s->seg, ch->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH, ch->slot, &v);
+	}
+}
+
+static int setup(struct sup *s)
+{
+	char err[512], exe[PATH_MAX];
+	ssize_t n;
+	sigset_t mask;
+
+	if (strlen(s->conf.state_dir) > SUP_STATE_DIR_MAX) {
+		fprintf(stderr, "provisor run: state directory path longer than %d bytes (the control "
+			"socket lives there): %s\n", SUP_STATE_DIR_MAX, s->conf.state_dir);
+		return -1;
+	}
+	if (mkdirs(s->conf.state_dir) < 0 || sup_path(exe, sizeof exe, "%s/results", s->conf.state_dir) < 0 ||
+	    mkdirs(exe) < 0 || sup_path(exe, sizeof exe, "%s/jobs", s->conf.state_dir) < 0 || mkdirs(exe) < 0) {
+		fprintf(stderr, "provisor run: state directory %s: %s\n", s->conf.state_dir, strerror(errno));
+		return -1;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		fprintf(stderr, "provisor run: cannot find my own binary: %s\n", strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
+	sup_path(s->bindir, sizeof s->bindir, "%s", dirname(exe));
+
+	struct shm_config sc = { .name = s->conf.name, .mode = s->conf.shm_mode,
+				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = 256,
+				 .control_path = s->sock_path };
+	sup_path(s->sock_path, sizeof s->sock_path, "%s/control.sock", s->conf.state_dir);
+	if (shm_create(&s->seg, &sc, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
+	s->njobs = shm_count(&s->seg, SHM_T_JOB);
+	s->jobs = calloc(s->njobs, sizeof *s->jobs);
+	s->nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (!s->jobs || s->nullfd < 0)
+		return -1;
+	init_slots(s);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (s->sigfd < 0 || loop_init(&s->loop, 512) < 0) {
+		fprintf(stderr, "provisor run: signalfd/io_uring setup failed: %s\n", strerror(errno));
+		return -1;
+	}
+	if (ctlsrv_open(s, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void teardown(struct sup *s)
+{
+	char dir[PATH_MAX];
+
+	ctlsrv_close(s);
+	sched_forget_all(s);
+	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)
+		rmdir(dir);
+	shm_destroy(&s->seg);
+	loop_exit(&s->loop);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->nullfd >= 0)
+		close(s->nullfd);
+	free(s->child);
+	free(s->jobs);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static struct sup sup;
+	struct sup *s = &sup;
+
+	s->sigfd = s->sockfd = s->nullfd = -1;
+	s->next_job_id = 1;
+	if (configure(s, argc, argv) < 0 || make_children(s) < 0)
+		return 2;
+	if (setup(s) < 0) {
+		if (s->seg.base)
+			shm_destroy(&s->seg);
+		ctlsrv_close(s);
+		return 1;
+	}
+	sup_log("instance '%s': %u GPU worker slot(s), %u synth, state in %s", s->conf.name,
+		s->ngpu, s->nsynth, s->conf.state_dir);
+	for (uint32_t i = 0; i < s->nchild; i++)
+		child_spawn(s, i);
+	arm_signal(s);
+	arm_tick(s);
+	sched_publish(s);
+	int rc = loop_run(&s->loop, dispatch, s);
+	teardown(s);
+	sup_log("stopped");
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,735 @@
+/*
+ * sched: jobs and partitions, from submit to result file.
+ *
+ * A partition moves queued -> synthesizing (a synth child) -> ready (its
+ * payload waits in that synth's stdout pipe) -> proving (relayed to a
+ * gpuworker, which holds up to SUP_GPU_DEPTH) -> done | failed. Choices
+ * are made in sched_run after every event:
+ *   - an idle synth gets the queued partition that comes first by
+ *     (kind priority, job id, partition), if the memory budget allows;
+ *   - a ready partition (again first by that order) is relayed to the
+ *     gpuworker with the fewest partitions, if one has room: the header
+ *     is written, then the payload is spliced pipe to pipe, never copied
+ *     through this process.
+ * The memory budget counts 3 * 2^k * 32 bytes for each partition from its
+ * SYNTH_REQ until its H arrives (or it is requeued): synthesis is
+ * throttled instead of filling memory. One partition is always allowed so
+ * an oversized one cannot stall everything.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/pfile.h"
+#include "supervisor/sup.h"
+
+#define POISON_ATTEMPTS 3
+
+static uint64_t part_bytes(const struct job *j)
+{
+	return 3ull << j->log_size << 5;
+}
+
+/* The state directory is at most SUP_STATE_DIR_MAX bytes: these fit. */
+void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len)
+{
+	sup_path(buf, len, "%s/results/job-%llu.result", s->conf.state_dir, (unsigned long long)id);
+}
+
+static void part_path(const struct sup *s, uint64_t id, uint32_t p, char *buf, size_t len)
+{
+	sup_path(buf, len, "%s/jobs/%llu/p%u.h", s->conf.state_dir, (unsigned long long)id, p);
+}
+
+static void job_dir(const struct sup *s, uint64_t id, char *buf, size_t len)
+{
+	sup_path(buf, len, "%s/jobs/%llu", s->conf.state_dir, (unsigned long long)id);
+}
+
+static void publish_job(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	struct shm_job v = { 0 };
+
+	v.id = j->id;
+	v.kind = j->kind;
+	v.priority = j->priority;
+	v.state = j->state;
+	v.log_size = j->log_size;
+	v.nparts = j->nparts;
+	memcpy(v.seed, j->seed, j->seed_len);
+	v.submit_wall_ns = j->submit_wall_ns;
+	v.submit_mono_ns = j->submit_mono_ns;
+	v.start_mono_ns = j->start_mono_ns;
+	v.end_mono_ns = j->end_mono_ns;
+	memcpy(v.reason, j->reason, sizeof v.reason);
+	for (uint32_t p = 0; p < j->nparts; p++) {
+		const struct part *pt = &j->part[p];
+		v.part[p].state = pt->state;
+		v.part[p].attempts = pt->attempts;
+		v.part[p].synth_slot = pt->synth_child < 0 ? 0xffff
+			: (uint16_t)s->child[pt->synth_child].slot;
+		v.part[p].gpu_slot = pt->gpu_child < 0 ? 0xffff
+			: (uint16_t)s->child[pt->gpu_child].slot;
+		v.part[p].synth_ns = pt->synth_ns;
+		v.part[p].gpu_ns = pt->gpu_ns;
+	}
+	shm_write_job(&s->seg, (uint32_t)ji, &v);
+}
+
+/* Totals for the supervisor record. */
+void sched_publish(struct sup *s)
+{
+	struct shm_sup *st = &s->stats;
+
+	st->state = s->stopping ? SHM_SUP_STOPPING : s->draining ? SHM_SUP_DRAINING : SHM_SUP_RUNNING;
+	st->jobs_queued = st->jobs_running = 0;
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		st->jobs_queued += s->jobs[i].id && s->jobs[i].state == SHM_JOB_QUEUED;
+		st->jobs_running += s->jobs[i].id && s->jobs[i].state == SHM_JOB_RUNNING;
+	}
+	st->mem_budget = s->conf.mem_budget;
+	st->mem_used = sched_mem_used(s);
+	shm_write_sup(&s->seg, st);
+}
+
+static int job_active(const struct job *j)
+{
+	return j->id && (j->state == SHM_JOB_QUEUED || j->state == SHM_JOB_RUNNING);
+}
+
+int sched_idle(const struct sup *s)
+{
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (job_active(&s->jobs[i]))
+			return 0;
+	return 1;
+}
+
+/* A free table entry, else the one that finished longest ago. */
+static int job_slot(struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!j->id)
+			return (int)i;
+		if (!job_active(j) && (best < 0 || j->end_mono_ns < s->jobs[best].end_mono_ns))
+			best = (int)i;
+	}
+	return best;
+}
+
+int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
+		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen)
+{
+	const struct conf_kind *kc;
+	uint32_t active = 0;
+	int ji;
+
+	if (s->draining || s->stopping) {
+		snprintf(err, errlen, "draining: not accepting jobs");
+		return -EBUSY;
+	}
+	if (kind < 1 || kind >= CONF_NKINDS) {
+		snprintf(err, errlen, "unknown job kind %u", kind);
+		return -EINVAL;
+	}
+	kc = &s->conf.kind[kind];
+	k = k ? k : kc->log_size;
+	parts = parts ? parts : kc->partitions;
+	if (k < 1 || k > s->conf.max_log_size) {
+		snprintf(err, errlen, "log size %u is outside 1..%u (max_log_size)", k, s->conf.max_log_size);
+		return -EINVAL;
+	}
+	if (parts < 1 || parts > SHM_JOB_MAX_PARTS) {
+		snprintf(err, errlen, "partitions %u is outside 1..%d", parts, SHM_JOB_MAX_PARTS);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < s->njobs; i++)
+		active += job_active(&s->jobs[i]);
+	ji = job_slot(s);
+	if (active >= s->conf.max_jobs || ji < 0) {
+		snprintf(err, errlen, "job limit reached (%u queued or running)", active);
+		return -ENOSPC;
+	}
+	struct job *j = &s->jobs[ji];
+	char dir[4200];
+
+	memset(j, 0, sizeof *j);
+	j->id = s->next_job_id++;
+	job_dir(s, j->id, dir, sizeof dir);
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+		j->id = 0;
+		return -errno;
+	}
+	j->kind = kind;
+	j->priority = kc->priority;
+	j->log_size = k;
+	j->nparts = parts;
+	if (seed_len) {
+		memcpy(j->seed, seed, seed_len);
+		j->seed_len = seed_len;
+	} else {
+		if (getrandom(j->seed, 16, 0) != 16)
+			memcpy(j->seed, &j->id, 8);
+		j->seed_len = 16;
+	}
+	j->state = SHM_JOB_QUEUED;
+	j->submit_wall_ns = shm_now_wall();
+	j->submit_mono_ns = shm_now_mono();
+	for (uint32_t p = 0; p < parts; p++)
+		j->part[p] = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1 };
+	publish_job(s, ji);
+	sup_event(s, SHM_EV_JOB_SUBMIT, 0, 0, 0, j->id, 0, "job %llu submitted: %s, %u x 2^%u",
+		  (unsigned long long)j->id, pfile_job_kind_name(kind), parts, k);
+	*id = j->id;
+	return 0;
+}
+
+static int find_job(const struct sup *s, uint64_t id)
+{
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+static void remove_parts(struct sup *s, const struct job *j)
+{
+	char path[4200];
+
+	for (uint32_t p = 0; p < j->nparts; p++) {
+		part_path(s, j->id, p, path, sizeof path);
+		unlink(path);
+	}
+	job_dir(s, j->id, path, sizeof path);
+	rmdir(path);
+}
+
+/* The job ends: done, failed or cancelled. Nothing of it stays queued;
+ * partitions still out with workers are ignored when they come back. */
+static void job_finish(struct sup *s, int ji, uint32_t state, const char *reason)
+{
+	struct job *j = &s->jobs[ji];
+
+	j->state = state;
+	j->end_mono_ns = shm_now_mono();
+	if (reason)
+		snprintf(j->reason, sizeof j->reason, "%s", reason);
+	for (uint32_t p = 0; p < j->nparts; p++)
+		if (j->part[p].state == SHM_PART_QUEUED && state != SHM_JOB_DONE)
+			j->part[p].state = SHM_PART_FAILED;
+	remove_parts(s, j);
+	if (state == SHM_JOB_DONE)
+		s->stats.jobs_done++;
+	else
+		s->stats.jobs_failed++;
+	publish_job(s, ji);
+	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
+		  "job %llu %s%s%s", (unsigned long long)j->id,
+		  state == SHM_JOB_DONE ? "done" : state == SHM_JOB_CANCELLED ? "cancelled" : "failed",
+		  reason ? ": " : "", reason ? reason : "");
+}
+
+/* Stopping: the partial results of unfinished jobs are removed (they are
+ * recomputed if the job is submitted again). */
+void sched_forget_all(struct sup *s)
+{
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (job_active(&s->jobs[i]))
+			remove_parts(s, &s->jobs[i]);
+}
+
+int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
+{
+	int ji = find_job(s, id);
+
+	if (ji < 0) {
+		snprintf(err, errlen, "no job %llu", (unsigned long long)id);
+		return -ENOENT;
+	}
+	if (!job_active(&s->jobs[ji])) {
+		snprintf(err, errlen, "job %llu already finished", (unsigned long long)id);
+		return -EALREADY;
+	}
+	job_finish(s, ji, SHM_JOB_CANCELLED, "cancelled");
+	return 0;
+}
+
+/* Assemble the result file from the partition files, atomically. */
+static void job_complete(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	struct pfile_result res = { .job_id = j->id, .job_kind = j->kind, .partitions = j->nparts };
+	struct pfile_writer *w;
+	char path[4200], err[256];
+	size_t n = 32ull << j->log_size;
+	uint8_t *buf = malloc(n);
+	int rc = buf ? 0 : -ENOMEM;
+
+	res.id.seed_len = j->seed_len;
+	memcpy(res.id.seed, j->seed, j->seed_len);
+	res.id.k = j->log_size;
+	sched_result_path(s, j->id, path, sizeof path);
+	if (rc == 0)
+		rc = pfile_result_begin(path, &res, &w, err, sizeof err);
+	for (uint32_t p = 0; rc == 0 && p < j->nparts; p++) {
+		char pp[4200];
+		part_path(s, j->id, p, pp, sizeof pp);
+		int fd = open(pp, O_RDONLY | O_CLOEXEC);
+		ssize_t got = fd < 0 ? -1 : pread(fd, buf, n, 0);
+		if (fd >= 0)
+			close(fd);
+		if (got != (ssize_t)n) {
+			snprintf(err, sizeof err, "partition %u's H is missing", p);
+			pfile_result_abort(w);
+			rc = -EIO;
+			break;
+		}
+		rc = pfile_result_put_bytes(w, buf, err, sizeof err);
+	}
+	if (rc == 0)
+		rc = pfile_result_commit(w, err, sizeof err);
+	free(buf);
+	if (rc < 0) {
+		sup_log("job %llu: result file: %s", (unsigned long long)j->id, err);
+		job_finish(s, ji, SHM_JOB_FAILED, err);
+		return;
+	}
+	job_finish(s, ji, SHM_JOB_DONE, NULL);
+}
+
+/* Is the partition still wanted (same job, active, not done)? */
+static int wanted(const struct sup *s, const struct part_ref *r)
+{
+	const struct job *j = &s->jobs[r->job];
+
+	return j->id == r->id && job_active(j) && j->part[r->part].state != SHM_PART_DONE;
+}
+
+/* Bytes of synthesized partitions in flight: what the children hold. */
+uint64_t sched_mem_used(const struct sup *s)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < s->nchild; i++)
+		for (int h = 0; h < s->child[i].nhold; h++) {
+			const struct part_ref *r = &s->child[i].hold[h];
+			if (s->jobs[r->job].id == r->id)
+				sum += part_bytes(&s->jobs[r->job]);
+		}
+	return sum;
+}
+
+/* Put a partition back in the queue after its worker died, or fail its
+ * job when it has now killed POISON_ATTEMPTS workers. */
+static void requeue_one(struct sup *s, const struct part_ref *r, const char *why)
+{
+	struct job *j;
+	struct part *pt;
+
+	if (!wanted(s, r))
+		return;
+	j = &s->jobs[r->job];
+	pt = &j->part[r->part];
+	pt->synth_child = pt->gpu_child = -1;
+	if (++pt->attempts >= POISON_ATTEMPTS) {
+		char reason[64];
+		pt->state = SHM_PART_FAILED;
+		snprintf(reason, sizeof reason, "partition %u: %s %u times", r->part, why, pt->attempts);
+		job_finish(s, r->job, SHM_JOB_FAILED, reason);
+		return;
+	}
+	pt->state = SHM_PART_QUEUED;
+	publish_job(s, r->job);
+}
+
+static void relay_drain(struct sup *s, uint32_t si);
+
+/* Child ci is gone: settle every partition it held and any relay it was
+ * part of. */
+void sched_requeue(struct sup *s, uint32_t ci, const char *why)
+{
+	struct child *c = &s->child[ci];
+
+	for (int i = 0; i < c->nhold; i++)
+		requeue_one(s, &c->hold[i], why);
+	c->nhold = 0;
+	c->wr_pending = 0;
+	c->rd_pending = 0;
+	if (c->kind == CHILD_SYNTH && c->relay_dst >= 0) {
+		/* Its payload ended mid-relay: the gpuworker's stream is cut. */
+		struct child *g = &s->child[c->relay_dst];
+		g->src_child = -1;
+		child_kill(s, (uint32_t)c->relay_dst, "its input was cut by a dying synth");
+		c->relay_dst = -1;
+	}
+	if (c->kind == CHILD_GPU && c->src_child >= 0) {
+		struct child *src = &s->child[c->src_child];
+		src->relay_dst = -1;
+		src->relay_drain = 1;	/* throw the rest of the payload away */
+		if (!src->relay_pending)
+			relay_drain(s, (uint32_t)c->src_child);
+		c->src_child = -1;
+	}
+	c->relay_pending = 0;
+}
+
+static int part_cmp(const struct sup *s, int ja, uint32_t pa, int jb, uint32_t pb)
+{
+	const struct job *a = &s->jobs[ja], *b = &s->jobs[jb];
+
+	if (a->priority != b->priority)
+		return a->priority < b->priority ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return pa < pb ? -1 : pa > pb;
+}
+
+/* The first queued partition by priority; -1 when none. */
+static int next_queued(const struct sup *s, uint32_t *part)
+{
+	int best = -1;
+	uint32_t bp = 0;
+
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!job_active(j))
+			continue;
+		if (best >= 0 && part_cmp(s, (int)i, 0, best, bp) > 0)
+			continue;
+		for (uint32_t p = 0; p < j->nparts; p++)
+			if (j->part[p].state == SHM_PART_QUEUED) {
+				if (best < 0 || part_cmp(s, (int)i, p, best, bp) < 0) {
+					best = (int)i;
+					bp = p;
+				}
+				break;
+			}
+	}
+	*part = bp;
+	return best;
+}
+
+static void write_frame(struct sup *s, uint32_t ci, const void *buf, size_t len)
+{
+	struct child *c = &s->child[ci];
+
+	if (buf != c->wbuf)
+		memcpy(c->wbuf, buf, len);
+	io_uring_prep_write(loop_sqe(&s->loop, loop_ud(EV_CHILD_WRITE, child_who(s, ci))),
+			    c->in_fd, c->wbuf, (unsigned)len, (uint64_t)-1);
+	c->wr_pending = 1;
+}
+
+static int synth_free(const struct child *c)
+{
+	return c->state == CH_READY && !c->disabled && c->nhold == 0 && !c->wr_pending &&
+	       c->relay_dst < 0 && !c->relay_drain && c->rd == RD_HDR;
+}
+
+static void dispatch_synth(struct sup *s, uint32_t ci, int ji, uint32_t p)
+{
+	struct job *j = &s->jobs[ji];
+	struct child *c = &s->child[ci];
+	struct frame_synth_req req = { .seed_len = j->seed_len };
+	uint8_t buf[FRAME_HDR_SIZE + sizeof req];
+	struct frame_hdr h;
+
+	memcpy(req.seed, j->seed, j->seed_len);
+	c->hold[0] = (struct part_ref){ .id = j->id, .job = ji, .part = p, .gen = ++s->next_gen };
+	c->nhold = 1;
+	frame_init(&h, FRAME_SYNTH_REQ, j->id, p, (uint16_t)j->kind, (uint16_t)j->log_size,
+		   c->hold[0].gen);
+	frame_seal(&h, &req, sizeof req);
+	memcpy(buf, &h, sizeof h);
+	memcpy(buf + sizeof h, &req, sizeof req);
+	write_frame(s, ci, buf, sizeof buf);
+	j->part[p].state = SHM_PART_SYNTH;
+	j->part[p].synth_child = (int16_t)ci;
+	if (j->state == SHM_JOB_QUEUED) {
+		j->state = SHM_JOB_RUNNING;
+		j->start_mono_ns = shm_now_mono();
+	}
+	publish_job(s, ji);
+}
+
+/* A synth has a PART_DATA header: its partition is ready for a GPU. */
+void sched_synth_ready(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	struct part_ref *r = &c->hold[0];
+
+	if (c->nhold != 1 || c->hdr.gen != r->gen || c->hdr.job != r->id ||
+	    c->hdr.partition != r->part) {
+		child_kill(s, ci, "sent a partition it was not asked for");
+		return;
+	}
+	if (!wanted(s, r)) {	/* cancelled meanwhile: throw it away */
+		c->nhold = 0;
+		c->relay_left = c->hdr.payload_len;
+		c->relay_drain = 1;
+		relay_drain(s, ci);
+		return;
+	}
+	struct part *pt = &s->jobs[r->job].part[r->part];
+	pt->state = SHM_PART_READY;
+	pt->synth_ns = c->hdr.work_ns;
+	pt->ready_ns = shm_now_mono();
+	c->relay_left = c->hdr.payload_len;
+	publish_job(s, r->job);
+}
+
+static void splice_next(struct sup *s, uint32_t si)
+{
+	struct child *c = &s->child[si];
+	int dst = c->relay_drain ? s->nullfd : s->child[c->relay_dst].in_fd;
+	unsigned len = c->relay_left > (1u << 20) ? 1u << 20 : (unsigned)c->relay_left;
+
+	io_uring_prep_splice(loop_sqe(&s->loop, loop_ud(EV_CHILD_SPLICE, child_who(s, si))),
+			     c->out_fd, -1, dst, -1, len, SPLICE_F_MOVE);
+	c->relay_pending = 1;
+}
+
+static void relay_drain(struct sup *s, uint32_t si)
+{
+	struct child *c = &s->child[si];
+
+	c->relay_drain = 1;
+	if (c->relay_left)
+		splice_next(s, si);
+	else
+		sched_on_splice(s, si, 0);
+}
+
+/* Start relaying synth si's ready partition to gpuworker gi. */
+static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
+{
+	struct child *c = &s->child[si], *g = &s->child[gi];
+	struct part_ref r = c->hold[0];
+	struct job *j = &s->jobs[r.job];
+	struct part *pt = &j->part[r.part];
+	struct frame_hdr h = c->hdr;
+
+	r.gen = ++s->next_gen;
+	g->hold[g->nhold++] = r;
+	c->nhold = 0;
+	c->relay_dst = (int)gi;
+	g->src_child = (int)si;
+	h.gen = r.gen;
+	frame_seal_hdr(&h);
+	write_frame(s, gi, &h, sizeof h);
+	pt->state = SHM_PART_PROVING;
+	pt->gpu_child = (int16_t)gi;
+	s->dispatch_ns_sum += shm_now_mono() - pt->ready_ns;
+	s->dispatch_n++;
+	publish_job(s, r.job);
+}
+
+/* A write to child ci's stdin finished: a SYNTH_REQ, or a relay header. */
+void sched_on_write(struct sup *s, uint32_t ci, int res)
+{
+	struct child *c = &s->child[ci];
+
+	c->wr_pending = 0;
+	if (c->kind == CHILD_GPU && c->src_child >= 0) {
+		if (res == FRAME_HDR_SIZE)
+			splice_next(s, (uint32_t)c->src_child);
+		else
+			child_kill(s, ci, "relay header write failed");
+		return;
+	}
+	if (res < 0 && child_alive(c))
+		child_kill(s, ci, "write to its stdin failed");
+	if (s->stopping && c->in_fd >= 0 && c->state == CH_STOPPING) {
+		close(c->in_fd);
+		c->in_fd = -1;
+	}
+	sched_run(s);
+}
+
+/* A relay splice from synth si finished. */
+void sched_on_splice(struct sup *s, uint32_t si, int res)
+{
+	struct child *c = &s->child[si];
+
+	c->relay_pending = 0;
+	if (res < 0 && !c->relay_drain) {
+		/* The destination is gone (EPIPE): its exit will requeue the
+		 * partition; throw the rest of this payload away. */
+		if (c->relay_dst >= 0) {
+			s->child[c->relay_dst].src_child = -1;
+			child_kill(s, (uint32_t)c->relay_dst, "relay into it failed");
+		}
+		c->relay_dst = -1;
+		relay_drain(s, si);
+		return;
+	}
+	if (res == 0 && c->relay_left) {
+		child_kill(s, si, "its partition ended early");
+		return;
+	}
+	c->relay_left -= (uint64_t)(res > 0 ? res : 0);
+	if (c->relay_left) {
+		splice_next(s, si);
+		return;
+	}
+	if (c->relay_dst >= 0)
+		s->child[c->relay_dst].src_child = -1;
+	c->relay_dst = -1;
+	c->relay_drain = 0;
+	c->rd = RD_HDR;
+	c->hdr_have = 0;
+	child_arm_read(s, si);
+	sched_run(s);
+}
+
+/* Find the hold entry of gpu child ci that the current header is for. */
+static int take_hold(struct sup *s, uint32_t ci, struct part_ref *out)
+{
+	struct child *c = &s->child[ci];
+
+	for (int i = 0; i < c->nhold; i++) {
+		struct part_ref *r = &c->hold[i];
+		if (r->gen == c->hdr.gen && r->id == c->hdr.job && r->part == c->hdr.partition) {
+			*out = *r;
+			memmove(&c->hold[i], &c->hold[i + 1], (size_t)(c->nhold - i - 1) * sizeof *r);
+			c->nhold--;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void check_job_done(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+
+	for (uint32_t p = 0; p < j->nparts; p++)
+		if (j->part[p].state != SHM_PART_DONE)
+			return;
+	job_complete(s, ji);
+}
+
+/* An H_RESULT payload arrived from gpu child ci (checksum checked). */
+void sched_result(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	struct part_ref r;
+	char path[4200];
+
+	if (take_hold(s, ci, &r) < 0) {
+		child_kill(s, ci, "sent a result it was not asked for");
+		return;
+	}
+	if (!wanted(s, &r))
+		return;		/* cancelled meanwhile */
+	struct job *j = &s->jobs[r.job];
+	struct part *pt = &j->part[r.part];
+	part_path(s, j->id, r.part, path, sizeof path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	ssize_t put = fd < 0 ? -1 : write(fd, c->buf, c->buf_have);
+	if (fd >= 0)
+		close(fd);
+	if (put != (ssize_t)c->buf_have) {
+		sup_log("job %llu: cannot store partition %u at %s: %s", (unsigned long long)j->id,
+			r.part, path, strerror(errno));
+		job_finish(s, r.job, SHM_JOB_FAILED, "cannot store a partition's result");
+		return;
+	}
+	pt->state = SHM_PART_DONE;
+	pt->gpu_ns = c->hdr.work_ns;
+	s->stats.parts_done++;
+	publish_job(s, r.job);
+	check_job_done(s, r.job);
+}
+
+/* A worker answered FAIL for the partition of the current header. */
+void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
+{
+	struct child *c = &s->child[ci];
+	struct part_ref r;
+	char reason[64];
+
+	if (c->kind == CHILD_SYNTH) {
+		if (c->nhold != 1 || c->hold[0].gen != c->hdr.gen) {
+			child_kill(s, ci, "reported a failure for a partition it does not hold");
+			return;
+		}
+		r = c->hold[0];
+		c->nhold = 0;
+	} else if (take_hold(s, ci, &r) < 0) {
+		child_kill(s, ci, "reported a failure for a partition it does not hold");
+		return;
+	}
+	s->stats.parts_failed++;
+	if (!wanted(s, &r))
+		return;
+	s->jobs[r.job].part[r.part].state = SHM_PART_FAILED;
+	snprintf(reason, sizeof reason, "partition %u: %s", r.part, why);
+	job_finish(s, r.job, SHM_JOB_FAILED, reason);
+}
+
+static int gpu_pick(struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = 0; i < s->ngpu; i++) {
+		struct child *g = &s->child[i];
+		if (g->state != CH_READY || g->disabled || g->nhold >= SUP_GPU_DEPTH || g->src_child >= 0 ||
+		    g->wr_pending)
+			continue;
+		if (best < 0 || g->nhold < s->child[best].nhold)
+			best = (int)i;
+	}
+	return best;
+}
+
+/* The synth holding the first ready partition by priority; -1 if none. */
+static int ready_pick(struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+		struct child *c = &s->child[i];
+		if (c->state != CH_READY || c->rd != RD_HELD || c->nhold != 1 || c->relay_dst >= 0 ||
+		    c->relay_drain)
+			continue;
+		if (best < 0 || part_cmp(s, c->hold[0].job, c->hold[0].part,
+					 s->child[best].hold[0].job, s->child[best].hold[0].part) < 0)
+			best = (int)i;
+	}
+	return best;
+}
+
+void sched_run(struct sup *s)
+{
+	int si, gi, ji;
+	uint32_t p;
+
+	if (s->stopping)
+		return;
+	/* Ready partitions to GPUs with room, most urgent first. */
+	while ((si = ready_pick(s)) >= 0 && (gi = gpu_pick(s)) >= 0)
+		relay_start(s, (uint32_t)si, (uint32_t)gi);
+	/* Queued partitions to free synths, within the memory budget. */
+	uint64_t used = sched_mem_used(s);
+	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+		if (!synth_free(&s->child[i]))
+			continue;
+		if ((ji = next_queued(s, &p)) < 0)
+			break;
+		if (used && used + part_bytes(&s->jobs[ji]) > s->conf.mem_budget)
+			break;
+		dispatch_synth(s, i, ji, p);
+		used += part_bytes(&s->jobs[ji]);
+	}
+}

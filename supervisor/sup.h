@@ -1,0 +1,209 @@
+/*
+ * sup: the supervisor's state, shared by its files (one thread, one loop).
+ *
+ *   run.c      provisor run: configuration, start, the loop, stop
+ *   child.c    spawning, reaping and restarting workers; reading frames
+ *   sched.c    jobs and partitions: queueing, dispatch, relay, results
+ *   ctlsrv.c   the control socket
+ *
+ * Ownership: the supervisor owns every job and partition; a child only
+ * ever holds references (job index, partition) to what it works on, so a
+ * child's death is settled by walking its references.
+ */
+#ifndef SUPERVISOR_SUP_H
+#define SUPERVISOR_SUP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conf/conf.h"
+#include "ctl/ctl.h"
+#include "proto/frame.h"
+#include "shm/shm.h"
+#include "supervisor/loop.h"
+
+#define SUP_MAX_CONNS 32
+#define SUP_GPU_DEPTH 2		/* partitions a gpuworker holds: proving + received */
+#define SUP_TICK_MS 100
+#define SUP_BACKOFF_MAX_MS 10000
+#define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
+
+enum child_kind { CHILD_GPU, CHILD_SYNTH };
+
+enum child_state {
+	CH_DOWN,	/* not running; restart at restart_at_ns */
+	CH_STARTING,	/* forked, no HELLO yet */
+	CH_READY,	/* serving */
+	CH_STOPPING,	/* stdin closed or killed; waiting for its exit */
+	CH_DISABLED,
+};
+
+enum rd_state {
+	RD_HDR,		/* reading a frame header */
+	RD_SMALL,	/* reading a HELLO or FAIL payload */
+	RD_RESULT,	/* reading an H_RESULT payload */
+	RD_HELD,	/* a PART_DATA payload waits in the pipe for the relay */
+	RD_EOF,
+};
+
+/* A partition a child holds: job table index and partition number. */
+struct part_ref {
+	uint64_t id;	/* the job's id: its table entry may be reused */
+	int job;	/* job table index */
+	uint32_t part;
+	uint64_t gen;
+};
+
+struct child {
+	enum child_kind kind;
+	uint32_t slot;		/* index in its shm table */
+	uint32_t gpu;
+	enum child_state state;
+	pid_t pid;
+	int pidfd, in_fd, out_fd;
+	uint64_t started_ns, restart_at_ns;
+	uint32_t crashes;	/* in a row, for the backoff */
+	int disabled;		/* by an operator: drained, then kept down */
+
+	/* Reading frames from its stdout. */
+	enum rd_state rd;
+	struct frame_hdr hdr;
+	uint32_t hdr_have;
+	uint8_t *buf;		/* RD_SMALL / RD_RESULT payload */
+	uint64_t buf_have;
+	int rd_pending;
+
+	/* synth: the one partition it synthesizes or holds. gpu: up to
+	 * SUP_GPU_DEPTH partitions sent or being sent to it. */
+	struct part_ref hold[SUP_GPU_DEPTH];
+	int nhold;
+
+	/* Writing to its stdin: a SYNTH_REQ (synth) or a relayed PART_DATA
+	 * header (gpu), one at a time. */
+	int wr_pending;
+	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_synth_req)];
+
+	/* synth: relaying its held PART_DATA payload, spliced from its stdout
+	 * to relay_dst's stdin; when the destination dies mid-way the rest
+	 * is spliced to /dev/null instead (relay_drain). */
+	int relay_dst;		/* gpu child, -1 = none */
+	uint64_t relay_left;
+	int relay_pending, relay_drain;
+	/* gpu: the synth relaying to it, -1 = none */
+	int src_child;
+	uint16_t epoch;		/* bumped at each spawn: stale completions are ignored */
+};
+
+struct part {
+	uint8_t state;		/* enum shm_part_state */
+	uint8_t attempts;
+	int16_t synth_child, gpu_child;
+	uint64_t synth_ns, gpu_ns;
+	uint64_t ready_ns;	/* when it became READY (dispatch latency) */
+};
+
+struct job {
+	uint64_t id;		/* 0 = free */
+	uint32_t kind, priority, log_size, nparts, seed_len;
+	uint8_t seed[32];
+	uint32_t state;		/* enum shm_job_state */
+	uint32_t done, failed;
+	uint64_t submit_wall_ns, submit_mono_ns, start_mono_ns, end_mono_ns;
+	char reason[64];
+	struct part part[SHM_JOB_MAX_PARTS];
+};
+
+struct conn {
+	int fd;			/* -1 = free */
+	char buf[CTL_MAX_LINE];
+	uint32_t have;
+	char reply[256];
+	int busy;		/* operations in flight */
+};
+
+struct sup {
+	struct conf conf;
+	struct loop loop;
+	struct shm_seg seg;
+	int sigfd, sockfd, nullfd;
+	char sock_path[108];
+	char bindir[4096];
+	int backend;
+
+	struct child *child;	/* gpus first, then synths */
+	uint32_t nchild, ngpu, nsynth;
+	struct job *jobs;	/* indexed like the shm job table */
+	uint32_t njobs;
+	struct conn conn[SUP_MAX_CONNS];
+
+	uint64_t next_job_id, next_gen;
+	int draining, stopping, stop_requested;
+	uint64_t stop_deadline_ns;
+	struct shm_sup stats;
+
+	/* Figures for the benchmarks (bench/pipeline). */
+	uint64_t dispatch_ns_sum, dispatch_n;
+};
+
+/* user_data "who" of a child's operations: index and incarnation. */
+static inline uint32_t child_who(const struct sup *s, uint32_t ci);
+
+/* child.c */
+int child_spawn(struct sup *s, uint32_t ci);
+void child_on_exit(struct sup *s, uint32_t ci);
+void child_on_read(struct sup *s, uint32_t ci, int res);
+void child_arm_read(struct sup *s, uint32_t ci);
+void child_kill(struct sup *s, uint32_t ci, const char *why);
+void child_tick(struct sup *s, uint64_t now);
+void child_stop_all(struct sup *s);
+int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
+		      char *err, size_t errlen);
+int child_alive(const struct child *c);
+
+/* sched.c */
+int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
+		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
+int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
+void sched_run(struct sup *s);
+void sched_on_write(struct sup *s, uint32_t ci, int res);
+void sched_on_splice(struct sup *s, uint32_t ci, int res);
+void sched_synth_ready(struct sup *s, uint32_t ci);
+void sched_result(struct sup *s, uint32_t ci);
+void sched_part_failed(struct sup *s, uint32_t ci, const char *why);
+void sched_requeue(struct sup *s, uint32_t ci, const char *why);
+void sched_publish(struct sup *s);
+void sched_forget_all(struct sup *s);
+int sched_idle(const struct sup *s);
+uint64_t sched_mem_used(const struct sup *s);
+void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len);
+
+/* ctlsrv.c */
+int ctlsrv_open(struct sup *s, char *err, size_t errlen);
+void ctlsrv_close(struct sup *s);
+void ctlsrv_on_accept(struct sup *s, int res);
+void ctlsrv_on_read(struct sup *s, uint32_t ci, int res);
+void ctlsrv_on_write(struct sup *s, uint32_t ci, int res);
+
+/* run.c */
+void sup_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* snprintf that says when the path did not fit: 0, or -1 (ENAMETOOLONG). */
+int sup_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void sup_event(struct sup *s, uint32_t type, int table, uint32_t slot, int32_t code,
+	       uint64_t job, uint32_t part, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+static inline uint32_t child_who(const struct sup *s, uint32_t ci)
+{
+	return ci | (uint32_t)s->child[ci].epoch << 16;
+}
+
+/* The child a completion is for, or -1 when it belongs to an earlier
+ * incarnation (that process is gone and settled). */
+static inline int child_of(const struct sup *s, uint32_t who)
+{
+	uint32_t ci = who & 0xffff;
+
+	return ci < s->nchild && s->child[ci].epoch == (who >> 16) ? (int)ci : -1;
+}
+
+#endif
