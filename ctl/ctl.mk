@@ -2,6 +2,7 @@
 # (submit, cancel, drain, stop, worker), and their tests.
 $(O)/libctl.a: $(call objs,ctl/ctl.c)
 PROVISOR_LIBS += $(O)/libctl.a
+PROVISOR_OBJS += $(call objs,ctl/cmd_ctl.c)
 
 TESTS += $(BIN)/tests/ctl_parse $(BIN)/tests/ctl_call
 $(BIN)/tests/ctl_parse: $(call objs,tests/ctl/parse.c) $(O)/libctl.a $(O)/libformat.a

@@ -1,0 +1,416 @@
+/*
+ * The operator's commands that talk to a running supervisor through its
+ * control socket: submit (and wait), cancel, drain, stop, worker
+ * enable|disable, ping.
+ *
+ * Design: every request line is built here and then run through the
+ * supervisor's own parser (ctl_parse) before it is sent, so the CLI can
+ * never send what the supervisor would refuse as malformed, and bad
+ * arguments are reported locally (exit 2) without touching the socket.
+ * The socket is found through the instance's status segment (its header
+ * publishes control_path) unless --socket names it. Waiting for a job
+ * reads the segment's job table, never the socket: it costs the
+ * supervisor nothing and works while it is busy.
+ *
+ * Exit status: 0 ok, 1 the supervisor said err or could not be reached
+ * (one "provisor: REASON" line on stderr), 2 bad arguments.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl/ctl.h"
+#include "format/pfile.h"
+#include "shm/shm.h"
+#include "supervisor/cmds.h"
+
+#define CMD_CTL_TIMEOUT_MS 5000
+#define CMD_CTL_POLL_NS 50000000L	/* --wait polls the job table every 50 ms */
+#define CMD_CTL_GRACE_NS 2000000000ull	/* a new job may take this long to appear */
+
+/* Where to send: --socket, or the instance --name publishes. */
+struct cmd_ctl_target {
+	const char *name;
+	const char *socket;
+	char path[sizeof ((struct shm_header *)0)->control_path + 1];
+};
+
+/* Fill t->path. 0, or 1 after printing why there is nothing to talk to. */
+static int cmd_ctl_find_socket(struct cmd_ctl_target *t)
+{
+	const struct shm_header *h;
+	struct shm_seg seg;
+	char err[256];
+	int rc;
+
+	if (t->socket) {
+		snprintf(t->path, sizeof t->path, "%s", t->socket);
+		return 0;
+	}
+	rc = shm_open_ro(&seg, t->name, err, sizeof err);
+	if (rc == -ENOENT) {
+		fprintf(stderr, "provisor: no provisor instance '%s' is running\n", t->name);
+		return 1;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "provisor: instance '%s': %s\n", t->name, err);
+		return 1;
+	}
+	h = shm_hdr(&seg);
+	memcpy(t->path, h->control_path, sizeof h->control_path);
+	t->path[sizeof h->control_path] = '\0';
+	rc = shm_health(&seg, 10ull * 1000000000, NULL) == SHM_HEALTH_NOT_RUNNING;
+	shm_close(&seg);
+	if (rc) {
+		fprintf(stderr, "provisor: provisor instance '%s' is not running (its status segment is stale)\n",
+			t->name);
+		return 1;
+	}
+	if (!t->path[0]) {
+		fprintf(stderr, "provisor: instance '%s' publishes no control socket\n", t->name);
+		return 1;
+	}
+	return 0;
+}
+
+/* Send line and read the reply. Returns 0 on "ok" with reply holding the
+ * value after "ok " (or ""), else 1 after printing the reason. */
+static int cmd_ctl_send(struct cmd_ctl_target *t, const char *line, char *reply, size_t rlen)
+{
+	char err[512];
+	const char *who;
+	int rc;
+
+	if (cmd_ctl_find_socket(t))
+		return 1;
+	who = t->socket ? t->socket : t->name;
+	rc = ctl_call(t->path, line, reply, rlen, CMD_CTL_TIMEOUT_MS, err, sizeof err);
+	if (rc == 0) {
+		const char *v = reply[2] ? reply + 3 : reply + 2;
+		memmove(reply, v, strlen(v) + 1);
+		return 0;
+	}
+	if (rc == 1)
+		fprintf(stderr, "provisor: %s\n", reply[3] ? reply + 4 : "error (no reason given)");
+	else if (rc == -ETIMEDOUT)
+		fprintf(stderr, "provisor: supervisor '%s' does not answer (%s)\n", who, err);
+	else if (rc == -ENOENT || rc == -ECONNREFUSED)
+		fprintf(stderr, "provisor: supervisor '%s' is not running (%s)\n", who, err);
+	else
+		fprintf(stderr, "provisor: %s: %s\n", who, err);
+	return 1;
+}
+
+/* Check a line with the supervisor's own parser: 0, or 2 after saying why. */
+static int cmd_ctl_check_line(const char *line)
+{
+	struct ctl_req req;
+	char err[256];
+
+	if (ctl_parse(line, strlen(line), &req, err, sizeof err)) {
+		/* the parser's reasons already name the request: "cancel: ..." */
+		fprintf(stderr, "provisor: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+/* --name must be a valid instance name: 0, or 2 after saying why. */
+static int cmd_ctl_check_name(const char *cmd, const char *name)
+{
+	char err[256];
+
+	if (shm_name_check(name, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor %s: --name: %s\n", cmd, err);
+		return 2;
+	}
+	return 0;
+}
+
+/* cancel JOB, drain, stop, ping, worker enable|disable SLOT: the words
+ * after the command name are the request's arguments, nargs of them. */
+static int cmd_ctl_simple(int argc, char **argv, int nargs, const char *usage)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct cmd_ctl_target t = { .name = "default" };
+	char line[CTL_MAX_LINE + 1], reply[4096];
+	size_t off;
+	int opt, rc;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":n:S:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': t.name = optarg; break;
+		case 'S': t.socket = optarg; break;
+		case 'h': printf("usage: provisor %s\n", usage); return 0;
+		case ':':
+			fprintf(stderr, "provisor %s: option %s needs a value (usage: provisor %s)\n",
+				argv[0], argv[optind - 1], usage);
+			return 2;
+		default:
+			fprintf(stderr, "provisor %s: unknown option '%s' (usage: provisor %s)\n",
+				argv[0], argv[optind - 1], usage);
+			return 2;
+		}
+	}
+	if (argc - optind != nargs) {
+		fprintf(stderr, "provisor %s: expected %d argument%s (usage: provisor %s)\n",
+			argv[0], nargs, nargs == 1 ? "" : "s", usage);
+		return 2;
+	}
+	off = (size_t)snprintf(line, sizeof line, "%s", argv[0]);
+	for (int i = optind; i < argc && off < sizeof line; i++)
+		off += (size_t)snprintf(line + off, sizeof line - off, " %s", argv[i]);
+	if (off >= sizeof line - 1) {
+		fprintf(stderr, "provisor %s: arguments too long\n", argv[0]);
+		return 2;
+	}
+	if ((rc = cmd_ctl_check_line(line)) || (rc = cmd_ctl_check_name(argv[0], t.name)))
+		return rc;
+	if (cmd_ctl_send(&t, line, reply, sizeof reply))
+		return 1;
+	if (reply[0])
+		printf("%s\n", reply);
+	return 0;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 1, "cancel JOB [--name NAME] [--socket PATH]");
+}
+
+int cmd_drain(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 0, "drain [--name NAME] [--socket PATH]");
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 0, "stop [--name NAME] [--socket PATH]");
+}
+
+int cmd_ping(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 0, "ping [--name NAME] [--socket PATH]");
+}
+
+int cmd_worker(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 2,
+			      "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]");
+}
+
+/* Find job id in the table: 1 and *out, 0 when it is not there. */
+static int cmd_ctl_find_job(const struct shm_seg *seg, uint64_t id, struct shm_job *out)
+{
+	for (uint32_t i = 0; i < shm_count(seg, SHM_T_JOB); i++)
+		if (!shm_read_job(seg, i, out) && out->id == id)
+			return 1;
+	return 0;
+}
+
+/* One look at the job: -1 still going (or not yet seen), else the exit
+ * status after printing the outcome. */
+static int cmd_ctl_job_outcome(const struct shm_job *j, uint64_t id, const char *result)
+{
+	char reason[sizeof j->reason + 1];
+
+	memcpy(reason, j->reason, sizeof j->reason);
+	reason[sizeof j->reason] = '\0';
+	switch (j->state) {
+	case SHM_JOB_QUEUED:
+	case SHM_JOB_RUNNING:
+		return -1;
+	case SHM_JOB_DONE:
+		printf("job %llu done: %s\n", (unsigned long long)id, result);
+		return 0;
+	case SHM_JOB_CANCELLED:
+		printf("job %llu cancelled\n", (unsigned long long)id);
+		return 1;
+	default:
+		printf("job %llu failed: %s\n", (unsigned long long)id, reason[0] ? reason : "no reason given");
+		return 1;
+	}
+}
+
+/* --wait: poll the job table until job id leaves queued/running. A job
+ * the supervisor just acknowledged may not be in the table yet, so it is
+ * missed only after a grace period, or once it had been seen. */
+static int cmd_ctl_wait(const char *name, uint64_t id, const char *result)
+{
+	uint64_t start = shm_now_mono();
+	struct shm_seg seg;
+	struct shm_job j;
+	char err[256];
+	int seen = 0, rc;
+
+	if (shm_open_ro(&seg, name, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor: cannot watch job %llu: %s\n", (unsigned long long)id, err);
+		return 1;
+	}
+	for (;;) {
+		enum shm_health h = shm_health(&seg, 10ull * 1000000000, NULL);
+
+		if (h == SHM_HEALTH_RESTARTED) {	/* a restarted supervisor resumes the job */
+			shm_close(&seg);
+			if (shm_open_ro(&seg, name, err, sizeof err) < 0)
+				h = SHM_HEALTH_NOT_RUNNING;
+			else
+				continue;
+		}
+		if (h == SHM_HEALTH_NOT_RUNNING) {
+			fprintf(stderr, "provisor: supervisor '%s' is not running; job %llu did not finish\n",
+				name, (unsigned long long)id);
+			rc = 1;
+			break;
+		}
+		if (cmd_ctl_find_job(&seg, id, &j)) {
+			seen = 1;
+			if ((rc = cmd_ctl_job_outcome(&j, id, result)) >= 0)
+				break;
+		} else if (seen || shm_now_mono() - start > CMD_CTL_GRACE_NS) {
+			fprintf(stderr, "provisor: job %llu is no longer in the status table of '%s'\n",
+				(unsigned long long)id, name);
+			rc = 1;
+			break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = CMD_CTL_POLL_NS }, NULL);
+	}
+	if (seg.base)
+		shm_close(&seg);
+	return rc;
+}
+
+#define SUBMIT_USAGE "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] " \
+		     "[--name NAME] [--socket PATH]"
+
+struct cmd_ctl_submit {
+	const char *kind, *seed, *k, *parts;
+	int wait;
+	struct cmd_ctl_target t;
+};
+
+/* Flags into s: 0, or 2 after saying what is wrong. */
+static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
+{
+	static const struct option opts[] = {
+		{ "kind", required_argument, NULL, 'K' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "log-size", required_argument, NULL, 'k' },
+		{ "partitions", required_argument, NULL, 'p' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'K': s->kind = optarg; break;
+		case 's': s->seed = optarg; break;
+		case 'k': s->k = optarg; break;
+		case 'p': s->parts = optarg; break;
+		case 'w': s->wait = 1; break;
+		case 'n': s->t.name = optarg; break;
+		case 'S': s->t.socket = optarg; break;
+		case 'h': printf("usage: provisor %s\n", SUBMIT_USAGE); exit(0);
+		case ':':
+			fprintf(stderr, "provisor submit: option %s needs a value (usage: provisor %s)\n",
+				argv[optind - 1], SUBMIT_USAGE);
+			return 2;
+		default:
+			fprintf(stderr, "provisor submit: unknown option '%s' (usage: provisor %s)\n",
+				argv[optind - 1], SUBMIT_USAGE);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "provisor submit: unexpected argument '%s' (usage: provisor %s)\n",
+			argv[optind], SUBMIT_USAGE);
+		return 2;
+	}
+	if (!s->kind) {
+		fprintf(stderr, "provisor submit: missing --kind (usage: provisor %s)\n", SUBMIT_USAGE);
+		return 2;
+	}
+	return cmd_ctl_check_name("submit", s->t.name);
+}
+
+/* One optional flag, checked by parsing "submit KIND KEY=VAL" with the
+ * supervisor's parser: 0, or 2 after saying what a good value is. */
+static int cmd_ctl_submit_flag(const char *kind, const char *key, const char *flag,
+			       const char *val, const char *what)
+{
+	char probe[CTL_MAX_LINE + 1], err[256];
+	struct ctl_req req;
+
+	if (!val)
+		return 0;
+	snprintf(probe, sizeof probe, "submit %s %s=%s", kind, key, val);
+	if (ctl_parse(probe, strlen(probe), &req, err, sizeof err)) {
+		fprintf(stderr, "provisor submit: %s '%s' is not %s\n", flag, val, what);
+		return 2;
+	}
+	return 0;
+}
+
+/* The request line from the flags, each checked with its own message. */
+static int cmd_ctl_submit_line(const struct cmd_ctl_submit *s, char *line, size_t len)
+{
+	uint32_t kind;
+	int n;
+
+	if (pfile_job_kind_parse(s->kind, &kind)) {
+		fprintf(stderr, "provisor submit: unknown --kind '%s' (winning-post, window-post, snap-deals or porep)\n",
+			s->kind);
+		return 2;
+	}
+	if (cmd_ctl_submit_flag(s->kind, "seed", "--seed", s->seed, "hex of 1 to 32 bytes") ||
+	    cmd_ctl_submit_flag(s->kind, "k", "--log-size", s->k, "a number in 1..26") ||
+	    cmd_ctl_submit_flag(s->kind, "partitions", "--partitions", s->parts, "a number in 1..64"))
+		return 2;
+	n = snprintf(line, len, "submit %s%s%s%s%s%s%s", s->kind,
+		     s->seed ? " seed=" : "", s->seed ? s->seed : "",
+		     s->k ? " k=" : "", s->k ? s->k : "",
+		     s->parts ? " partitions=" : "", s->parts ? s->parts : "");
+	if (n < 0 || (size_t)n >= len || cmd_ctl_check_line(line))
+		return 2;
+	return 0;
+}
+
+/* provisor submit: prints the job id; with --wait, then the outcome. */
+int cmd_submit(int argc, char **argv)
+{
+	struct cmd_ctl_submit s = { .t = { .name = "default" } };
+	char line[CTL_MAX_LINE + 1], reply[4096], *end;
+	unsigned long long id;
+	int rc;
+
+	if ((rc = cmd_ctl_submit_args(argc, argv, &s)) || (rc = cmd_ctl_submit_line(&s, line, sizeof line)))
+		return rc;
+	if (cmd_ctl_send(&s.t, line, reply, sizeof reply))
+		return 1;
+	/* "JOB_ID RESULT_PATH" */
+	errno = 0;
+	id = strtoull(reply, &end, 10);
+	if (errno || !id || end == reply || *end != ' ' || !end[1]) {
+		fprintf(stderr, "provisor: unexpected reply to submit: 'ok %s'\n", reply);
+		return 1;
+	}
+	printf("%llu\n", id);
+	fflush(stdout);	/* a script reading the id must not wait for the job */
+	return s.wait ? cmd_ctl_wait(s.t.name, id, end + 1) : 0;
+}
