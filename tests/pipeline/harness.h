@@ -1,0 +1,262 @@
+/*
+ * Harness for the pipeline tests: a real supervisor (bin/provisor run)
+ * with its real children, driven through its control socket and watched
+ * through its status segment, as an operator's tools would.
+ *
+ * The test process makes itself a child subreaper, so any worker the
+ * supervisor leaves behind becomes the test's child and is found.
+ */
+#ifndef TESTS_PIPELINE_HARNESS_H
+#define TESTS_PIPELINE_HARNESS_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl/ctl.h"
+#include "shm/shm.h"
+#include "tests/helpers.h"
+
+struct sv {
+	pid_t pid;
+	char name[40], dir[128], sock[200], log[200];
+	struct shm_seg seg;
+	int mapped;
+};
+
+static struct sv *sv_current;
+
+static const char *sv_bin(void)
+{
+	const char *b = getenv("BIN");
+	return b && *b ? b : "bin";
+}
+
+static void sv_kill_all(void)
+{
+	if (sv_current && sv_current->pid > 0) {
+		kill(sv_current->pid, SIGKILL);
+		waitpid(sv_current->pid, NULL, 0);
+		sv_current->pid = 0;
+	}
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static void sv_atexit(void)
+{
+	char cmd[300];
+
+	if (!sv_current)
+		return;
+	sv_kill_all();
+	if (sv_current->mapped)
+		shm_close(&sv_current->seg);
+	snprintf(cmd, sizeof cmd, "/dev/shm/provisor.%s", sv_current->name);
+	unlink(cmd);
+	if (getenv("KEEP_LOG")) {
+		fprintf(stderr, "supervisor log: %s\n", sv_current->log);
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", sv_current->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", sv_current->dir);
+}
+
+static void sv_dump_log(void)
+{
+	char line[512];
+	FILE *f = fopen(sv_current->log, "r");
+
+	if (!f)
+		return;
+	fprintf(stderr, "--- supervisor log (last lines) ---\n");
+	while (fgets(line, sizeof line, f))
+		fputs(line, stderr);
+	fclose(f);
+}
+
+#define SV_FAIL(...) do { sv_dump_log(); T_FAIL(__VA_ARGS__); } while (0)
+
+/* Start a supervisor with extra arguments (NULL-terminated). Waits until
+ * every slot's worker is idle. */
+static void sv_start(struct sv *v, const char *tag, ...)
+{
+	char *argv[32], path[256], err[256];
+	va_list ap;
+	int n = 0;
+
+	memset(v, 0, sizeof *v);
+	sv_current = v;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	atexit(sv_atexit);
+	snprintf(v->name, sizeof v->name, "t-%s-%d", tag, (int)getpid());
+	snprintf(v->dir, sizeof v->dir, "/tmp/provisor-test-%s-%d", tag, (int)getpid());
+	snprintf(v->sock, sizeof v->sock, "%s/control.sock", v->dir);
+	snprintf(v->log, sizeof v->log, "/tmp/provisor-test-%s-%d.log", tag, (int)getpid());
+	snprintf(path, sizeof path, "%s/provisor", sv_bin());
+	argv[n++] = path;
+	argv[n++] = "run";
+	argv[n++] = "--name";
+	argv[n++] = v->name;
+	argv[n++] = "--state-dir";
+	argv[n++] = v->dir;
+	va_start(ap, tag);
+	for (char *a; n < 30 && (a = va_arg(ap, char *));)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	v->pid = fork();
+	CHECK(v->pid >= 0, "fork");
+	if (v->pid == 0) {
+		int fd = open(v->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 2);
+			dup2(fd, 1);
+		}
+		execv(path, argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 1000; i++) {
+		int status;
+		if (waitpid(v->pid, &status, WNOHANG) == v->pid)
+			SV_FAIL("supervisor exited at start (status %d)", status);
+		if (!v->mapped && shm_open_ro(&v->seg, v->name, err, sizeof err) == 0)
+			v->mapped = 1;
+		if (v->mapped) {
+			int idle = 1;
+			for (int t = SHM_T_GPU; t <= SHM_T_SYNTH; t++)
+				for (uint32_t s = 0; s < shm_count(&v->seg, t); s++) {
+					struct shm_slot sl;
+					idle &= shm_read_slot(&v->seg, t, s, &sl) == 0 && sl.state == SHM_SLOT_IDLE;
+				}
+			if (idle)
+				return;
+		}
+		usleep(10000);
+	}
+	SV_FAIL("supervisor did not come up with idle workers in 10 s");
+}
+
+/* One request; returns 0 for "ok", 1 for "err", and the reply. */
+static int sv_req(struct sv *v, const char *line, char *reply, size_t len)
+{
+	char err[256];
+	int rc = ctl_call(v->sock, line, reply, len, 5000, err, sizeof err);
+
+	if (rc < 0)
+		SV_FAIL("request '%s' failed: %s", line, err);
+	return rc;
+}
+
+static uint64_t sv_submit(struct sv *v, const char *args)
+{
+	char line[256], reply[512];
+
+	snprintf(line, sizeof line, "submit %s\n", args);
+	if (sv_req(v, line, reply, sizeof reply) != 0)
+		SV_FAIL("submit %s: %s", args, reply);
+	return strtoull(reply + 3, NULL, 10);
+}
+
+/* Index of job id in the segment's job table, -1 when absent. */
+static int sv_job(struct sv *v, uint64_t id, struct shm_job *j)
+{
+	for (uint32_t i = 0; i < shm_count(&v->seg, SHM_T_JOB); i++)
+		if (shm_read_job(&v->seg, i, j) == 0 && j->id == id)
+			return (int)i;
+	return -1;
+}
+
+static int sv_job_over(const struct shm_job *j)
+{
+	return j->state == SHM_JOB_DONE || j->state == SHM_JOB_FAILED || j->state == SHM_JOB_CANCELLED;
+}
+
+/* Wait for a job to finish; fails the test after timeout_s. */
+static void sv_wait(struct sv *v, uint64_t id, int timeout_s, struct shm_job *j)
+{
+	for (int i = 0; i < timeout_s * 200; i++) {
+		if (sv_job(v, id, j) >= 0 && sv_job_over(j))
+			return;
+		usleep(5000);
+	}
+	SV_FAIL("job %llu did not finish in %d s", (unsigned long long)id, timeout_s);
+}
+
+/* provisor verify on a job's result file: 0 when it verifies. */
+static int sv_verify(struct sv *v, uint64_t id)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof cmd, "%s/provisor verify %s/results/job-%llu.result >/dev/null",
+		 sv_bin(), v->dir, (unsigned long long)id);
+	return system(cmd);
+}
+
+/* Processes whose parent is pid (or, once it is gone, us). */
+static int sv_count_children(pid_t parent)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512];
+		int ppid;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof buf, f)) {
+			char *p = strrchr(buf, ')');
+			if (p && sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == parent)
+				n++;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* After the supervisor exited: nothing of it may remain. */
+static void sv_check_clean(struct sv *v)
+{
+	char path[300];
+	struct stat st;
+
+	/* Orphans would have been reparented to us (subreaper). */
+	usleep(100000);
+	CHECK(sv_count_children(getpid()) == 0, "a worker outlived the supervisor");
+	snprintf(path, sizeof path, "/dev/shm/provisor.%s", v->name);
+	CHECK(stat(path, &st) < 0, "the status segment was left behind");
+	CHECK(stat(v->sock, &st) < 0, "the control socket was left behind");
+	snprintf(path, sizeof path, "%s/jobs", v->dir);
+	CHECK(stat(path, &st) < 0, "temporary job files were left behind");
+}
+
+/* Wait for the supervisor to exit; returns its wait status. */
+static int sv_reap(struct sv *v, int timeout_s)
+{
+	int status;
+
+	for (int i = 0; i < timeout_s * 100; i++) {
+		if (waitpid(v->pid, &status, WNOHANG) == v->pid) {
+			v->pid = 0;
+			return status;
+		}
+		usleep(10000);
+	}
+	SV_FAIL("supervisor did not exit within %d s", timeout_s);
+}
+
+#endif
