@@ -32,13 +32,13 @@ struct sv {
 
 static struct sv *sv_current;
 
-static const char *sv_bin(void)
+static inline const char *sv_bin(void)
 {
 	const char *b = getenv("BIN");
 	return b && *b ? b : "bin";
 }
 
-static void sv_kill_all(void)
+static inline void sv_kill_all(void)
 {
 	if (sv_current && sv_current->pid > 0) {
 		kill(sv_current->pid, SIGKILL);
@@ -49,7 +49,7 @@ static void sv_kill_all(void)
 		;
 }
 
-static void sv_atexit(void)
+static inline void sv_atexit(void)
 {
 	char cmd[300];
 
@@ -69,7 +69,7 @@ static void sv_atexit(void)
 		fprintf(stderr, "could not remove %s\n", sv_current->dir);
 }
 
-static void sv_dump_log(void)
+static inline void sv_dump_log(void)
 {
 	char line[512];
 	FILE *f = fopen(sv_current->log, "r");
@@ -86,7 +86,7 @@ static void sv_dump_log(void)
 
 /* Start a supervisor with extra arguments (NULL-terminated). Waits until
  * every slot's worker is idle. */
-static void sv_start(struct sv *v, const char *tag, ...)
+static inline void sv_start(struct sv *v, const char *tag, ...)
 {
 	char *argv[32], path[256], err[256];
 	va_list ap;
@@ -145,7 +145,7 @@ static void sv_start(struct sv *v, const char *tag, ...)
 }
 
 /* One request; returns 0 for "ok", 1 for "err", and the reply. */
-static int sv_req(struct sv *v, const char *line, char *reply, size_t len)
+static inline int sv_req(struct sv *v, const char *line, char *reply, size_t len)
 {
 	char err[256];
 	int rc = ctl_call(v->sock, line, reply, len, 5000, err, sizeof err);
@@ -155,7 +155,7 @@ static int sv_req(struct sv *v, const char *line, char *reply, size_t len)
 	return rc;
 }
 
-static uint64_t sv_submit(struct sv *v, const char *args)
+static inline uint64_t sv_submit(struct sv *v, const char *args)
 {
 	char line[256], reply[512];
 
@@ -166,7 +166,7 @@ static uint64_t sv_submit(struct sv *v, const char *args)
 }
 
 /* Index of job id in the segment's job table, -1 when absent. */
-static int sv_job(struct sv *v, uint64_t id, struct shm_job *j)
+static inline int sv_job(struct sv *v, uint64_t id, struct shm_job *j)
 {
 	for (uint32_t i = 0; i < shm_count(&v->seg, SHM_T_JOB); i++)
 		if (shm_read_job(&v->seg, i, j) == 0 && j->id == id)
@@ -174,13 +174,13 @@ static int sv_job(struct sv *v, uint64_t id, struct shm_job *j)
 	return -1;
 }
 
-static int sv_job_over(const struct shm_job *j)
+static inline int sv_job_over(const struct shm_job *j)
 {
 	return j->state == SHM_JOB_DONE || j->state == SHM_JOB_FAILED || j->state == SHM_JOB_CANCELLED;
 }
 
 /* Wait for a job to finish; fails the test after timeout_s. */
-static void sv_wait(struct sv *v, uint64_t id, int timeout_s, struct shm_job *j)
+static inline void sv_wait(struct sv *v, uint64_t id, int timeout_s, struct shm_job *j)
 {
 	for (int i = 0; i < timeout_s * 200; i++) {
 		if (sv_job(v, id, j) >= 0 && sv_job_over(j))
@@ -191,7 +191,7 @@ static void sv_wait(struct sv *v, uint64_t id, int timeout_s, struct shm_job *j)
 }
 
 /* provisor verify on a job's result file: 0 when it verifies. */
-static int sv_verify(struct sv *v, uint64_t id)
+static inline int sv_verify(struct sv *v, uint64_t id)
 {
 	char cmd[600];
 
@@ -201,7 +201,7 @@ static int sv_verify(struct sv *v, uint64_t id)
 }
 
 /* Processes whose parent is pid (or, once it is gone, us). */
-static int sv_count_children(pid_t parent)
+static inline int sv_count_children(pid_t parent)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -229,7 +229,7 @@ static int sv_count_children(pid_t parent)
 }
 
 /* After the supervisor exited: nothing of it may remain. */
-static void sv_check_clean(struct sv *v)
+static inline void sv_check_clean(struct sv *v)
 {
 	char path[300];
 	struct stat st;
@@ -245,7 +245,7 @@ static void sv_check_clean(struct sv *v)
 }
 
 /* Wait for the supervisor to exit; returns its wait status. */
-static int sv_reap(struct sv *v, int timeout_s)
+static inline int sv_reap(struct sv *v, int timeout_s)
 {
 	int status;
 
