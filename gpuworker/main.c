@@ -381,7 +381,7 @@ static void *gw_sender(void *arg)
 		gw.out_full = 0;
 		pthread_cond_broadcast(&gw.cond);
 		pthread_mutex_unlock(&gw.lock);
-		if (o.hdr.magic)
+		if (o.hdr.magic)	/* the EOF sentinel has no frame, only exit_after */
 			rc = frame_send(STDOUT_FILENO, &o.hdr, o.payload);
 		if (rc) {
 			gw_log("write to the supervisor failed: %s; exiting", strerror(-rc));
@@ -523,11 +523,14 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	gw_attach(name, &seg);
 	gw_hello();
-	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+	/* Detached: the process ends through gw_exit, never by joining. */
+	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
 		if ((errno = pthread_create(&t, NULL, fns[i], NULL)) != 0) {
 			gw_log("pthread_create: %s", strerror(errno));
 			gw_exit(1);
 		}
+		pthread_detach(t);
+	}
 	while (sigwait(&set, &sig) != 0)
 		;
 	gw_log("%s: exiting", strsignal(sig));

@@ -33,8 +33,10 @@ static inline void t_prog(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", bin && *bin ? bin : "bin", name);
 }
 
-/* Start argv[0] with pipes on fds 0, 1, 2; it dies with us. */
-static inline void t_spawn(struct t_child *c, char *const argv[])
+/* Start argv[0] with pipes on fds 0, 1, 2, at niceness nice_inc above
+ * ours (so that a sampler in this process keeps up with it on a loaded
+ * machine); it dies with us. */
+static inline void t_spawn(struct t_child *c, char *const argv[], int nice_inc)
 {
 	int in[2], out[2], err[2];
 
@@ -44,6 +46,8 @@ static inline void t_spawn(struct t_child *c, char *const argv[])
 	CHECK(c->pid >= 0, "fork: %s", strerror(errno));
 	if (c->pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (nice_inc && nice(nice_inc) == -1 && errno)
+			_exit(125);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
 			_exit(126);
 		execv(argv[0], argv);

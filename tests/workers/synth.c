@@ -17,7 +17,7 @@ static void spawn_synth(struct t_child *c, const char *slot)
 	char *argv[] = { prog, "--instance", t_name, "--slot", (char *)slot, NULL };
 
 	t_prog(prog, sizeof prog, "synth");
-	t_spawn(c, argv);
+	t_spawn(c, argv, 0);
 }
 
 static void send_req(int fd, uint64_t job, uint64_t gen, const struct synth_id *id)
