@@ -1,0 +1,34 @@
+/*
+ * fmt: names and number formats shared by every view of the status segment
+ * (top, status text/JSON/Prometheus). One place decides how a slot, a kind,
+ * a state or a duration is spelled, so the views agree with each other and
+ * the tests can parse one with the rules of another.
+ */
+#ifndef TUI_FMT_H
+#define TUI_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "gpu.3" / "synth.1" for table SHM_T_GPU / SHM_T_SYNTH and index i. */
+void fmt_slot(char *buf, size_t len, uint32_t table, uint32_t i);
+/* Job kind name ("porep", ...), or "kind-N" for one this build does not know
+ * (written into buf, which must hold 16 bytes). */
+const char *fmt_kind(uint32_t kind, char *buf, size_t len);
+const char *fmt_job_state(uint32_t state);
+const char *fmt_part_state(uint32_t state);
+const char *fmt_sup_state(uint32_t state);
+const char *fmt_event_type(uint32_t type);
+const char *fmt_backend(uint32_t backend);
+/* "exit=3" / "SIGKILL" / "signal=40" / "-" for a slot's last exit: one
+ * word, so that column-wise readers of the views can split on blanks. */
+void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code);
+/* Compact duration for narrow columns: "850ms", "12.3s", "4m05s", "3h12m",
+ * "5d04h". */
+void fmt_dur(char *buf, size_t len, uint64_t ns);
+/* Hex of n bytes into buf (2n+1 bytes). */
+void fmt_hex(char *buf, const uint8_t *p, size_t n);
+/* Local wall-clock "HH:MM:SS" of a CLOCK_REALTIME ns value. */
+void fmt_clock(char *buf, size_t len, uint64_t wall_ns);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * layout: pane rectangles from (rows, cols, counts) (see layout.h).
+ *
+ * Two header rows, one footer row, the body between. The body stacks the
+ * GPU, synth, jobs and events panes (or, from LAYOUT_WIDE_COLS on, workers
+ * on the left and jobs and events on the right). Each pane needs a title
+ * row and one row; rows beyond that go round-robin to panes that want more,
+ * so a rig with 64 GPU slots cannot starve the job list; leftovers go to
+ * the last pane. When even the minimum does not fit, panes are dropped from
+ * the end and counted as hidden.
+ */
+#include <string.h>
+
+#include "tui/layout.h"
+
+static int want(int n)
+{
+	return 1 + (n > 0 ? n : 1);	/* title + rows, or title + "none" */
+}
+
+/* Split a column (y, x, h, w) among panes[0..k) with demands dem[]. */
+static int column(struct layout *l, int y, int x, int h, int w, const int *panes,
+		  const int *dem, int k)
+{
+	int got[4] = { 0 }, left, more = 1, hidden = 0;
+
+	while (k > 0 && 2 * k > h) {
+		k--;
+		hidden++;
+	}
+	if (k == 0)
+		return hidden;
+	for (int i = 0; i < k; i++)
+		got[i] = 2;
+	left = h - 2 * k;
+	while (left > 0 && more) {
+		more = 0;
+		for (int i = 0; i < k && left > 0; i++)
+			if (got[i] < dem[i]) {
+				got[i]++;
+				left--;
+				more = 1;
+			}
+	}
+	got[k - 1] += left;
+	for (int i = 0; i < k; i++) {
+		l->r[panes[i]] = (struct cv_rect){ y, x, got[i], w };
+		y += got[i];
+	}
+	return hidden;
+}
+
+void layout_compute(int rows, int cols, const struct layout_in *in, struct layout *out)
+{
+	static const int all[4] = { L_GPU, L_SYNTH, L_JOBS, L_EVENTS };
+	int dem[4] = { want(in->ngpu), want(in->nsynth), want(in->njobs), want(in->nevents) };
+	int body = rows - 3;
+
+	memset(out, 0, sizeof *out);
+	if (rows < 1 || cols < 1)
+		return;
+	if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS) {
+		out->tiny = 1;
+		out->hidden = 4;
+		if (rows >= 2)
+			out->r[L_HEADER] = (struct cv_rect){ 0, 0, 1, cols };
+		out->r[L_FOOTER] = (struct cv_rect){ rows - 1, 0, 1, cols };
+		return;
+	}
+	out->r[L_HEADER] = (struct cv_rect){ 0, 0, 2, cols };
+	out->r[L_FOOTER] = (struct cv_rect){ rows - 1, 0, 1, cols };
+	if (in->help || in->detail) {
+		out->r[in->help ? L_HELP : L_DETAIL] = (struct cv_rect){ 2, 0, body, cols };
+		return;
+	}
+	if (cols >= LAYOUT_WIDE_COLS) {
+		int lw = cols / 2 - 1;	/* one blank column between the halves */
+		out->hidden = column(out, 2, 0, body, lw, all, dem, 2) +
+			      column(out, 2, lw + 1, body, cols - lw - 1, all + 2, dem + 2, 2);
+	} else
+		out->hidden = column(out, 2, 0, body, cols, all, dem, 4);
+}

@@ -1,0 +1,47 @@
+/*
+ * layout: where each pane of `provisor top` goes, as a pure function of the
+ * terminal size and how much there is to show. No terminal, no data
+ * structures beyond counts: tests/tui/layout.c checks it over every size
+ * from 1x1 to 300x100 (inside the screen, no two panes overlapping).
+ */
+#ifndef TUI_LAYOUT_H
+#define TUI_LAYOUT_H
+
+#include "tui/canvas.h"
+
+enum layout_pane {
+	L_NONE = 0,	/* canvas owner 0: nobody drew it */
+	L_HEADER,
+	L_GPU,
+	L_SYNTH,
+	L_JOBS,
+	L_EVENTS,
+	L_HELP,		/* replaces the panes while help is open */
+	L_DETAIL,	/* replaces the panes while a detail view is open */
+	L_FOOTER,	/* key hints, filter prompt, "too small" message */
+	L_NPANES
+};
+
+#define LAYOUT_MIN_ROWS 6
+#define LAYOUT_MIN_COLS 32
+#define LAYOUT_WIDE_COLS 160	/* from here jobs and events go to the right */
+
+struct layout_in {
+	int ngpu, nsynth, njobs, nevents;
+	int help, detail;
+};
+
+struct layout {
+	struct cv_rect r[L_NPANES];	/* h or w 0: not shown */
+	int tiny;	/* below LAYOUT_MIN_*: header and a message only */
+	int hidden;	/* panes left out for lack of rows */
+};
+
+void layout_compute(int rows, int cols, const struct layout_in *in, struct layout *out);
+
+static inline int layout_shown(const struct layout *l, int pane)
+{
+	return l->r[pane].h > 0 && l->r[pane].w > 0;
+}
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * render: a whole frame of `provisor top` (see render.h): header with the
+ * supervisor's health and totals, the panes where the layout puts them,
+ * help or a detail view instead of the panes, and a footer with the keys.
+ * Everything is clipped to the layout's rectangles; a pane tags the cells
+ * it draws so the layout test can check who drew where.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/fmt.h"
+#include "tui/render.h"
+
+static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
+{
+	char up[16], age[16], clk[16], kb[16], health[48];
+	int x, attr = CV_OK;
+
+	(void)v;
+	if (!s->attached) {
+		cv_printf(cv, r.y, r.x, -1, CV_BAD, "provisor top  %s  not running: %s", s->name, s->err);
+		return;
+	}
+	fmt_dur(up, sizeof up, s->now_mono_ns - s->start_mono_ns);
+	fmt_dur(age, sizeof age, s->hb_age_ns);
+	if (s->health == SHM_HEALTH_RUNNING)
+		snprintf(health, sizeof health, "running");
+	else if (s->health == SHM_HEALTH_NOT_RESPONDING)
+		snprintf(health, sizeof health, "not responding for %s", age), attr = CV_WARN;
+	else
+		snprintf(health, sizeof health, "not running"), attr = CV_BAD;
+	x = r.x + cv_printf(cv, r.y, r.x, -1, CV_HEAD, "provisor top  %s  pid %u  up %s  ",
+			    s->name, s->sup_pid, up);
+	cv_printf(cv, r.y, x, -1, attr, "[%s]", health);
+	fmt_clock(clk, sizeof clk, s->now_wall_ns);
+	if (r.w >= 70)
+		cv_text(cv, r.y, r.x + r.w - 8, 8, CV_NORMAL, clk);
+	if (r.h < 2)
+		return;
+	if (!s->sup_ok) {
+		cv_text(cv, r.y + 1, r.x, -1, CV_DIM, "supervisor record unreadable");
+		return;
+	}
+	x = r.x + cv_printf(cv, r.y + 1, r.x, -1, CV_NORMAL,
+			    "jobs %llu queued %llu running %llu done %llu failed  ",
+			    (unsigned long long)s->sup.jobs_queued, (unsigned long long)s->sup.jobs_running,
+			    (unsigned long long)s->sup.jobs_done, (unsigned long long)s->sup.jobs_failed);
+	if (s->parts_per_min >= 0)
+		x += cv_printf(cv, r.y + 1, x, -1, CV_NORMAL, "%.1f parts/min  ", s->parts_per_min);
+	for (uint32_t k = 1; k < 8; k++)
+		if (s->done_by_kind[k])
+			x += cv_printf(cv, r.y + 1, x, -1, CV_DIM, "%s:%u ",
+				       fmt_kind(k, kb, sizeof kb), s->done_by_kind[k]);
+}
+
+static void help(struct canvas *cv, struct cv_rect r, const struct top_view *v)
+{
+	static const char *const lines[] = {
+		"provisor top: what every worker of a provisor instance is doing",
+		"",
+		"  Up/Down, k/j   move in the focused pane      PgUp/PgDn, Home/End  page, ends",
+		"  Tab, S-Tab     next/previous pane            Enter   detail of the selected row",
+		"  /              filter jobs (Enter keeps, Esc clears)",
+		"  + / -          refresh slower / faster       ? or F1 this help",
+		"  q              quit (Esc closes help and detail first)",
+		"",
+		"UTIL is busy time over the last refresh interval, from the slots' cumulative",
+		"busy time: a partition shorter than the interval still shows.",
+		"Header health: running, not responding for Ns (stale heartbeat), not running.",
+		"",
+	};
+	int y = r.y, attr;
+
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0] && y < r.y + r.h; i++, y++)
+		cv_text(cv, y, r.x, -1, i ? CV_NORMAL : CV_HEAD, lines[i]);
+	if (y >= r.y + r.h)
+		return;
+	int x = r.x + cv_text(cv, y, r.x, -1, CV_NORMAL, "Partitions: ");
+	for (uint32_t st = 0; st < SHM_PART_NSTATES; st++) {
+		cv_put(cv, y, x, render_part_glyph(st, v->ascii, &attr), attr);
+		x += 2 + cv_text(cv, y, x + 2, -1, CV_NORMAL, fmt_part_state(st)) + 1;
+	}
+	if (++y < r.y + r.h)
+		cv_text(cv, y, r.x, -1, CV_DIM, "Press ? or Esc to close.");
+}
+
+static void detail_slot(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
+{
+	uint32_t n, t = v->focus == L_GPU ? SHM_T_GPU : SHM_T_SYNTH;
+	const struct snap_slot *sl = snap_slots(s, t, &n);
+	char name[24], a[24], b[24], c[24], kb[16], ex[40];
+	int y = r.y;
+
+	if (v->sel[v->focus] >= (int)n)
+		return;
+	const struct snap_slot *o = &sl[v->sel[v->focus]];
+	const struct shm_slot *x = &o->v;
+	fmt_slot(name, sizeof name, t, (uint32_t)v->sel[v->focus]);
+	cv_printf(cv, y++, r.x, -1, CV_HEAD, "%s  (Esc to close)", name);
+	if (!o->ok) {
+		cv_text(cv, y, r.x, -1, CV_BAD, "record unreadable");
+		return;
+	}
+	fmt_dur(a, sizeof a, s->now_mono_ns > x->state_since_ns ? s->now_mono_ns - x->state_since_ns : 0);
+	fmt_dur(b, sizeof b, o->busy_total_ns);
+	fmt_dur(c, sizeof c, x->heartbeat_mono_ns && s->now_mono_ns > x->heartbeat_mono_ns ?
+		s->now_mono_ns - x->heartbeat_mono_ns : 0);
+	fmt_exit(ex, sizeof ex, x->last_exit_kind, x->last_exit_code);
+	cv_printf(cv, y++, r.x, -1, render_slot_attr(x->state), "state %s for %s, pid %u, backend %s, gpu %u",
+		  shm_slot_state_name(x->state), a, x->pid, fmt_backend(x->backend), x->gpu);
+	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "generation %llu (newest end %llu), assignment job %llu %s partition %u",
+		  (unsigned long long)x->gen, (unsigned long long)x->end_gen,
+		  (unsigned long long)x->job_id, fmt_kind(x->kind, kb, sizeof kb), x->partition);
+	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "busy %s in all; utilization %.1f%% last interval, %.1f%% lifetime",
+		  b, o->util >= 0 ? o->util * 100 : 0, o->util_life >= 0 ? o->util_life * 100 : 0);
+	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "partitions done %llu, failed %llu; restarts %llu; last exit %s",
+		  (unsigned long long)x->done, (unsigned long long)x->failed,
+		  (unsigned long long)x->restarts, ex);
+	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "last heartbeat %s ago", c);
+}
+
+static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
+{
+	char kb[16], a[16], b[16], sa[16], sb[16];
+	int sel = v->sel[L_JOBS], per, cols;
+
+	if (sel >= v->count[L_JOBS] || !v->jobs)
+		return;
+	const struct snap_job *j = &s->jobs[v->jobs[sel]];
+	fmt_dur(a, sizeof a, j->elapsed_ns);
+	cv_printf(cv, r.y, r.x, -1, CV_HEAD, "job %llu %s %s, %u/%u done, elapsed %s, k=%u  (Esc to close)",
+		  (unsigned long long)j->v.id, fmt_kind(j->v.kind, kb, sizeof kb), fmt_job_state(j->v.state),
+		  j->count[SHM_PART_DONE], j->v.nparts, a, j->v.log_size);
+	if (j->v.reason[0] && r.h > 1)
+		cv_printf(cv, r.y + 1, r.x, -1, CV_BAD, "reason: %s", j->v.reason);
+	per = r.h - 3;
+	if (per < 1)
+		return;
+	cols = r.w / 52 > 0 ? r.w / 52 : 1;
+	for (int c = 0; c < cols; c++)
+		cv_text(cv, r.y + 2, r.x + c * 52, 51, CV_BAR, "PART STATE        TRY SYNTH    TIME   GPU    TIME   ");
+	for (uint32_t p = 0; p < j->v.nparts; p++) {
+		const struct shm_part *q = &j->v.part[p];
+		int y = r.y + 3 + (int)p % per, x = r.x + (int)p / per * 52, attr;
+		render_part_glyph(q->state, v->ascii, &attr);
+		snprintf(sa, sizeof sa, "-");
+		snprintf(sb, sizeof sb, "-");
+		if (q->synth_slot != 0xffff) fmt_slot(sa, sizeof sa, SHM_T_SYNTH, q->synth_slot);
+		if (q->gpu_slot != 0xffff) fmt_slot(sb, sizeof sb, SHM_T_GPU, q->gpu_slot);
+		fmt_dur(a, sizeof a, q->synth_ns);
+		fmt_dur(b, sizeof b, q->gpu_ns);
+		cv_printf(cv, y, x, 51, attr, "%-4u %-12s %-3u %-8s %-6s %-6s %-6s", p,
+			  fmt_part_state(q->state), q->attempts, sa, a, sb, b);
+	}
+}
+
+static void detail(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
+{
+	if (v->focus == L_JOBS)
+		detail_job(cv, r, s, v);
+	else if (v->focus == L_GPU || v->focus == L_SYNTH)
+		detail_slot(cv, r, s, v);
+	else if (v->sel[L_EVENTS] < (int)s->nevents) {
+		const struct shm_event *e = &s->events[s->nevents - 1 - v->sel[L_EVENTS]];
+		char clk[16];
+		fmt_clock(clk, sizeof clk, e->wall_ns);
+		cv_printf(cv, r.y, r.x, -1, CV_HEAD, "event #%llu at %s  (Esc to close)", (unsigned long long)e->seq, clk);
+		cv_printf(cv, r.y + 1, r.x, -1, CV_NORMAL, "%s, code %d, job %llu partition %u",
+			  fmt_event_type(e->type), e->code, (unsigned long long)e->job_id, e->partition);
+		cv_text(cv, r.y + 2, r.x, -1, CV_NORMAL, e->msg);
+	}
+}
+
+static void footer(struct canvas *cv, struct cv_rect r, const struct layout *l, const struct top_view *v)
+{
+	if (l->tiny) {
+		cv_printf(cv, r.y, r.x, -1, CV_WARN, "terminal too small (%dx%d): need %dx%d",
+			  cv->cols, cv->rows, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+		return;
+	}
+	if (v->filtering) {
+		cv_printf(cv, r.y, r.x, -1, CV_HEAD, "filter jobs: %s_", v->filter);
+		return;
+	}
+	int x = r.x;
+	if (v->msg[0])
+		x += cv_printf(cv, r.y, x, -1, CV_WARN, "%s  ", v->msg);
+	if (l->hidden)
+		x += cv_printf(cv, r.y, x, -1, CV_WARN, "%d pane%s hidden: enlarge the terminal  ",
+			       l->hidden, l->hidden > 1 ? "s" : "");
+	cv_printf(cv, r.y, x, -1, CV_DIM, "q quit  ? help  Tab pane  %s move  Enter detail  / filter  +/- %.1fs",
+		  v->ascii ? "Up/Dn" : "\u2191\u2193", v->tenths / 10.0);
+}
+
+int render_frame(struct canvas *cv, const struct snap *s, struct top_view *v, struct layout *l)
+{
+	struct layout_in in = { 0 };
+	int nj = s->attached ? render_job_order(s, v) : 0;
+
+	if (nj < 0)
+		return -ENOMEM;
+	if (s->attached) {
+		in = (struct layout_in){ (int)s->ngpu, (int)s->nsynth, nj, (int)s->nevents, 0, 0 };
+	}
+	in.help = v->help;
+	in.detail = v->detail && s->attached;
+	layout_compute(cv->rows, cv->cols, &in, l);
+	cv_clear(cv);
+	if (!s->attached)
+		v->count[L_JOBS] = 0;
+	cv_clip(cv, l->r[L_HEADER], L_HEADER);
+	header(cv, l->r[L_HEADER], s, v);
+	if (layout_shown(l, L_HELP)) {
+		cv_clip(cv, l->r[L_HELP], L_HELP);
+		help(cv, l->r[L_HELP], v);
+	}
+	if (layout_shown(l, L_DETAIL)) {
+		cv_clip(cv, l->r[L_DETAIL], L_DETAIL);
+		detail(cv, l->r[L_DETAIL], s, v);
+	}
+	if (s->attached && !in.help && !in.detail) {
+		for (int p = L_GPU; p <= L_EVENTS; p++) {
+			if (!layout_shown(l, p))
+				continue;
+			cv_clip(cv, l->r[p], (uint8_t)p);
+			if (p == L_GPU || p == L_SYNTH)
+				render_slots(cv, l->r[p], s, v, p);
+			else if (p == L_JOBS)
+				render_jobs(cv, l->r[p], s, v);
+			else
+				render_events(cv, l->r[p], s, v);
+		}
+	}
+	cv_clip(cv, l->r[L_FOOTER], L_FOOTER);
+	footer(cv, l->r[L_FOOTER], l, v);
+	v->msg[0] = v->msg[0] == 1 ? 0 : v->msg[0];
+	return 0;
+}
+
+void render_view_free(struct top_view *v)
+{
+	free(v->jobs);
+	v->jobs = NULL;
+	v->jobs_cap = 0;
+}

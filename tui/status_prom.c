@@ -1,0 +1,168 @@
+/*
+ * status_prom: a snapshot in the Prometheus text exposition format 0.0.4
+ * (docs/metrics.md). Counters are the segment's own cumulative counters,
+ * so Prometheus' rate() gives utilization and throughput over any window;
+ * nothing here is averaged. A record that was unreadable is left out (a
+ * missing sample, never a wrong one) and counted in
+ * provisor_status_unreadable_records.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "shm/shm.h"
+#include "tui/fmt.h"
+#include "tui/status.h"
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One sample per slot of both tables for the metric name, from get(). */
+typedef double (*slot_value)(const struct snap_slot *o);
+
+static void slot_labels(char *buf, size_t len, uint32_t t, uint32_t i, const struct snap_slot *o)
+{
+	char slot[24];
+
+	fmt_slot(slot, sizeof slot, t, i);
+	if (t == SHM_T_GPU)
+		snprintf(buf, len, "slot=\"%s\",gpu=\"%u\"", slot, o->v.gpu);
+	else
+		snprintf(buf, len, "slot=\"%s\"", slot);
+}
+
+static void per_slot(FILE *f, const struct snap *s, const char *name, const char *type,
+		     const char *help, slot_value get, int busy_only)
+{
+	char lab[64];
+
+	head(f, name, type, help);
+	for (uint32_t t = SHM_T_GPU; t <= SHM_T_SYNTH; t++) {
+		uint32_t n;
+		const struct snap_slot *sl = snap_slots(s, t, &n);
+		for (uint32_t i = 0; i < n; i++) {
+			if (!sl[i].ok || (busy_only && sl[i].v.state != SHM_SLOT_BUSY))
+				continue;
+			slot_labels(lab, sizeof lab, t, i, &sl[i]);
+			fprintf(f, "%s{%s} %.17g\n", name, lab, get(&sl[i]));
+		}
+	}
+}
+
+static double v_busy_s(const struct snap_slot *o) { return (double)o->busy_total_ns / 1e9; }
+static double v_done(const struct snap_slot *o) { return (double)o->v.done; }
+static double v_failed(const struct snap_slot *o) { return (double)o->v.failed; }
+static double v_restarts(const struct snap_slot *o) { return (double)o->v.restarts; }
+static double v_gen(const struct snap_slot *o) { return (double)o->v.gen; }
+static double v_job(const struct snap_slot *o) { return (double)o->v.job_id; }
+static double v_part(const struct snap_slot *o) { return (double)o->v.partition; }
+static double v_busy(const struct snap_slot *o) { return o->v.state == SHM_SLOT_BUSY; }
+
+static void slot_states(FILE *f, const struct snap *s)
+{
+	char lab[64];
+
+	head(f, "provisor_worker_state", "gauge",
+	     "1 for the state the worker slot is in, 0 for the others.");
+	for (uint32_t t = SHM_T_GPU; t <= SHM_T_SYNTH; t++) {
+		uint32_t n;
+		const struct snap_slot *sl = snap_slots(s, t, &n);
+		for (uint32_t i = 0; i < n; i++) {
+			if (!sl[i].ok)
+				continue;
+			slot_labels(lab, sizeof lab, t, i, &sl[i]);
+			for (uint32_t st = 0; st < SHM_SLOT_NSTATES; st++)
+				fprintf(f, "provisor_worker_state{%s,state=\"%s\"} %d\n", lab,
+					shm_slot_state_name(st), sl[i].v.state == st);
+		}
+	}
+}
+
+static void supervisor(FILE *f, const struct snap *s)
+{
+	char boot[33];
+
+	fmt_hex(boot, s->boot_id, sizeof s->boot_id);
+	head(f, "provisor_supervisor_info", "gauge",
+	     "Identity of the supervisor that owns the status segment (value 1).");
+	fprintf(f, "provisor_supervisor_info{name=\"%s\",pid=\"%u\",boot_id=\"%s\",state=\"%s\"} 1\n",
+		s->name, s->sup_pid, boot, s->sup_ok ? fmt_sup_state(s->sup.state) : "unknown");
+	head(f, "provisor_supervisor_heartbeat_age_seconds", "gauge",
+	     "Seconds since the supervisor's last heartbeat.");
+	fprintf(f, "provisor_supervisor_heartbeat_age_seconds %.3f\n", (double)s->hb_age_ns / 1e9);
+	head(f, "provisor_supervisor_start_time_seconds", "gauge",
+	     "Unix time the supervisor created the segment.");
+	fprintf(f, "provisor_supervisor_start_time_seconds %.3f\n", (double)s->start_wall_ns / 1e9);
+	if (!s->sup_ok)
+		return;
+	head(f, "provisor_jobs", "gauge", "Jobs the supervisor holds, by state.");
+	fprintf(f, "provisor_jobs{state=\"queued\"} %llu\nprovisor_jobs{state=\"running\"} %llu\n",
+		(unsigned long long)s->sup.jobs_queued, (unsigned long long)s->sup.jobs_running);
+#define COUNTER(name, help, v) \
+	head(f, name, "counter", help); \
+	fprintf(f, name " %llu\n", (unsigned long long)(v))
+	COUNTER("provisor_jobs_done_total", "Jobs completed with every partition proven.", s->sup.jobs_done);
+	COUNTER("provisor_jobs_failed_total", "Jobs that failed.", s->sup.jobs_failed);
+	COUNTER("provisor_partitions_done_total", "Partitions proven.", s->sup.parts_done);
+	COUNTER("provisor_partitions_failed_total", "Partition attempts that failed (retried or not).",
+		s->sup.parts_failed);
+	head(f, "provisor_memory_budget_bytes", "gauge", "Bytes of synthesized partitions allowed in flight.");
+	fprintf(f, "provisor_memory_budget_bytes %llu\n", (unsigned long long)s->sup.mem_budget);
+	head(f, "provisor_memory_used_bytes", "gauge", "Bytes of synthesized partitions held now.");
+	fprintf(f, "provisor_memory_used_bytes %llu\n", (unsigned long long)s->sup.mem_used);
+#undef COUNTER
+}
+
+static void job_table(FILE *f, const struct snap *s)
+{
+	uint32_t n[SHM_JOB_NSTATES][8] = { { 0 } };
+	char kb[16];
+
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i].v.state < SHM_JOB_NSTATES && s->jobs[i].v.kind < 8)
+			n[s->jobs[i].v.state][s->jobs[i].v.kind]++;
+	head(f, "provisor_job_table_entries", "gauge",
+	     "Jobs in the status segment's job table (active and recent), by state and kind.");
+	for (uint32_t st = SHM_JOB_QUEUED; st < SHM_JOB_NSTATES; st++)
+		for (uint32_t k = 1; k < 8; k++)
+			if (n[st][k] || (k <= 4))
+				fprintf(f, "provisor_job_table_entries{state=\"%s\",kind=\"%s\"} %u\n",
+					fmt_job_state(st), fmt_kind(k, kb, sizeof kb), n[st][k]);
+}
+
+int status_prom(FILE *f, const struct snap *s)
+{
+	int up = s->attached && s->health == SHM_HEALTH_RUNNING;
+
+	head(f, "provisor_supervisor_up", "gauge",
+	     "1 when the supervisor is running and its heartbeat is fresh, else 0.");
+	fprintf(f, "provisor_supervisor_up %d\n", up);
+	if (s->attached) {
+		supervisor(f, s);
+		per_slot(f, s, "provisor_worker_busy", "gauge", "1 while the worker proves or synthesizes a partition.", v_busy, 0);
+		slot_states(f, s);
+		per_slot(f, s, "provisor_worker_busy_seconds_total", "counter",
+			 "Cumulative seconds the worker slot was busy (across restarts).", v_busy_s, 0);
+		per_slot(f, s, "provisor_worker_partitions_done_total", "counter",
+			 "Partitions the worker slot finished.", v_done, 0);
+		per_slot(f, s, "provisor_worker_partitions_failed_total", "counter",
+			 "Partitions that failed on the worker slot or were lost in a crash.", v_failed, 0);
+		per_slot(f, s, "provisor_worker_restarts_total", "counter",
+			 "Restarts of the worker slot's process.", v_restarts, 0);
+		per_slot(f, s, "provisor_worker_generation", "gauge",
+			 "Generation of the slot's newest assignment.", v_gen, 0);
+		per_slot(f, s, "provisor_worker_job_id", "gauge",
+			 "Job the busy worker works on.", v_job, 1);
+		per_slot(f, s, "provisor_worker_partition", "gauge",
+			 "Partition the busy worker works on.", v_part, 1);
+		job_table(f, s);
+		head(f, "provisor_events_total", "counter", "Events the supervisor posted.");
+		fprintf(f, "provisor_events_total %llu\n", (unsigned long long)s->event_head);
+	}
+	head(f, "provisor_status_unreadable_records", "gauge",
+	     "Records left out of this scrape because they stayed unreadable.");
+	fprintf(f, "provisor_status_unreadable_records %u\n", s->attached ? s->unreadable : 0);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,150 @@
+/*
+ * status_text: a snapshot as plain text for people (`provisor status`):
+ * the supervisor, one line per worker slot, every job with one line per
+ * partition, and the recent events. Columns are whitespace-separated words
+ * ("-" for none, "?" for unreadable) so that awk can read them too.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "shm/shm.h"
+#include "tui/fmt.h"
+#include "tui/status.h"
+
+static void gib(char *buf, size_t len, uint64_t bytes)
+{
+	snprintf(buf, len, "%.1fGiB", (double)bytes / (1ull << 30));
+}
+
+static void header(FILE *f, const struct snap *s)
+{
+	char up[16], age[16], used[16], budget[16];
+
+	fmt_dur(up, sizeof up, s->now_mono_ns - s->start_mono_ns);
+	fmt_dur(age, sizeof age, s->hb_age_ns);
+	fprintf(f, "instance %s: supervisor pid %u, %s (heartbeat %s ago), up %s",
+		s->name, s->sup_pid, snap_health_word(s), age, up);
+	if (!s->sup_ok) {
+		fprintf(f, "\nsupervisor record unreadable\n");
+		return;
+	}
+	gib(used, sizeof used, s->sup.mem_used);
+	gib(budget, sizeof budget, s->sup.mem_budget);
+	fprintf(f, ", state %s\n", fmt_sup_state(s->sup.state));
+	fprintf(f, "jobs: %" PRIu64 " queued, %" PRIu64 " running, %" PRIu64 " done, %" PRIu64
+		" failed; partitions: %" PRIu64 " done, %" PRIu64 " failed",
+		s->sup.jobs_queued, s->sup.jobs_running, s->sup.jobs_done, s->sup.jobs_failed,
+		s->sup.parts_done, s->sup.parts_failed);
+	if (s->parts_per_min >= 0)
+		fprintf(f, ", %.1f/min", s->parts_per_min);
+	fprintf(f, "; memory %s of %s\n", used, budget);
+}
+
+static void slots(FILE *f, const struct snap *s, uint32_t t)
+{
+	uint32_t n;
+	const struct snap_slot *sl = snap_slots(s, t, &n);
+	char name[24], kb[16], tm[16], ex[40];
+
+	fprintf(f, "\n%-9s %-4s %-8s %-9s %-8s %-7s %-12s %-5s %-7s %-5s %-6s %-5s %-4s %s\n",
+		"SLOT", "GPU", "PID", "STATE", "GEN", "JOB", "KIND", "PART", "TIME", "UTIL",
+		"DONE", "FAIL", "RST", "LAST-EXIT");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct shm_slot *v = &sl[i].v;
+		int busy = v->state == SHM_SLOT_BUSY;
+
+		fmt_slot(name, sizeof name, t, i);
+		if (!sl[i].ok) {
+			fprintf(f, "%-9s ? unreadable\n", name);
+			continue;
+		}
+		fmt_dur(tm, sizeof tm, busy ? s->now_mono_ns - v->part_since_ns : 0);
+		fmt_exit(ex, sizeof ex, v->last_exit_kind, v->last_exit_code);
+		fprintf(f, "%-9s ", name);
+		if (t == SHM_T_GPU)
+			fprintf(f, "%-4u ", v->gpu);
+		else
+			fprintf(f, "%-4s ", "-");
+		fprintf(f, "%-8u %-9s %-8" PRIu64 " ", v->pid, shm_slot_state_name(v->state), v->gen);
+		if (busy)
+			fprintf(f, "%-7" PRIu64 " %-12s %-5u %-7s ", v->job_id,
+				fmt_kind(v->kind, kb, sizeof kb), v->partition, tm);
+		else
+			fprintf(f, "%-7s %-12s %-5s %-7s ", "-", "-", "-", "-");
+		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s\n",
+			sl[i].util_life >= 0 ? sl[i].util_life * 100 : 0, v->done, v->failed,
+			v->restarts, ex);
+	}
+}
+
+static void slot_ref(char *buf, size_t len, uint32_t t, uint16_t i)
+{
+	if (i == 0xffff)
+		snprintf(buf, len, "-");
+	else
+		fmt_slot(buf, len, t, i);
+}
+
+static void job(FILE *f, const struct snap_job *j)
+{
+	const struct shm_job *v = &j->v;
+	char kb[16], el[16], eta[16], a[24], b[24], st[16], gt[16];
+
+	fmt_dur(el, sizeof el, j->elapsed_ns);
+	if (j->eta_ns >= 0)
+		fmt_dur(eta, sizeof eta, (uint64_t)j->eta_ns);
+	else
+		snprintf(eta, sizeof eta, "-");
+	fprintf(f, "job %" PRIu64 " %s %s: %u/%u partitions done, %.0f%%, elapsed %s, eta %s%s%s\n",
+		v->id, fmt_kind(v->kind, kb, sizeof kb), fmt_job_state(v->state),
+		j->count[SHM_PART_DONE], v->nparts, j->progress * 100, el, eta,
+		v->reason[0] ? ", reason: " : "", v->reason);
+	for (uint32_t p = 0; p < v->nparts; p++) {
+		const struct shm_part *pp = &v->part[p];
+		slot_ref(a, sizeof a, SHM_T_SYNTH, pp->synth_slot);
+		slot_ref(b, sizeof b, SHM_T_GPU, pp->gpu_slot);
+		fmt_dur(st, sizeof st, pp->synth_ns);
+		fmt_dur(gt, sizeof gt, pp->gpu_ns);
+		fprintf(f, "  part %-3u %-12s attempts %-2u synth %-9s %-8s gpu %-7s %s\n", p,
+			fmt_part_state(pp->state), pp->attempts, a, st, b, gt);
+	}
+}
+
+static void events(FILE *f, const struct snap *s)
+{
+	char clk[16], slot[24];
+
+	if (!s->nevents)
+		return;
+	fprintf(f, "\nevents (newest last):\n");
+	for (uint32_t i = 0; i < s->nevents; i++) {
+		const struct shm_event *e = &s->events[i];
+		fmt_clock(clk, sizeof clk, e->wall_ns);
+		if (e->table == SHM_T_GPU || e->table == SHM_T_SYNTH)
+			fmt_slot(slot, sizeof slot, e->table, e->slot);
+		else
+			snprintf(slot, sizeof slot, "-");
+		fprintf(f, "  %s #%" PRIu64 " %-10s %-8s job %" PRIu64 " %s\n", clk, e->seq,
+			fmt_event_type(e->type), slot, e->job_id, e->msg);
+	}
+}
+
+int status_text(FILE *f, const struct snap *s)
+{
+	if (!s->attached) {
+		fprintf(f, "instance %s: not running (%s)\n", s->name, s->err);
+		return ferror(f) ? -EIO : 0;
+	}
+	header(f, s);
+	slots(f, s, SHM_T_GPU);
+	slots(f, s, SHM_T_SYNTH);
+	fprintf(f, "\n");
+	if (!s->njobs)
+		fprintf(f, "no jobs in the job table\n");
+	for (uint32_t i = 0; i < s->njobs; i++)
+		job(f, &s->jobs[i]);
+	if (s->jobs_unreadable)
+		fprintf(f, "%u job records unreadable\n", s->jobs_unreadable);
+	events(f, s);
+	return ferror(f) ? -EIO : 0;
+}

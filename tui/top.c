@@ -1,0 +1,265 @@
+/*
+ * top: `provisor top [--name NAME] [-d TENTHS] [--once] [--width N]
+ * [--no-color] [--ascii]`, the live view of an instance. It reads the
+ * status segment through snap, draws with render into a canvas, and hands
+ * the canvas to term (the only ncurses user). The loop blocks in term_key
+ * until the next refresh is due or a key arrives; a key redraws at once
+ * from the last snapshot, a due refresh takes a new one.
+ *
+ * --once (automatic when stdout is not a terminal) prints one frame as
+ * plain text, made from two snapshots one refresh apart so that UTIL is
+ * real, and exits: 0 running, 3 not running/responding, 1 no segment.
+ */
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "supervisor/cmds.h"
+#include "tui/render.h"
+#include "tui/term.h"
+
+#define TOP_MAX_ERRORS 10	/* input errors in a row: the terminal is gone */
+
+struct top_opts {
+	const char *name;
+	unsigned tenths;
+	int once, color, ascii, width;
+};
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: provisor top [--name NAME] [-d TENTHS] [--once] [--width N] "
+		"[--no-color] [--ascii]\n");
+	return 2;
+}
+
+static int parse(int argc, char **argv, struct top_opts *o)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	*o = (struct top_opts){ .name = "default", .tenths = 5, .color = !(nc && *nc) };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--once")) o->once = 1;
+		else if (!strcmp(a, "--no-color")) o->color = 0;
+		else if (!strcmp(a, "--ascii")) o->ascii = 1;
+		else if (!strcmp(a, "--name") && v) o->name = argv[++i];
+		else if (!strcmp(a, "--width") && v) o->width = atoi(argv[++i]);
+		else if ((!strcmp(a, "-d") || !strcmp(a, "--delay")) && v) {
+			int d = atoi(argv[++i]);
+			if (d < 1 || d > 600)
+				return -1;
+			o->tenths = (unsigned)d;
+		} else
+			return -1;
+	}
+	return 0;
+}
+
+static int exit_code(const struct snap *s)
+{
+	return !s->attached ? 1 : s->health == SHM_HEALTH_RUNNING ? 0 : 3;
+}
+
+static void sleep_tenths(unsigned t)
+{
+	struct timespec ts = { t / 10, (long)(t % 10) * 100000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* One frame of text to stdout, tall enough for every row of every pane. */
+static int top_once(const struct top_opts *o, struct snap_reader *r, struct snap *s)
+{
+	struct top_view v = { .focus = -1, .ascii = o->ascii, .tenths = o->tenths };
+	struct winsize ws;
+	struct canvas cv;
+	struct layout l;
+	int cols = o->width, rows, rc;
+	char *line;
+
+	if (!cols && getenv("COLUMNS"))
+		cols = atoi(getenv("COLUMNS"));
+	if (!cols && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+		cols = ws.ws_col;
+	if (cols < LAYOUT_MIN_COLS)
+		cols = 120;
+	if (cols >= LAYOUT_WIDE_COLS)
+		cols = LAYOUT_WIDE_COLS - 1;	/* one column of panes: no gaps */
+	if (snap_take(r, s) == 0) {
+		sleep_tenths(o->tenths);
+		snap_take(r, s);
+	}
+	rows = 3 + 2 + 2 + 2 + 2;
+	if (s->attached)
+		rows = 3 + 1 + (int)(s->ngpu ? s->ngpu : 1) + 1 + (int)(s->nsynth ? s->nsynth : 1) +
+		       1 + (int)(s->njobs ? s->njobs : 1) + 1 + (int)(s->nevents ? s->nevents : 1);
+	if (cv_init(&cv, rows, cols) < 0 || !(line = malloc((size_t)cols * 4 + 1))) {
+		fprintf(stderr, "provisor top: out of memory\n");
+		return 1;
+	}
+	rc = render_frame(&cv, s, &v, &l);
+	for (int y = 0; rc == 0 && y < rows; y++) {
+		if (l.r[L_FOOTER].h && y == l.r[L_FOOTER].y)
+			continue;	/* the key hints mean nothing here */
+		cv_row_text(&cv, y, line);
+		puts(line);
+	}
+	free(line);
+	cv_free(&cv);
+	render_view_free(&v);
+	if (fflush(stdout) || rc < 0)
+		return 1;
+	return exit_code(s);
+}
+
+static uint64_t now_ms(void)
+{
+	return shm_now_mono() / 1000000;
+}
+
+/* The next (dir 1) or previous (-1) pane on screen after the focused one. */
+static void next_pane(struct top_view *v, const struct layout *l, int dir)
+{
+	for (int k = 1; k <= 4; k++) {
+		int p = L_GPU + ((v->focus - L_GPU + dir * k) % 4 + 4) % 4;
+		if (layout_shown(l, p)) {
+			v->focus = p;
+			return;
+		}
+	}
+}
+
+static void filter_key(struct top_view *v, int key)
+{
+	size_t n = strlen(v->filter);
+
+	if (key == TERM_K_ENTER)
+		v->filtering = 0;
+	else if (key == TERM_K_ESC)
+		v->filtering = 0, v->filter[0] = '\0';
+	else if (key == TERM_K_BACKSPACE && n)
+		v->filter[n - 1] = '\0';
+	else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof v->filter)
+		v->filter[n] = (char)key, v->filter[n + 1] = '\0';
+	v->sel[L_JOBS] = 0;
+}
+
+/* Apply one key to the view. Returns 1 to quit. */
+static int on_key(struct top_view *v, const struct layout *l, int key)
+{
+	int *sel = &v->sel[v->focus], page = l->r[v->focus].h > 2 ? l->r[v->focus].h - 2 : 1;
+
+	if (v->filtering) {
+		filter_key(v, key);
+		return 0;
+	}
+	switch (key) {
+	case 'q': return 1;
+	case TERM_K_ESC: v->help = v->detail = 0; break;
+	case '?': case 'h': case TERM_K_F1: v->help = !v->help; break;
+	case '\t': next_pane(v, l, 1); break;
+	case TERM_K_BTAB: next_pane(v, l, -1); break;
+	case TERM_K_ENTER: v->detail = !v->detail; v->help = 0; break;
+	case TERM_K_UP: case 'k': (*sel)--; break;
+	case TERM_K_DOWN: case 'j': (*sel)++; break;
+	case TERM_K_PGUP: *sel -= page; break;
+	case TERM_K_PGDN: *sel += page; break;
+	case TERM_K_HOME: case 'g': *sel = 0; break;
+	case TERM_K_END: case 'G': *sel = v->count[v->focus] - 1; break;
+	case '/': v->filtering = 1; v->focus = L_JOBS; v->help = v->detail = 0; break;
+	case '+': v->tenths = v->tenths >= 600 ? 600 : v->tenths + (v->tenths < 10 ? 1 : 5);
+		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
+	case '-': v->tenths = v->tenths <= 1 ? 1 : v->tenths - (v->tenths <= 10 ? 1 : 5);
+		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
+	}
+	if (*sel < 0)
+		*sel = 0;
+	return 0;
+}
+
+static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap *s)
+{
+	struct top_view v = { .focus = L_GPU, .ascii = o->ascii, .tenths = o->tenths };
+	struct canvas cv = { 0 };
+	struct layout l;
+	struct nvml nv;
+	uint64_t due = 0;
+	int errors = 0, rows, cols, quit = 0;
+
+	if (nvml_open(&nv) == 0)
+		v.nv = &nv;
+	if (term_open(o->color, o->ascii) < 0)
+		return 1;
+	while (!quit && !term_quit) {
+		if (now_ms() >= due) {
+			if (snap_take(r, s) == -ENOMEM)
+				term_fatal("out of memory");
+			if (v.nv)
+				nvml_sample(&nv);
+			due = now_ms() + v.tenths * 100;
+			v.msg[0] = v.msg[0] ? 1 : 0;	/* shown once more, then gone */
+		}
+		term_size(&rows, &cols);
+		if ((rows != cv.rows || cols != cv.cols) && cv_init(&cv, rows, cols) < 0)
+			term_fatal("out of memory");
+		if (render_frame(&cv, s, &v, &l) < 0)
+			term_fatal("out of memory");
+		term_draw(&cv);
+		uint64_t t = now_ms();
+		int key = term_key(due > t ? (int)(due - t) : 0);
+		if (key == TERM_KEY_ERROR) {
+			if (++errors >= TOP_MAX_ERRORS)
+				break;
+			continue;
+		}
+		errors = 0;
+		if (key == TERM_KEY_RESIZE || key == TERM_KEY_NONE)
+			continue;
+		quit = on_key(&v, &l, key);
+		if (key == '+' || key == '-')
+			due = now_ms() + v.tenths * 100;
+	}
+	term_close();
+	cv_free(&cv);
+	render_view_free(&v);
+	if (v.nv)
+		nvml_close(&nv);
+	if (errors >= TOP_MAX_ERRORS) {
+		fprintf(stderr, "provisor top: terminal input lost, exiting\n");
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_opts o;
+	struct snap_reader r;
+	struct snap s = { 0 };
+	char err[256];
+	int rc;
+
+	if (parse(argc, argv, &o) < 0)
+		return usage();
+	setlocale(LC_ALL, "");
+	if (strcmp(nl_langinfo(CODESET), "UTF-8"))
+		o.ascii = 1;	/* no UTF-8: line art and glyphs in ASCII */
+	if (snap_reader_init(&r, o.name, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor top: %s\n", err);
+		return 2;
+	}
+	snprintf(s.name, sizeof s.name, "%s", o.name);
+	if (o.once || !isatty(STDOUT_FILENO))
+		rc = top_once(&o, &r, &s);
+	else
+		rc = top_loop(&o, &r, &s);
+	snap_free(&s);
+	snap_reader_close(&r);
+	return rc;
+}
