@@ -141,7 +141,7 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs, const char *usage)
 		{ 0, 0, 0, 0 },
 	};
 	struct cmd_ctl_target t = { .name = "default" };
-	char line[CTL_MAX_LINE + 1], reply[4096];
+	char line[CTL_MAX_LINE + 1], reply[8192];
 	size_t off;
 	int opt, rc;
 
@@ -395,7 +395,7 @@ static int cmd_ctl_submit_line(const struct cmd_ctl_submit *s, char *line, size_
 int cmd_submit(int argc, char **argv)
 {
 	struct cmd_ctl_submit s = { .t = { .name = "default" } };
-	char line[CTL_MAX_LINE + 1], reply[4096], *end;
+	char line[CTL_MAX_LINE + 1], reply[8192], *end;
 	unsigned long long id;
 	int rc;
 

@@ -9,3 +9,4 @@ $(BIN)/tests/ctl_parse: $(call objs,tests/ctl/parse.c) $(O)/libctl.a $(O)/libfor
 LDLIBS_tests/ctl_parse = $(call pc_libs,libsodium)
 $(BIN)/tests/ctl_call: $(call objs,tests/ctl/call.c) $(O)/libctl.a $(O)/libformat.a
 LDLIBS_tests/ctl_call = $(call pc_libs,libsodium)
+TESTS += tests/ctl/cli.sh
