@@ -393,7 +393,7 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 	int sec = conf_section(section);
 	const struct conf_key *keys = sec ? conf_kind_keys : conf_sup_keys;
 	size_t n = sec ? sizeof conf_kind_keys / sizeof keys[0] : sizeof conf_sup_keys / sizeof keys[0];
-	uint64_t *seen = sec ? &x->seen[sec] : &x->seen_sup;
+	uint64_t *seen;
 
 	if (x->err_line)
 		return 0;
@@ -401,6 +401,7 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		return conf_fail(x, "key '%s' outside any section (start with [supervisor])", key);
 	if (sec < 0)
 		return conf_fail(x, "unknown section [%s]", section);
+	seen = sec ? &x->seen[sec] : &x->seen_sup;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(key, keys[i].key))
 			continue;
