@@ -19,3 +19,14 @@ TUI_FAKE := $(call objs,tests/tui/fake.c)
 PROGS += $(BIN)/tests/fakesup
 $(BIN)/tests/fakesup: $(call objs,tests/tui/fakesup.c) $(TUI_FAKE) $(O)/libshm.a $(O)/libformat.a
 LDLIBS_tests/fakesup = $(call pc_libs,libsodium)
+
+# Tests: the layout sweep (pure), status/top --once/--json/--prometheus
+# against the fake writer, the terminal through tmux, the exporter over HTTP.
+TESTS += $(BIN)/tests/tui_layout
+$(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libshm.a $(O)/libformat.a
+LDLIBS_tests/tui_layout = $(call pc_libs,ncursesw) $(call pc_libs,json-c) $(call pc_libs,libsodium) -ldl
+
+TESTS += $(BIN)/tests/tui_status
+$(BIN)/tests/tui_status: $(call objs,tests/tui/status.c) $(TUI_FAKE) $(O)/libshm.a $(O)/libformat.a | $(BIN)/provisor
+LDLIBS_tests/tui_status = $(call pc_libs,json-c) $(call pc_libs,libsodium) -lm
+EXTRA_CFLAGS_tests/tui/status.c = $(call pc_cflags,json-c)

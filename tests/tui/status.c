@@ -1,0 +1,225 @@
+/*
+ * provisor status --json, status --prometheus and top --once, each parsed
+ * and checked against the records the fake writer wrote and against each
+ * other, from one frozen moment: the writer animates jobs (with failures,
+ * crashes and restarts) in this process, then stops and only beats, and
+ * the three commands read the same records. Also: exit codes for a running
+ * instance and for no instance.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "tests/helpers.h"
+#include "tests/tui/fake.h"
+
+static struct fake f;
+static char name[40], prov[512];
+
+static void cleanup(void)
+{
+	if (f.seg.base)
+		fake_destroy(&f);
+}
+
+/* Run provisor with args; its stdout into a malloc'd string; exit code in *rc. */
+static char *run(const char *args, int *rc)
+{
+	char cmd[1024], *out = NULL;
+	size_t len = 0, n;
+	FILE *p, *m = open_memstream(&out, &len);
+	char buf[4096];
+
+	if (f.seg.base)
+		shm_heartbeat(&f.seg);
+	snprintf(cmd, sizeof cmd, "%s %s", prov, args);
+	p = popen(cmd, "r");
+	CHECK(p && m, "popen %s", cmd);
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		fwrite(buf, 1, n, m);
+	int st = pclose(p);
+	*rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	fclose(m);
+	return out;
+}
+
+static json_object *get(json_object *o, const char *k)
+{
+	json_object *v = NULL;
+	CHECK(json_object_object_get_ex(o, k, &v), "no key %s", k);
+	return v;
+}
+
+/* The value of one Prometheus sample "name{labels} value" (labels exact). */
+static double prom(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, series, n) && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+	T_FAIL("no sample %s", series);
+}
+
+static void check_slot(json_object *js, const char *promtxt, const char *once, uint32_t t, uint32_t i)
+{
+	struct shm_slot v;
+	char slot[24], series[160], lab[64];
+	int busy;
+
+	CHECK(shm_read_slot(&f.seg, t, i, &v) == 0, "read slot");
+	busy = v.state == SHM_SLOT_BUSY;
+	snprintf(slot, sizeof slot, "%s.%u", t == SHM_T_GPU ? "gpu" : "synth", i);
+	if (t == SHM_T_GPU)
+		snprintf(lab, sizeof lab, "slot=\"%s\",gpu=\"%u\"", slot, v.gpu);
+	else
+		snprintf(lab, sizeof lab, "slot=\"%s\"", slot);
+	/* JSON */
+	CHECK(!strcmp(json_object_get_string(get(js, "slot")), slot), "slot name");
+	CHECK(!strcmp(json_object_get_string(get(js, "state")), shm_slot_state_name(v.state)),
+	      "%s state %s, wrote %s", slot, json_object_get_string(get(js, "state")), shm_slot_state_name(v.state));
+	CHECK_EQ_U64(json_object_get_uint64(get(js, "generation")), v.gen);
+	CHECK_EQ_U64(json_object_get_uint64(get(js, "done")), v.done);
+	CHECK_EQ_U64(json_object_get_uint64(get(js, "failed")), v.failed);
+	CHECK_EQ_U64(json_object_get_uint64(get(js, "restarts")), v.restarts);
+	if (busy) {
+		CHECK_EQ_U64(json_object_get_uint64(get(js, "job")), v.job_id);
+		CHECK_EQ_U64(json_object_get_uint64(get(js, "partition")), v.partition);
+	} else
+		CHECK(get(js, "job") == NULL, "%s idle but has a job", slot);
+	/* Prometheus */
+	snprintf(series, sizeof series, "provisor_worker_partitions_done_total{%s}", lab);
+	CHECK_EQ_U64(prom(promtxt, series), v.done);
+	snprintf(series, sizeof series, "provisor_worker_restarts_total{%s}", lab);
+	CHECK_EQ_U64(prom(promtxt, series), v.restarts);
+	snprintf(series, sizeof series, "provisor_worker_state{%s,state=\"%s\"}", lab, shm_slot_state_name(v.state));
+	CHECK(prom(promtxt, series) == 1, "%s not one-hot", series);
+	snprintf(series, sizeof series, "provisor_worker_busy_seconds_total{%s}", lab);
+	double ps = prom(promtxt, series), js_s = json_object_get_double(get(js, "busy_seconds"));
+	CHECK(busy ? fabs(ps - js_s) < 5 : fabs(ps - js_s) < 1e-5, "%s busy seconds %f vs %f", slot, ps, js_s);
+	if (busy) {
+		snprintf(series, sizeof series, "provisor_worker_job_id{%s}", lab);
+		CHECK_EQ_U64(prom(promtxt, series), v.job_id);
+	}
+	/* top --once: "SLOT GPU# PID STATE JOB KIND PART TIME UTIL DONE FAIL RST GEN EXIT" */
+	char pat[32], st[16], job[24], kind[24], part[16], tm[16], util[16], pid[16], gpu[16];
+	unsigned long long done, failed, rst, gen;
+	snprintf(pat, sizeof pat, "\n%s ", slot);
+	const char *row = strstr(once, pat);
+	CHECK(row, "top --once has no row for %s", slot);
+	if (t == SHM_T_GPU)
+		CHECK(sscanf(row + 1, "%*s %15s %15s %15s %23s %23s %15s %15s %15s %llu %llu %llu %llu",
+			     gpu, pid, st, job, kind, part, tm, util, &done, &failed, &rst, &gen) == 12,
+		      "cannot parse top row of %s", slot);
+	else
+		CHECK(sscanf(row + 1, "%*s %15s %15s %23s %23s %15s %15s %15s %llu %llu %llu %llu",
+			     pid, st, job, kind, part, tm, util, &done, &failed, &rst, &gen) == 11,
+		      "cannot parse top row of %s", slot);
+	CHECK(!strcmp(st, shm_slot_state_name(v.state)), "top: %s state %s", slot, st);
+	CHECK_EQ_U64(done, v.done);
+	CHECK_EQ_U64(failed, v.failed);
+	CHECK_EQ_U64(rst, v.restarts);
+	CHECK_EQ_U64(gen, v.gen);
+	if (busy) {
+		CHECK_EQ_U64(strtoull(job, NULL, 10), v.job_id);
+		CHECK_EQ_U64(strtoull(part, NULL, 10), v.partition);
+	} else
+		CHECK(!strcmp(job, "-") && !strcmp(part, "-"), "top: idle %s shows job %s", slot, job);
+}
+
+static void check_jobs(json_object *root)
+{
+	json_object *jobs = get(root, "jobs");
+	size_t n = 0, k = json_object_array_length(jobs);
+
+	for (uint32_t e = 0; e < FAKE_TABLE_JOBS; e++)
+		n += f.job[e].id != 0;
+	CHECK_EQ_U64(k, n);
+	for (size_t i = 0; i < k; i++) {
+		json_object *j = json_object_array_get_idx(jobs, i), *parts = get(j, "parts");
+		uint64_t id = json_object_get_uint64(get(j, "id"));
+		const struct shm_job *w = NULL;
+		for (uint32_t e = 0; e < FAKE_TABLE_JOBS; e++)
+			if (f.job[e].id == id)
+				w = &f.job[e];
+		CHECK(w, "job %llu not written", (unsigned long long)id);
+		CHECK_EQ_U64(json_object_array_length(parts), w->nparts);
+		for (uint32_t p = 0; p < w->nparts; p++) {
+			json_object *pj = json_object_array_get_idx(parts, p);
+			static const char *const names[] = { "queued", "synthesizing", "ready", "proving", "done", "failed" };
+			CHECK(!strcmp(json_object_get_string(get(pj, "state")), names[w->part[p].state]),
+			      "job %llu part %u", (unsigned long long)id, p);
+			CHECK_EQ_U64(json_object_get_uint64(get(pj, "attempts")), w->part[p].attempts);
+		}
+	}
+}
+
+int main(void)
+{
+	const char *bin = getenv("BIN") ? getenv("BIN") : "bin";
+	char err[256], args[128];
+	int rc;
+
+	snprintf(prov, sizeof prov, "%s/provisor", bin);
+	if (access(prov, X_OK))
+		T_SKIP("no %s: build it first", prov);
+	snprintf(name, sizeof name, "t-status-%d", (int)getpid());
+	CHECK(fake_create(&f, name, 4, 3, err, sizeof err) == 0, "fake_create: %s", err);
+	atexit(cleanup);
+	f.fail_permille = 50;
+	f.crash_every_ns = 300000000;
+	f.min_ms = 20, f.max_ms = 120;
+	for (uint64_t end = t_now_ns() + 1500000000ull; t_now_ns() < end; usleep(5000))
+		fake_tick(&f);
+	/* Frozen from here on: only the heartbeat moves. */
+	snprintf(args, sizeof args, "status --name %s --json", name);
+	char *js = run(args, &rc);
+	CHECK(rc == 0, "status --json exit %d", rc);
+	snprintf(args, sizeof args, "status --name %s --prometheus", name);
+	char *pr = run(args, &rc);
+	CHECK(rc == 0, "status --prometheus exit %d", rc);
+	snprintf(args, sizeof args, "top --name %s --once --width 150 -d 1", name);
+	char *once = run(args, &rc);
+	CHECK(rc == 0, "top --once exit %d", rc);
+	snprintf(args, sizeof args, "status --name %s", name);
+	char *txt = run(args, &rc);
+	CHECK(rc == 0 && strstr(txt, "running"), "status exit %d: %s", rc, txt);
+
+	json_object *root = json_tokener_parse(js);
+	CHECK(root, "status --json is not JSON:\n%s", js);
+	json_object *sup = get(root, "supervisor");
+	CHECK_EQ_U64(json_object_get_uint64(get(sup, "pid")), getpid());
+	CHECK(!strcmp(json_object_get_string(get(sup, "health")), "running"), "health");
+	CHECK_EQ_U64(json_object_get_uint64(get(sup, "partitions_done")), f.sup.parts_done);
+	CHECK_EQ_U64(json_object_get_uint64(get(sup, "partitions_failed")), f.sup.parts_failed);
+	CHECK_EQ_U64(json_object_get_uint64(get(sup, "jobs_done")), f.sup.jobs_done);
+	CHECK_EQ_U64(prom(pr, "provisor_partitions_done_total"), f.sup.parts_done);
+	CHECK_EQ_U64(prom(pr, "provisor_jobs_done_total"), f.sup.jobs_done);
+	CHECK_EQ_U64(prom(pr, "provisor_jobs{state=\"running\"}"), f.sup.jobs_running);
+	CHECK(prom(pr, "provisor_supervisor_up") == 1, "up");
+	CHECK(strstr(pr, "# TYPE provisor_worker_busy_seconds_total counter\n"), "TYPE line");
+	CHECK(f.sup.parts_done > 0 && f.sup.parts_failed > 0, "the writer did not get far enough");
+	for (uint32_t i = 0; i < 4; i++)
+		check_slot(json_object_array_get_idx(get(root, "gpu_slots"), i), pr, once, SHM_T_GPU, i);
+	for (uint32_t i = 0; i < 3; i++)
+		check_slot(json_object_array_get_idx(get(root, "synth_slots"), i), pr, once, SHM_T_SYNTH, i);
+	check_jobs(root);
+	CHECK_EQ_U64(json_object_get_uint64(get(root, "events_total")), shm_event_head(&f.seg));
+	CHECK_EQ_U64(prom(pr, "provisor_events_total"), shm_event_head(&f.seg));
+	printf("info: %llu partitions done, %llu failed, %llu events, all three views agree\n",
+	       (unsigned long long)f.sup.parts_done, (unsigned long long)f.sup.parts_failed,
+	       (unsigned long long)shm_event_head(&f.seg));
+	json_object_put(root);
+	free(js), free(pr), free(once), free(txt);
+
+	fake_destroy(&f);
+	f.seg.base = NULL;
+	snprintf(args, sizeof args, "status --name %s 2>/dev/null", name);
+	free(run(args, &rc));
+	CHECK(rc == 1, "status of a missing instance: exit %d", rc);
+	snprintf(args, sizeof args, "status --name %s --prometheus 2>/dev/null", name);
+	char *down = run(args, &rc);
+	CHECK(prom(down, "provisor_supervisor_up") == 0, "up for a missing instance");
+	free(down);
+	return 0;
+}
