@@ -157,6 +157,7 @@ static int translate(int ch)
 	case KEY_BACKSPACE: case 127: case 8: return TERM_K_BACKSPACE;
 	case KEY_ENTER: case '\r': case '\n': return TERM_K_ENTER;
 	case 27: return TERM_K_ESC;
+	case '\t': return '\t';
 	case KEY_RESIZE: return TERM_KEY_RESIZE;
 	default: return ch >= 0x20 && ch < 0x7f ? ch : TERM_KEY_NONE;
 	}

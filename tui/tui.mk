@@ -30,3 +30,9 @@ TESTS += $(BIN)/tests/tui_status
 $(BIN)/tests/tui_status: $(call objs,tests/tui/status.c) $(TUI_FAKE) $(O)/libshm.a $(O)/libformat.a | $(BIN)/provisor
 LDLIBS_tests/tui_status = $(call pc_libs,json-c) $(call pc_libs,libsodium) -lm
 EXTRA_CFLAGS_tests/tui/status.c = $(call pc_cflags,json-c)
+
+TESTS += tests/tui/tmux.sh tests/tui/exporter.sh
+
+# make bench: top's CPU and terminal output against 64+32 busy fake slots.
+BENCHES += bench/top_bench.sh
+bench/top_bench.sh: $(BIN)/provisor $(BIN)/tests/fakesup

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	struct fake f;
 	char err[256];
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			return usage();
@@ -62,7 +62,6 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--min-ms")) min_ms = (unsigned)atoi(v);
 		else if (!strcmp(a, "--max-ms")) max_ms = (unsigned)atoi(v);
 		else return usage();
-		i++;
 	}
 	if (!name || !gpus || !synth || !tick_ms)
 		return usage();
