@@ -126,6 +126,11 @@ static int fr_limbs_lt_r(const uint64_t v[4])
 
 /* ---- portable multiplication ---------------------------------------- */
 
+#if defined(__clang__)
+/* clang turns the textbook three-term 128-bit sums (x*y + t + c) into
+ * tight MUL/ADD/ADC code (~22 ns here, against ~24 ns for the split form
+ * below); gcc does not, hence two spellings of one algorithm. Both are
+ * checked against GMP and against each other by tests/field/gmp.c. */
 void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b)
 {
 	const uint64_t *x = a->l, *y = b->l;
@@ -167,6 +172,81 @@ void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b)
 	}
 	fr_reduce4(out->l, t0, t1, t2, t3);
 }
+
+#else
+/*
+ * Each step keeps the two halves of the four products apart: the low
+ * words go down one carry chain and the high words down a second, as
+ * separate fr_adc() chains (ADC on x86-64). Written with three-term
+ * 128-bit sums instead (x*y + t + c, the textbook form), gcc materialised
+ * every carry with setc/movzx and the multiplication ran at ~34 ns against
+ * ~26 ns for this form (gcc 12, Zen 4). The arithmetic is
+ * unchanged: the same no-carry CIOS, so the same result bit for bit.
+ */
+static inline uint64_t fr_mulw(uint64_t a, uint64_t b, uint64_t *hi)
+{
+	u128 p = (u128)a * b;
+	*hi = (uint64_t)(p >> 64);
+	return (uint64_t)p;
+}
+
+void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b)
+{
+	const uint64_t *x = a->l, *y = b->l;
+	uint64_t t0, t1, t2, t3, t4, h0, h1, h2, h3, l0, l1, l2, l3, m, c;
+
+	/* row 0: t = x * y[0] */
+	l0 = fr_mulw(x[0], y[0], &h0);
+	l1 = fr_mulw(x[1], y[0], &h1);
+	l2 = fr_mulw(x[2], y[0], &h2);
+	l3 = fr_mulw(x[3], y[0], &h3);
+	c = 0;
+	t0 = l0;
+	t1 = fr_adc(l1, h0, &c);
+	t2 = fr_adc(l2, h1, &c);
+	t3 = fr_adc(l3, h2, &c);
+	t4 = h3 + c;		/* x * y[0] < 2^320: no carry out */
+	for (int i = 0;; i++) {
+		/* t = (t + m * r) / 2^64, m chosen so the low word is 0 */
+		m = t0 * FR_INV;
+		l0 = fr_mulw(m, R0, &h0);
+		l1 = fr_mulw(m, R1, &h1);
+		l2 = fr_mulw(m, R2, &h2);
+		l3 = fr_mulw(m, R3, &h3);
+		c = 0;
+		fr_adc(l0, t0, &c);	/* 0 mod 2^64; only the carry counts */
+		t1 = fr_adc(l1, t1, &c);
+		t2 = fr_adc(l2, t2, &c);
+		t3 = fr_adc(l3, t3, &c);
+		t4 += c;
+		c = 0;
+		t0 = fr_adc(t1, h0, &c);
+		t1 = fr_adc(t2, h1, &c);
+		t2 = fr_adc(t3, h2, &c);
+		t3 = t4 + h3 + c;	/* < 2r < 2^256: r3 < 2^63 - 1 */
+		if (i == 3)
+			break;
+		/* t += x * y[i + 1]; t4 takes the carries out of t3 */
+		uint64_t yi = y[i + 1];
+		l0 = fr_mulw(x[0], yi, &h0);
+		l1 = fr_mulw(x[1], yi, &h1);
+		l2 = fr_mulw(x[2], yi, &h2);
+		l3 = fr_mulw(x[3], yi, &h3);
+		c = 0;
+		t0 = fr_adc(l0, t0, &c);
+		t1 = fr_adc(l1, t1, &c);
+		t2 = fr_adc(l2, t2, &c);
+		t3 = fr_adc(l3, t3, &c);
+		t4 = c;
+		c = 0;
+		t1 = fr_adc(t1, h0, &c);
+		t2 = fr_adc(t2, h1, &c);
+		t3 = fr_adc(t3, h2, &c);
+		t4 = t4 + h3 + c;
+	}
+	fr_reduce4(out->l, t0, t1, t2, t3);
+}
+#endif
 
 void fr_sqr_portable(fr_t *out, const fr_t *a)
 {
