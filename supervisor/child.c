@@ -48,7 +48,7 @@ int child_alive(const struct child *c)
 
 static void set_pipe_size(int fd)
 {
-	(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);	/* best effort: fewer wakeups */
+	(void)fcntl(fd, F_SETPIPE_SZ, SUP_PIPE_SIZE);	/* best effort: fewer wakeups */
 }
 
 /* Argument vector of a child; strings live in bufs. */

@@ -11,3 +11,7 @@ PIPELINE_TESTS := kinds badreq priority stop
 TESTS += $(patsubst %,$(BIN)/tests/pipeline_%,$(PIPELINE_TESTS))
 $(foreach t,$(PIPELINE_TESTS),$(eval $(BIN)/tests/pipeline_$(t): $(call objs,tests/pipeline/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs,libsodium)))
+
+BENCHES += $(BIN)/bench/relay
+$(BIN)/bench/relay: $(call objs,bench/relay_bench.c)
+LDLIBS_bench/relay = $(call pc_libs,liburing)

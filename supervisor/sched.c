@@ -492,7 +492,7 @@ static void splice_next(struct sup *s, uint32_t si)
 {
 	struct child *c = &s->child[si];
 	int dst = c->relay_drain ? s->nullfd : s->child[c->relay_dst].in_fd;
-	unsigned len = c->relay_left > (1u << 20) ? 1u << 20 : (unsigned)c->relay_left;
+	unsigned len = c->relay_left > SUP_RELAY_CHUNK ? SUP_RELAY_CHUNK : (unsigned)c->relay_left;
 
 	io_uring_prep_splice(loop_sqe(&s->loop, loop_ud(EV_CHILD_SPLICE, child_who(s, si))),
 			     c->out_fd, -1, dst, -1, len, SPLICE_F_MOVE);

@@ -25,6 +25,8 @@
 #define SUP_MAX_CONNS 32
 #define SUP_GPU_DEPTH 2		/* partitions a gpuworker holds: proving + received */
 #define SUP_TICK_MS 100
+#define SUP_PIPE_SIZE (1 << 20)	/* children's pipes: fewer, larger transfers */
+#define SUP_RELAY_CHUNK (1u << 20)	/* bytes per relay splice */
 #define SUP_BACKOFF_MAX_MS 10000
 #define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
 
