@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,9 @@ static struct {
 	int eof;		/* the receiver saw EOF on stdin */
 	struct gw_out out;	/* waiting for the sender when out_full */
 	int out_full;
-	pthread_mutex_t shm_lock;	/* every shm_slot_* call */
+	pthread_mutex_t shm_lock;	/* every shm_slot_* call, and the trace */
 	struct shm_slot_writer w;
+	FILE *trace;		/* PROVISOR_TRACE_DIR: ground truth for tests */
 } gw = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -103,10 +105,60 @@ static _Noreturn void gw_exit(int status)
 	_exit(status);
 }
 
+/*
+ * The trace (only when PROVISOR_TRACE_DIR is set) is what this worker
+ * knows it did, with CLOCK_MONOTONIC times, for tests and benchmarks to
+ * hold the status segment against:
+ *   B gen job part t      begin published at t
+ *   P gen t               the H-term finished computing at t
+ *   E gen t0 t1           end published between t0 and t1
+ * Called with shm_lock held.
+ */
+static void gw_trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!gw.trace)
+		return;
+	va_start(ap, fmt);
+	vfprintf(gw.trace, fmt, ap);
+	va_end(ap);
+	fflush(gw.trace);
+}
+
+/* A trace time must not run ahead of what readers can see: drain this
+ * CPU's store buffer first (a locked RMW is a full barrier on x86-64, and
+ * a seq_cst one everywhere), so the published record is visible to every
+ * reader by the time the clock is read. */
+static uint64_t gw_trace_now(void)
+{
+	static _Atomic uint64_t barrier;
+
+	atomic_fetch_add_explicit(&barrier, 1, memory_order_seq_cst);
+	return shm_now_mono();
+}
+
+static void gw_trace_open(void)
+{
+	const char *dir = getenv("PROVISOR_TRACE_DIR");
+	char path[512];
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof path, "%s/gpu.%u.%d", dir, gw.slot, (int)getpid());
+	gw.trace = fopen(path, "we");
+	if (!gw.trace)
+		gw_log("trace %s: %s", path, strerror(errno));
+}
+
 static int gw_begin(uint64_t gen, const struct shm_assign *a)
 {
 	pthread_mutex_lock(&gw.shm_lock);
 	int rc = shm_slot_begin(&gw.w, gen, a);
+	if (rc == 0 && gw.trace)
+		gw_trace("B %llu %llu %u %llu\n", (unsigned long long)gen,
+			 (unsigned long long)a->job_id, a->partition,
+			 (unsigned long long)gw_trace_now());
 	pthread_mutex_unlock(&gw.shm_lock);
 	return rc;
 }
@@ -114,7 +166,20 @@ static int gw_begin(uint64_t gen, const struct shm_assign *a)
 static void gw_end(uint64_t gen, int ok)
 {
 	pthread_mutex_lock(&gw.shm_lock);
+	uint64_t t0 = shm_now_mono();
 	shm_slot_end(&gw.w, gen, ok);
+	if (gw.trace)
+		gw_trace("E %llu %llu %llu\n", (unsigned long long)gen, (unsigned long long)t0,
+			 (unsigned long long)gw_trace_now());
+	pthread_mutex_unlock(&gw.shm_lock);
+}
+
+static void gw_proved(uint64_t gen)
+{
+	if (!gw.trace)
+		return;
+	pthread_mutex_lock(&gw.shm_lock);
+	gw_trace("P %llu %llu\n", (unsigned long long)gen, (unsigned long long)shm_now_mono());
 	pthread_mutex_unlock(&gw.shm_lock);
 }
 
@@ -317,9 +382,11 @@ static int gw_prove(struct gw_part *p)
 		       (unsigned long long)h->job, h->partition, why);
 		gw_fail_out(&o, h, why);
 		o.exit_after = 4;
+		gw_proved(h->gen);
 		gw_hand(&o);
 		return -1;
 	}
+	gw_proved(h->gen);
 	if (!hterm_check_top(p->buf, h->log_size)) {
 		snprintf(why, sizeof why, "unsatisfied system: H's top coefficient is not zero "
 			 "(a[i]*b[i] != c[i] for some row)");
@@ -494,6 +561,7 @@ static void gw_attach(const char *name, struct shm_seg *seg)
 	}
 	/* The ordinal is this process's own fact; ready publishes it. */
 	gw.w.cur.gpu = (uint32_t)gw.gpu;
+	gw_trace_open();
 	shm_slot_ready(&gw.w, gw.be == HTERM_CUDA ? 2 : 1);
 }
 

@@ -273,7 +273,7 @@ static int configure(struct sup *s, int argc, char **argv)
 		case 'g':
 			if (!strcmp(optarg, "auto"))
 				c->gpus = -1;
-			else if (parse_count("--gpus", optarg, 0, 64, &c->gpus) < 0)
+			else if (parse_count("--gpus", optarg, 1, 256, &c->gpus) < 0)
 				return -1;
 			break;
 		case 'w':
@@ -297,6 +297,10 @@ static int configure(struct sup *s, int argc, char **argv)
 		fprintf(stderr, "provisor run: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (conf_check(c, err, sizeof err) < 0) {	/* the flags may have broken it */
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
 	conf_finish(c);
 	return 0;
 }
@@ -316,7 +320,7 @@ static int make_children(struct sup *s)
 				s->backend = HTERM_CPU;
 		}
 	}
-	s->ngpu = (uint32_t)((gpus ? gpus : 1) * c->workers_per_gpu);
+	s->ngpu = (uint32_t)((gpus ? gpus : 1) * c->workers_per_gpu);	/* no GPU: one CPU "GPU" */
 	s->nsynth = (uint32_t)c->synth;
 	s->nchild = s->ngpu + s->nsynth;
 	if (s->nchild > CONF_MAX_SLOTS) {
