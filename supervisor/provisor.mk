@@ -15,3 +15,7 @@ $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs
 BENCHES += $(BIN)/bench/relay
 $(BIN)/bench/relay: $(call objs,bench/relay_bench.c)
 LDLIBS_bench/relay = $(call pc_libs,liburing)
+
+BENCHES += $(BIN)/bench/pipeline
+$(BIN)/bench/pipeline: $(call objs,bench/pipeline_bench.c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth
+LDLIBS_bench/pipeline = $(call pc_libs,libsodium)

@@ -391,6 +391,9 @@ static int setup(struct sup *s)
 	if (!s->jobs || s->nullfd < 0)
 		return -1;
 	init_slots(s);
+	const char *tdir = getenv("PROVISOR_TRACE_DIR");
+	if (tdir && *tdir && sup_path(exe, sizeof exe, "%s/sup.%d", tdir, (int)getpid()) == 0)
+		s->trace = fopen(exe, "we");
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -423,6 +426,8 @@ static void teardown(struct sup *s)
 		close(s->sigfd);
 	if (s->nullfd >= 0)
 		close(s->nullfd);
+	if (s->trace)
+		fclose(s->trace);
 	free(s->child);
 	free(s->jobs);
 }

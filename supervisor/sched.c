@@ -484,6 +484,9 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
 	pt->state = SHM_PART_READY;
 	pt->synth_ns = c->hdr.work_ns;
 	pt->ready_ns = shm_now_mono();
+	if (s->trace)
+		fprintf(s->trace, "R %llu %u %llu\n", (unsigned long long)r->id, r->part,
+			(unsigned long long)pt->ready_ns);
 	c->relay_left = c->hdr.payload_len;
 	publish_job(s, r->job);
 }
@@ -529,8 +532,6 @@ static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	write_frame(s, gi, &h, sizeof h);
 	pt->state = SHM_PART_PROVING;
 	pt->gpu_child = (int16_t)gi;
-	s->dispatch_ns_sum += shm_now_mono() - pt->ready_ns;
-	s->dispatch_n++;
 	publish_job(s, r.job);
 }
 

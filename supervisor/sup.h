@@ -14,6 +14,7 @@
 #define SUPERVISOR_SUP_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "conf/conf.h"
@@ -143,8 +144,9 @@ struct sup {
 	uint64_t stop_deadline_ns;
 	struct shm_sup stats;
 
-	/* Figures for the benchmarks (bench/pipeline). */
-	uint64_t dispatch_ns_sum, dispatch_n;
+	/* PROVISOR_TRACE_DIR: "R job part t" when a partition becomes ready
+	 * (bench/pipeline measures dispatch latency from it). */
+	FILE *trace;
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
