@@ -1,33 +1,89 @@
 #!/usr/bin/env bash
-# make demo: what provisor can do today, end to end on this machine.
-# Synthesizes partitions of a hash-chain circuit, computes Groth16's
-# H-term on the best backend here (CUDA when a GPU answers, else CPU),
-# verifies each result, and shows that a tampered result is caught.
+# make demo: a supervisor with its workers on this machine (CUDA when a GPU
+# answers, else the CPU backend), fed a realistic mix of jobs, watched live.
+#   a steady stream of snap-deals and porep, a winning-post every few
+#   seconds, a window-post now and then.
+# On a terminal the live view is `provisor top` (q ends the demo);
+# otherwise `provisor top --once` every few seconds for DEMO_SECONDS.
+# Then every result is verified, a tampered one is shown refused, and the
+# supervisor is stopped: no process, socket or segment is left behind.
 set -euo pipefail
 bin=${BIN:-bin}
-k=${DEMO_LOG_SIZE:-18}
-parts=${DEMO_PARTITIONS:-3}
-seed=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-demo.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+secs=${DEMO_SECONDS:-20}
+name=demo-$$
+state=$(mktemp -d "${TMPDIR:-/tmp}/provisor-demo.XXXXXX")
+sup=
+feeder=
 
-secs() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2fs", e - s }'; }
+cleanup() {
+  [ -n "$feeder" ] && kill "$feeder" 2>/dev/null && wait "$feeder" 2>/dev/null
+  if [ -n "$sup" ] && kill -0 "$sup" 2>/dev/null; then
+    "$bin/provisor" stop --name "$name" >/dev/null 2>&1 || kill "$sup" 2>/dev/null
+    wait "$sup" 2>/dev/null || true
+  fi
+  rm -rf "$state"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
-echo "provisor demo: $parts partitions of 2^$k constraints, seed $seed"
-for ((p = 0; p < parts; p++)); do
-  t=$(date +%s.%N)
-  "$bin/provisor" synth --seed "$seed" --partition "$p" --log-size "$k" -o "$dir/p$p.part"
-  ts=$(secs "$t"); t=$(date +%s.%N)
-  "$bin/provisor" prove -i "$dir/p$p.part" -o "$dir/p$p.h" --backend auto 2>"$dir/log"
-  tp=$(secs "$t"); t=$(date +%s.%N)
-  [ "$p" = 0 ] && sed 's/^/  /' "$dir/log"
-  "$bin/provisor" verify "$dir/p$p.h" >/dev/null
-  echo "  partition $p: synth $ts, prove $tp, verify $(secs "$t"): ok"
+"$bin/provisor" run --name "$name" --state-dir "$state" 2>"$state.log" &
+sup=$!
+for _ in $(seq 100); do
+  "$bin/provisor" ping --name "$name" >/dev/null 2>&1 && break
+  sleep 0.1
 done
+"$bin/provisor" ping --name "$name" >/dev/null || { cat "$state.log"; exit 1; }
 
-echo "tampering with one coefficient of partition 0's H:"
-printf '\x01' | dd of="$dir/p0.h" bs=1 seek=200 conv=notrunc status=none
-if "$bin/provisor" verify "$dir/p0.h" 2>&1 | sed 's/^/  /'; then
-  echo "  tampered file passed verify: BUG"; exit 1
+submit() { "$bin/provisor" submit --name "$name" --kind "$1" >/dev/null 2>&1 || true; }
+feed() {
+  local t=0
+  while :; do
+    submit snap-deals
+    submit porep
+    (( t % 6 == 0 )) && submit winning-post
+    (( t % 15 == 7 )) && submit window-post
+    t=$((t + 1))
+    sleep 1
+  done
+}
+feed &
+feeder=$!
+
+if [ -t 1 ] && [ -z "${DEMO_NO_TUI:-}" ]; then
+  echo "provisor demo: starting the live view; press q to end the demo"
+  sleep 1
+  "$bin/provisor" top --name "$name" || true
+else
+  end=$((SECONDS + secs))
+  while [ $SECONDS -lt $end ]; do
+    clear 2>/dev/null || true
+    "$bin/provisor" top --once --name "$name" | head -n 40
+    sleep 3
+  done
 fi
-echo "demo done: every honest result verified, the tampered one was refused"
+
+kill "$feeder" 2>/dev/null; wait "$feeder" 2>/dev/null || true
+feeder=
+echo
+echo "verifying every result written so far:"
+shopt -s nullglob
+results=("$state"/results/*.result)
+ok=0
+for r in "${results[@]}"; do
+  if "$bin/provisor" verify "$r" >/dev/null; then ok=$((ok + 1)); else echo "  FAILED: $r"; fi
+done
+echo "  $ok of ${#results[@]} job results verified"
+if [ ${#results[@]} -gt 0 ]; then
+  t="$state/tampered.result"
+  cp "${results[0]}" "$t"
+  printf '\x01' | dd of="$t" bs=1 seek=200 conv=notrunc status=none
+  echo "a copy with one byte changed:"
+  "$bin/provisor" verify "$t" 2>&1 | sed 's/^/  /' || true
+fi
+"$bin/provisor" stop --name "$name" >/dev/null
+wait "$sup" || true
+sup=
+rm -f "$state.log"
+left=$(ls /dev/shm | grep -c "provisor\.$name" || true)
+echo "stopped: $left status segment(s) left, $(pgrep -f "instance $name" | wc -l) worker(s) left"
+[ ${#results[@]} -eq "$ok" ]
