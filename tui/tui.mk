@@ -31,7 +31,7 @@ $(BIN)/tests/tui_status: $(call objs,tests/tui/status.c) $(TUI_FAKE) $(O)/libshm
 LDLIBS_tests/tui_status = $(call pc_libs,json-c) $(call pc_libs,libsodium) -lm
 EXTRA_CFLAGS_tests/tui/status.c = $(call pc_cflags,json-c)
 
-TESTS += tests/tui/tmux.sh tests/tui/exporter.sh
+TESTS += tests/tui/tmux.sh tests/tui/exporter.sh tests/tui/live.sh
 
 # make bench: top's CPU and terminal output against 64+32 busy fake slots.
 BENCHES += bench/top_bench.sh

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# provisor top against the real supervisor, in tmux on a private socket:
+# busy gpuworkers show their job, kind and partition while real partitions
+# prove; the supervisor SIGKILLed shows "not running"; a new supervisor of
+# the same name is re-attached by itself; q exits 0. Then the same view
+# starts, draws and quits under TERM=vt100, screen-256color and
+# tmux-256color, and with --ascii. Leaves no process, segment or server.
+set -u
+bin=${BIN:-bin}
+prov=$(realpath "$bin/provisor" 2>/dev/null)
+[ -x "$prov" ] || { echo "no $bin/provisor: build first"; exit 77; }
+command -v tmux >/dev/null || { echo "tmux not installed"; exit 77; }
+name=t-live-$$
+sock=provisor-live-$$
+dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-live.XXXXXX")
+spid=
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() {
+  T kill-server 2>/dev/null
+  if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
+  rm -f "/dev/shm/provisor.$name"
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); T capture-pane -p -t top 2>/dev/null | sed 's/^/    | /'; }
+screen() { T capture-pane -p -t top; }
+wait_for() {
+  local re=$1 n=$(( ${2:-5} * 10 ))
+  for _ in $(seq "$n"); do screen | grep -Eq -- "$re" && return 0; sleep 0.1; done
+  return 1
+}
+start_sup() {
+  "$prov" run --name "$name" --state-dir "$dir/state" 2>>"$dir/log" &
+  spid=$!
+  for _ in $(seq 100); do "$prov" ping --name "$name" >/dev/null 2>&1 && return; sleep 0.1; done
+  echo "supervisor did not start"; cat "$dir/log"; exit 1
+}
+work() { for _ in 1 2 3; do "$prov" submit --name "$name" --kind porep --log-size 16 >/dev/null; done; }
+
+start_sup
+work
+T new-session -d -s top -x 80 -y 24 "TERM=xterm-256color $prov top --name $name -d 2; echo EXIT=\$?; sleep 30"
+wait_for 'gpu\.[01] +[0-9]+ +busy +[0-9]+ +porep +[0-9]+ ' 10 || fail "no busy gpuworker with job, kind and partition"
+
+old=$spid
+kill -KILL "$spid"; wait "$spid" 2>/dev/null; spid=
+wait_for '\[not running\]' 5 || fail "killed supervisor not shown as not running"
+start_sup
+work
+wait_for "pid $spid .*\[running\]" 5 || fail "new supervisor (pid $spid, was $old) not re-attached"
+wait_for 'gpu\.[01] +[0-9]+ +busy' 10 || fail "no busy worker after re-attach"
+T send-keys -t top q
+wait_for '^EXIT=0' 5 || fail "q did not exit 0"
+T kill-session -t top
+
+for term in vt100 screen-256color tmux-256color xterm-256color:--ascii; do
+  t=${term%%:*} opt=
+  [ "$t" != "$term" ] && opt=${term#*:}
+  T new-session -d -s top -x 80 -y 24 "TERM=$t $prov top --name $name $opt; echo EXIT=\$?; sleep 30"
+  wait_for "provisor top +$name" 5 || fail "TERM=$t $opt: no header"
+  wait_for 'gpu\.1' 5 || fail "TERM=$t $opt: no worker rows"
+  T send-keys -t top q
+  wait_for '^EXIT=0' 5 || fail "TERM=$t $opt: q did not exit 0"
+  T kill-session -t top
+done
+[ "$fails" -eq 0 ] && echo "info: top against a real supervisor: busy rows, loss, re-attach; TERM vt100, screen-256color, tmux-256color, --ascii"
+exit $((fails > 0))
