@@ -15,8 +15,8 @@ CUDA ?= auto
 SAN ?=
 
 # Debian packages the build needs, and the pkg-config names that prove them.
-DEB_PKGS := pkg-config liburing-dev libncurses-dev libgmp-dev libsodium-dev libxxhash-dev libinih-dev libjson-c-dev libmicrohttpd-dev
-PC_PKGS  := liburing ncursesw gmp libsodium libxxhash inih json-c libmicrohttpd
+DEB_PKGS := pkg-config liburing-dev libncurses-dev libgmp-dev libsodium-dev libxxhash-dev libinih-dev libjson-c-dev libmicrohttpd-dev libsystemd-dev
+PC_PKGS  := liburing ncursesw gmp libsodium libxxhash inih json-c libmicrohttpd libsystemd
 
 O   := build$(if $(SAN),-$(SAN))
 BIN := bin$(if $(SAN),-$(SAN))

@@ -182,6 +182,13 @@ void conf_defaults(struct conf *c)
 	c->socket_mode = 0600;
 	c->max_jobs = 1024;
 	c->max_log_size = 20;
+	c->restart_intensity = 5;
+	c->restart_period_ms = 60000;
+	c->backoff_max_ms = 10000;
+	c->stable_run_ms = 10000;
+	c->poison_attempts = 3;
+	c->heartbeat_timeout_ms = 5000;
+	c->stop_timeout_ms = 10000;
 	memcpy(c->kind, kinds, sizeof kinds);
 	/* state_dir stays "" (= not set explicitly) until conf_finish. */
 }
@@ -328,6 +335,59 @@ static int conf_set_max_log_size(struct conf *c, uint32_t k, const char *v)
 	return conf_set_u32(v, 1, 26, &c->max_log_size);
 }
 
+static int conf_set_intensity(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_u32(v, 1, 1000000, &c->restart_intensity);
+}
+
+static int conf_set_poison(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_u32(v, 1, 255, &c->poison_attempts);
+}
+
+/* Durations that must be positive. */
+static int conf_set_ms(const char *v, uint64_t *out)
+{
+	uint64_t ms;
+
+	if (conf_parse_duration_ms(v, &ms) < 0 || ms == 0)
+		return -1;
+	*out = ms;
+	return 0;
+}
+
+static int conf_set_period(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_ms(v, &c->restart_period_ms);
+}
+
+static int conf_set_backoff_max(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_ms(v, &c->backoff_max_ms);
+}
+
+static int conf_set_stable_run(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_ms(v, &c->stable_run_ms);
+}
+
+static int conf_set_hb_timeout(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_ms(v, &c->heartbeat_timeout_ms);
+}
+
+static int conf_set_stop_timeout(struct conf *c, uint32_t k, const char *v)
+{
+	(void)k;
+	return conf_set_ms(v, &c->stop_timeout_ms);
+}
+
 static int conf_set_log_size(struct conf *c, uint32_t k, const char *v)
 {
 	return conf_set_u32(v, 1, 26, &c->kind[k].log_size);
@@ -361,6 +421,13 @@ static const struct conf_key conf_sup_keys[] = {
 	{ "socket_group", conf_set_socket_group, "a group on this system" },
 	{ "max_jobs", conf_set_max_jobs, "a number in 1..1048576" },
 	{ "max_log_size", conf_set_max_log_size, "a number in 1..26" },
+	{ "restart_intensity", conf_set_intensity, "a number in 1..1000000" },
+	{ "restart_period", conf_set_period, "a positive duration (ms, s, m or h)" },
+	{ "backoff_max", conf_set_backoff_max, "a positive duration (ms, s, m or h)" },
+	{ "stable_run", conf_set_stable_run, "a positive duration (ms, s, m or h)" },
+	{ "poison_attempts", conf_set_poison, "a number in 1..255" },
+	{ "heartbeat_timeout", conf_set_hb_timeout, "a positive duration (ms, s, m or h)" },
+	{ "stop_timeout", conf_set_stop_timeout, "a positive duration (ms, s, m or h)" },
 };
 
 static const struct conf_key conf_kind_keys[] = {

@@ -17,6 +17,13 @@
  *   socket_mode = 0600
  *   socket_group = NAME       ; optional group allowed on the socket
  *   max_jobs = 1024           ; jobs queued or running at once
+ *   restart_intensity = 5     ; crashes within restart_period disable a slot
+ *   restart_period = 60s
+ *   backoff_max = 10s         ; restart delay: 0, 100ms, 200ms, ... up to this
+ *   stable_run = 10s          ; a run this long resets the backoff
+ *   poison_attempts = 3       ; a partition whose worker died this often fails
+ *   heartbeat_timeout = 5s    ; a worker silent this long is killed as hung
+ *   stop_timeout = 10s        ; graceful stop: in-flight work finishes within
  *   max_log_size = 20         ; largest k accepted (config and submit)
  *   [kind.porep]              ; also kind.snap-deals, kind.window-post,
  *   log_size = 16             ;      kind.winning-post
@@ -54,6 +61,15 @@ struct conf {
 	char socket_group[64];	/* "" = none */
 	uint32_t max_jobs;
 	uint32_t max_log_size;	/* largest k accepted from submit */
+	/* Crash handling (systemd's RestartSec/RestartMaxDelaySec and OTP's
+	 * intensity/period are the models). */
+	uint32_t restart_intensity;	/* this many crashes ... */
+	uint64_t restart_period_ms;	/* ... within this period disable a slot */
+	uint64_t backoff_max_ms;	/* restart delays double up to this */
+	uint64_t stable_run_ms;		/* a run this long resets the backoff */
+	uint32_t poison_attempts;	/* a partition that killed this many workers fails its job */
+	uint64_t heartbeat_timeout_ms;	/* a worker silent this long is hung */
+	uint64_t stop_timeout_ms;	/* graceful stop: in-flight partitions finish within */
 	struct conf_kind kind[CONF_NKINDS];
 };
 

@@ -29,7 +29,6 @@
 #define P_PIDFD 3
 #endif
 
-#define STABLE_RUN_NS (10ull * 1000000000u)	/* resets the backoff */
 
 static const char *kind_name(const struct child *c)
 {
@@ -185,6 +184,7 @@ void child_kill(struct sup *s, uint32_t ci, const char *why)
 	if (!child_alive(c))
 		return;
 	sup_log("killing %s.%u (pid %d): %s", kind_name(c), c->slot, (int)c->pid, why);
+	snprintf(c->kill_why, sizeof c->kill_why, "%s", why);
 	kill(c->pid, SIGKILL);
 	c->state = CH_STOPPING;
 }
@@ -320,20 +320,87 @@ void child_on_exit(struct sup *s, uint32_t ci)
 				  kind_name(c), c->slot);
 		return;
 	}
-	if (now - c->started_ns > STABLE_RUN_NS)
+	if (now - c->started_ns > s->conf.stable_run_ms * 1000000u)
 		c->crashes = 0;
-	uint64_t delay_ms = c->crashes ? 100ull << (c->crashes - 1 < 7 ? c->crashes - 1 : 7) : 0;
-	if (delay_ms > SUP_BACKOFF_MAX_MS)
-		delay_ms = SUP_BACKOFF_MAX_MS;
+	/* Intensity: too many crashes within the period disable the slot. */
+	if (!c->window_n || now - c->window_start_ns > s->conf.restart_period_ms * 1000000u) {
+		c->window_start_ns = now;
+		c->window_n = 0;
+	}
+	if (++c->window_n >= s->conf.restart_intensity) {
+		c->state = CH_DISABLED;
+		v.state = SHM_SLOT_DISABLED;
+		shm_owner_write_slot(&s->seg, table_of(c), c->slot, &v);
+		sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, code, 0, 0,
+			  "%s.%u disabled: %u crashes within %llu s (last: %s %d)", kind_name(c), c->slot,
+			  c->window_n, (unsigned long long)(s->conf.restart_period_ms / 1000),
+			  kind == SHM_EXIT_SIGNAL ? "signal" : "exit", code);
+		return;
+	}
+	/* Backoff: the first restart at once, then 100 ms doubling. */
+	uint64_t delay_ms = c->crashes ? 100ull << (c->crashes - 1 < 20 ? c->crashes - 1 : 20) : 0;
+	if (delay_ms > s->conf.backoff_max_ms)
+		delay_ms = s->conf.backoff_max_ms;
 	c->crashes++;
 	c->state = CH_DOWN;
 	c->restart_at_ns = now + delay_ms * 1000000u;
 	v.state = delay_ms ? SHM_SLOT_BACKOFF : SHM_SLOT_CRASHED;
 	v.restarts++;
 	shm_owner_write_slot(&s->seg, table_of(c), c->slot, &v);
-	sup_event(s, SHM_EV_CRASH, table_of(c), c->slot, code, 0, 0, "%s.%u %s %d; restart in %llu ms",
+	sup_event(s, SHM_EV_CRASH, table_of(c), c->slot, code, 0, 0, "%s.%u %s %d%s%s; restart in %llu ms",
 		  kind_name(c), c->slot, kind == SHM_EXIT_SIGNAL ? "killed by signal" : "exited with",
-		  code, (unsigned long long)delay_ms);
+		  code, c->kill_why[0] ? ": " : "", c->kill_why, (unsigned long long)delay_ms);
+	c->kill_why[0] = '\0';
+}
+
+/* How long a partition of this kind and size may run: the configured
+ * deadline, else 20x the longest seen so far (at least 10 s), else 5 min. */
+static uint64_t deadline_ns(const struct sup *s, uint32_t kind)
+{
+	uint64_t ms;
+
+	if (kind < 1 || kind >= CONF_NKINDS)
+		return 300ull * 1000000000u;
+	ms = s->conf.kind[kind].deadline_ms;
+	if (ms)
+		return ms * 1000000u;
+	if (!s->longest_ns[kind])
+		return 300ull * 1000000000u;
+	return s->longest_ns[kind] * 20 > 10000000000ull ? s->longest_ns[kind] * 20 : 10000000000ull;
+}
+
+/* The watchdog: a partition past its deadline, or a worker whose
+ * heartbeat stopped, gets the worker killed (and requeued like a crash). */
+static void watchdog(struct sup *s, uint32_t ci, uint64_t now)
+{
+	struct child *c = &s->child[ci];
+	uint64_t hb_limit = s->conf.heartbeat_timeout_ms * 1000000u;
+	struct shm_slot v;
+	char why[96];
+
+	if (c->state == CH_STARTING) {
+		if (now - c->started_ns > hb_limit)
+			child_kill(s, ci, "hung: no HELLO within the heartbeat timeout");
+		return;
+	}
+	if (c->state != CH_READY || shm_read_slot(&s->seg, table_of(c), c->slot, &v) < 0 ||
+	    v.pid != (uint32_t)c->pid)
+		return;
+	/* synth beats only while it works; gpuworker has a heartbeat thread */
+	if ((c->kind == CHILD_GPU || v.state == SHM_SLOT_BUSY) && now > v.heartbeat_mono_ns &&
+	    now - v.heartbeat_mono_ns > hb_limit) {
+		snprintf(why, sizeof why, "hung: no heartbeat for %llu ms",
+			 (unsigned long long)((now - v.heartbeat_mono_ns) / 1000000));
+		child_kill(s, ci, why);
+		return;
+	}
+	if (v.state == SHM_SLOT_BUSY && now > v.part_since_ns &&
+	    now - v.part_since_ns > deadline_ns(s, v.kind)) {
+		snprintf(why, sizeof why, "hung: job %llu partition %u past its %llu ms deadline",
+			 (unsigned long long)v.job_id, v.partition,
+			 (unsigned long long)(deadline_ns(s, v.kind) / 1000000));
+		child_kill(s, ci, why);
+	}
 }
 
 /* Restart children whose backoff has passed; stop disabled ones once
@@ -344,6 +411,8 @@ void child_tick(struct sup *s, uint64_t now)
 		return;
 	for (uint32_t i = 0; i < s->nchild; i++) {
 		struct child *c = &s->child[i];
+		if (child_alive(c) && c->state != CH_STOPPING)
+			watchdog(s, i, now);
 		if (c->disabled && c->state == CH_READY && c->nhold == 0 && c->relay_dst < 0 &&
 		    c->src_child < 0 && !c->wr_pending && !c->relay_drain && c->rd == RD_HDR) {
 			c->state = CH_STOPPING;
@@ -389,6 +458,7 @@ int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 				c->state = CH_DOWN;
 				c->restart_at_ns = shm_now_mono();
 				c->crashes = 0;
+				c->window_n = 0;
 				sup_event(s, SHM_EV_ENABLE, table, slot, 0, 0, 0, "%s.%u enabled",
 					  kind_name(c), slot);
 			}

@@ -85,17 +85,30 @@ static void arm_tick(struct sup *s)
 	io_uring_prep_timeout(loop_sqe(&s->loop, loop_ud(EV_TICK, 0)), &tick, 0, 0);
 }
 
+/* Stop, in two phases. Finishing: nothing new starts (no submit, no
+ * synthesis), partitions in flight finish, for at most stop_timeout.
+ * Ending: children get EOF and SIGTERM; those alive 3 s later, SIGKILL.
+ * Jobs not finished stay in the journal for the next start. */
 static void begin_stop(struct sup *s, const char *why)
 {
-	if (s->stopping) {
+	if (s->stopping)
 		return;
-	}
-	sup_log("stopping: %s", why);
+	sup_log("stopping: %s; letting partitions in flight finish (up to %llu ms)", why,
+		(unsigned long long)s->conf.stop_timeout_ms);
 	s->stopping = 1;
-	s->stop_deadline_ns = shm_now_mono() + STOP_GRACE_NS;
+	s->stop_deadline_ns = shm_now_mono() + s->conf.stop_timeout_ms * 1000000u;
 	ctlsrv_close(s);
-	child_stop_all(s);
+	sup_notify(s, "STOPPING=1");
 	sched_publish(s);
+}
+
+static void end_children(struct sup *s, uint64_t grace_ns)
+{
+	if (s->stopping == 2)
+		return;
+	s->stopping = 2;
+	s->stop_deadline_ns = shm_now_mono() + grace_ns;
+	child_stop_all(s);
 }
 
 static int all_down(const struct sup *s)
@@ -111,11 +124,17 @@ static void on_tick(struct sup *s)
 	uint64_t now = shm_now_mono();
 
 	shm_heartbeat(&s->seg);
+	sup_watchdog_ping(s, now);
 	if (s->stop_requested)
 		begin_stop(s, "asked to stop");
 	if (s->draining && sched_idle(s))
 		begin_stop(s, "drained");
-	if (s->stopping) {
+	if (s->stopping == 1 && (!sched_inflight(s) || now > s->stop_deadline_ns)) {
+		if (sched_inflight(s))
+			sup_log("stop timeout: abandoning the partitions still in flight");
+		end_children(s, STOP_GRACE_NS);
+	}
+	if (s->stopping == 2) {
 		if (all_down(s)) {
 			s->loop.stop = 1;
 			return;
@@ -137,6 +156,7 @@ static void on_signal(struct sup *s, int res)
 		int sig = (int)sigbuf.ssi_signo;
 		if (s->stopping && (sig == SIGTERM || sig == SIGINT)) {
 			sup_log("second %s: killing the workers now", strsignal(sig));
+			end_children(s, 0);
 			s->stop_deadline_ns = 0;
 		} else if (sig == SIGTERM || sig == SIGINT) {
 			begin_stop(s, strsignal(sig));
@@ -169,7 +189,7 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 	case EV_CHILD_SPLICE: sched_on_splice(s, (uint32_t)ci, res); break;
 	default: break;
 	}
-	if (s->stopping && all_down(s))
+	if (s->stopping == 2 && all_down(s))
 		s->loop.stop = 1;
 }
 
@@ -454,6 +474,7 @@ int cmd_run(int argc, char **argv)
 	arm_signal(s);
 	arm_tick(s);
 	sched_publish(s);
+	sup_notify(s, "READY=1");
 	int rc = loop_run(&s->loop, dispatch, s);
 	teardown(s);
 	sup_log("stopped");

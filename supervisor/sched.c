@@ -28,7 +28,6 @@
 #include "format/pfile.h"
 #include "supervisor/sup.h"
 
-#define POISON_ATTEMPTS 3
 
 static uint64_t part_bytes(const struct job *j)
 {
@@ -330,7 +329,7 @@ uint64_t sched_mem_used(const struct sup *s)
 }
 
 /* Put a partition back in the queue after its worker died, or fail its
- * job when it has now killed POISON_ATTEMPTS workers. */
+ * job when it has now failed conf.poison_attempts times. */
 static void requeue_one(struct sup *s, const struct part_ref *r, const char *why)
 {
 	struct job *j;
@@ -341,7 +340,7 @@ static void requeue_one(struct sup *s, const struct part_ref *r, const char *why
 	j = &s->jobs[r->job];
 	pt = &j->part[r->part];
 	pt->synth_child = pt->gpu_child = -1;
-	if (++pt->attempts >= POISON_ATTEMPTS) {
+	if (++pt->attempts >= s->conf.poison_attempts) {
 		char reason[64];
 		pt->state = SHM_PART_FAILED;
 		snprintf(reason, sizeof reason, "partition %u: %s %u times", r->part, why, pt->attempts);
@@ -648,6 +647,8 @@ void sched_result(struct sup *s, uint32_t ci)
 	}
 	pt->state = SHM_PART_DONE;
 	pt->gpu_ns = c->hdr.work_ns;
+	if (pt->gpu_ns > s->longest_ns[j->kind])
+		s->longest_ns[j->kind] = pt->gpu_ns;
 	s->stats.parts_done++;
 	publish_job(s, r.job);
 	check_job_done(s, r.job);
@@ -658,7 +659,7 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 {
 	struct child *c = &s->child[ci];
 	struct part_ref r;
-	char reason[64];
+	char reason[80];
 
 	if (c->kind == CHILD_SYNTH) {
 		if (c->nhold != 1 || c->hold[0].gen != c->hdr.gen) {
@@ -671,12 +672,12 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 		child_kill(s, ci, "reported a failure for a partition it does not hold");
 		return;
 	}
+	/* A worker's failure (its backend failed, or it found the system
+	 * unsatisfied) counts as an attempt, like a crash: retried until the
+	 * partition has failed poison_attempts times, then its job fails. */
 	s->stats.parts_failed++;
-	if (!wanted(s, &r))
-		return;
-	s->jobs[r.job].part[r.part].state = SHM_PART_FAILED;
-	snprintf(reason, sizeof reason, "partition %u: %s", r.part, why);
-	job_finish(s, r.job, SHM_JOB_FAILED, reason);
+	snprintf(reason, sizeof reason, "failed (%.50s)", why);
+	requeue_one(s, &r, reason);
 }
 
 static int gpu_pick(struct sup *s)
@@ -711,16 +712,29 @@ static int ready_pick(struct sup *s)
 	return best;
 }
 
+/* Partitions out with children: synthesizing, ready, relayed, proving. */
+int sched_inflight(const struct sup *s)
+{
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		const struct child *c = &s->child[i];
+		if (child_alive(c) && (c->nhold || c->relay_dst >= 0 || c->relay_drain))
+			return 1;
+	}
+	return 0;
+}
+
 void sched_run(struct sup *s)
 {
 	int si, gi, ji;
 	uint32_t p;
 
-	if (s->stopping)
+	if (s->stopping > 1)
 		return;
 	/* Ready partitions to GPUs with room, most urgent first. */
 	while ((si = ready_pick(s)) >= 0 && (gi = gpu_pick(s)) >= 0)
 		relay_start(s, (uint32_t)si, (uint32_t)gi);
+	if (s->stopping)
+		return;		/* finishing: nothing new is synthesized */
 	/* Queued partitions to free synths, within the memory budget. */
 	uint64_t used = sched_mem_used(s);
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {

@@ -28,7 +28,6 @@
 #define SUP_TICK_MS 100
 #define SUP_PIPE_SIZE (1 << 20)	/* children's pipes: fewer, larger transfers */
 #define SUP_RELAY_CHUNK (1u << 20)	/* bytes per relay splice */
-#define SUP_BACKOFF_MAX_MS 10000
 #define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };
@@ -66,6 +65,9 @@ struct child {
 	int pidfd, in_fd, out_fd;
 	uint64_t started_ns, restart_at_ns;
 	uint32_t crashes;	/* in a row, for the backoff */
+	uint32_t window_n;	/* crashes since window_start_ns, for the intensity */
+	uint64_t window_start_ns;
+	char kill_why[96];	/* why the supervisor killed it, for the event */
 	int disabled;		/* by an operator: drained, then kept down */
 
 	/* Reading frames from its stdout. */
@@ -140,13 +142,16 @@ struct sup {
 	struct conn conn[SUP_MAX_CONNS];
 
 	uint64_t next_job_id, next_gen;
-	int draining, stopping, stop_requested;
+	int draining, stop_requested;
+	int stopping;		/* 1 finishing in-flight work, 2 ending children */
 	uint64_t stop_deadline_ns;
 	struct shm_sup stats;
 
 	/* PROVISOR_TRACE_DIR: "R job part t" when a partition becomes ready
 	 * (bench/pipeline measures dispatch latency from it). */
 	FILE *trace;
+	uint64_t longest_ns[CONF_NKINDS];	/* longest H-term seen per kind (watchdog) */
+	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
@@ -178,8 +183,13 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why);
 void sched_publish(struct sup *s);
 void sched_forget_all(struct sup *s);
 int sched_idle(const struct sup *s);
+int sched_inflight(const struct sup *s);
 uint64_t sched_mem_used(const struct sup *s);
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len);
+
+/* notify.c: systemd readiness and watchdog (no-ops outside systemd) */
+void sup_notify(struct sup *s, const char *state);
+void sup_watchdog_ping(struct sup *s, uint64_t now);
 
 /* ctlsrv.c */
 int ctlsrv_open(struct sup *s, char *err, size_t errlen);
