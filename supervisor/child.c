@@ -181,8 +181,8 @@ void child_kill(struct sup *s, uint32_t ci, const char *why)
 {
 	struct child *c = &s->child[ci];
 
-	if (!child_alive(c))
-		return;
+	if (!child_alive(c) || (c->state == CH_STOPPING && c->kill_why[0]))
+		return;		/* dead or already being killed: the first reason stands */
 	sup_log("killing %s.%u (pid %d): %s", kind_name(c), c->slot, (int)c->pid, why);
 	snprintf(c->kill_why, sizeof c->kill_why, "%s", why);
 	kill(c->pid, SIGKILL);
