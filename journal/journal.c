@@ -1,0 +1,275 @@
+/*
+ * journal: the file side of the job journal (docs/journal.md); record.c
+ * judges the bytes.
+ *
+ * Design: journal_open reads the whole file and has every record judged
+ * before it changes anything, so a refusal leaves the file exactly as it
+ * was for the operator to inspect. It then compacts (temp file, fsync,
+ * rename, fsync dir) to a HIGHWATER record plus the unfinished SUBMITs,
+ * and keeps the new file open for O_APPEND writes, one write() per
+ * record, so a crash can tear at most the last record.
+ *
+ * Not thread-safe: the supervisor's single loop owns a journal.
+ */
+#include "journal/journal.h"
+#include "journal/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JR_NAME		"journal"
+#define JR_TMP		"journal.tmp"
+
+struct journal {
+	int fd;			/* DIR/journal, O_WRONLY | O_APPEND */
+	off_t size;		/* end of the last whole record we wrote */
+	uint64_t next_id;	/* ids below this were used: submit refuses them */
+	int broken;		/* -errno once the file's tail is in doubt */
+};
+
+/* Read all of fd into a malloc'd *buf (never NULL on success). */
+static int jr_read_all(int fd, uint8_t **buf, size_t *size)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!*buf)
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		n = pread(fd, *buf + got, (size_t)st.st_size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;	/* shrank under us: judge what is there */
+		got += (size_t)n;
+	}
+	*size = got;
+	return 0;
+}
+
+static int jr_write_all(int fd, const uint8_t *p, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Replace DIR/journal with its compacted form: temp file, fsync, rename,
+ * fsync dir, so a crash leaves either the old file or the new one whole.
+ * The temp file is opened O_APPEND and, once renamed, is the journal we
+ * append to: *fdp and *sizep describe it. */
+static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp, int *fdp,
+		      off_t *sizep, char *err, size_t errlen)
+{
+	const char *what = "write";
+	size_t len;
+	uint8_t *buf = journal_rec_compact(rp, &len);
+	int fd = -1, rc;
+
+	if (!buf)
+		return journal_msg(err, errlen, -ENOMEM, "out of memory compacting the journal");
+	fd = openat(dfd, JR_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		what = "open";
+		goto fail;
+	}
+	if ((rc = jr_write_all(fd, buf, len)))
+		goto fail_unlink;
+	what = "fsync";
+	if (fsync(fd) < 0) {
+		rc = -errno;
+		goto fail_unlink;
+	}
+	what = "rename";
+	if (renameat(dfd, JR_TMP, dfd, JR_NAME) < 0) {
+		rc = -errno;
+		goto fail_unlink;
+	}
+	if (fsync(dfd) < 0) {
+		rc = journal_msg(err, errlen, -errno, "fsync %s: %s", dir, strerror(errno));
+		goto fail_close;
+	}
+	free(buf);
+	*fdp = fd;
+	*sizep = (off_t)len;
+	return 0;
+fail_unlink:
+	unlinkat(dfd, JR_TMP, 0);
+fail:
+	journal_msg(err, errlen, rc, "%s %s/%s: %s", what, dir, JR_TMP, strerror(-rc));
+fail_close:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
+}
+
+/* Read and judge DIR/journal (absent counts as empty) into rp. A torn
+ * tail is cut off the old file too, so that it is clean even if the
+ * compaction after this fails. Changes nothing unless it returns 0. */
+static int jr_load(int dfd, const char *dir, struct journal_replay *rp, char *warn, size_t warnlen,
+		   char *err, size_t errlen)
+{
+	char why[320];
+	uint8_t *buf = NULL;
+	size_t size = 0, good = 0;
+	int fd, rc;
+
+	fd = openat(dfd, JR_NAME, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0)
+		return journal_msg(err, errlen, -errno, "open %s/%s: %s", dir, JR_NAME, strerror(errno));
+	if ((rc = jr_read_all(fd, &buf, &size))) {
+		journal_msg(err, errlen, rc, "read %s/%s: %s", dir, JR_NAME, strerror(-rc));
+		goto out;
+	}
+	why[0] = '\0';
+	if ((rc = journal_replay(rp, buf, size, &good, warn, warnlen, why, sizeof(why)))) {
+		journal_msg(err, errlen, rc, "%s/%s: %s", dir, JR_NAME, why);
+		goto out;
+	}
+	if (good < size && (ftruncate(fd, (off_t)good) < 0 || fsync(fd) < 0)) {
+		rc = journal_msg(err, errlen, -errno, "cutting the torn tail of %s/%s: %s", dir,
+			    JR_NAME, strerror(errno));
+		goto out;
+	}
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *ctx,
+		 uint64_t *next_id, char *warn, size_t warnlen, char *err, size_t errlen)
+{
+	struct journal_replay rp = { 0 };
+	struct journal *j = NULL;
+	int dfd, rc;
+
+	*jp = NULL;
+	journal_msg(warn, warnlen, 0, "%s", "");
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return journal_msg(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
+	if ((rc = jr_load(dfd, dir, &rp, warn, warnlen, err, errlen)))
+		goto fail;
+	if (!(j = calloc(1, sizeof(*j)))) {
+		rc = journal_msg(err, errlen, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = jr_compact(dfd, dir, &rp, &j->fd, &j->size, err, errlen)))
+		goto fail;
+	j->next_id = rp.highest + 1;
+	/* After compaction, so that jobs are handed out only by an open
+	 * that succeeds. */
+	for (size_t i = 0; fn && i < rp.n; i++)
+		if (!rp.jobs[i].ended)
+			fn(ctx, &rp.jobs[i].job);
+	*next_id = j->next_id;
+	*jp = j;
+	j = NULL;
+fail:
+	free(j);
+	journal_replay_free(&rp);
+	close(dfd);
+	return rc;
+}
+
+/* Append one record with one write(). A partial record must not stay in
+ * the file: the next append would put valid data after it and turn a
+ * harmless torn tail into corruption. So a short write is cut back off,
+ * and when that fails (or fsync failed, after which Linux may have
+ * dropped the dirty pages and report success next time) the journal
+ * refuses every later append. */
+static int jr_append(struct journal *j, const uint8_t *rec, size_t len, bool sync,
+		     char *err, size_t errlen)
+{
+	ssize_t n;
+	int rc;
+
+	if (j->broken)
+		return journal_msg(err, errlen, j->broken, "journal unusable since an earlier failure "
+			      "(%s); restart the supervisor", strerror(-j->broken));
+	n = write(j->fd, rec, len);
+	if (n < 0)
+		return journal_msg(err, errlen, -errno, "write journal: %s", strerror(errno));
+	if ((size_t)n != len) {
+		if (ftruncate(j->fd, j->size) < 0)
+			j->broken = -EIO;
+		return journal_msg(err, errlen, -EIO, "short write to the journal (%zd of %zu bytes)",
+			      n, len);
+	}
+	j->size += (off_t)len;
+	/* fdatasync: the file's size is data for this purpose; only the
+	 * timestamps are skipped. */
+	if (sync && fdatasync(j->fd) < 0) {
+		rc = -errno;
+		j->broken = rc;
+		j->size -= (off_t)len;
+		(void)!ftruncate(j->fd, j->size);	/* best effort: unacknowledged */
+		return journal_msg(err, errlen, rc, "fsync journal: %s", strerror(-rc));
+	}
+	return 0;
+}
+
+int journal_submit(struct journal *j, const struct journal_job *job, char *err, size_t errlen)
+{
+	uint8_t rec[JOURNAL_REC_SUBMIT];
+	const char *bad = journal_job_invalid(job);
+	int rc;
+
+	if (bad)
+		return journal_msg(err, errlen, -EINVAL, "job %llu: %s", (unsigned long long)job->id, bad);
+	/* A reused id would be a second SUBMIT at the next replay. */
+	if (job->id < j->next_id)
+		return journal_msg(err, errlen, -EINVAL, "job id %llu was already used (next free is "
+			      "%llu)", (unsigned long long)job->id, (unsigned long long)j->next_id);
+	journal_rec_submit(rec, job);
+	if ((rc = jr_append(j, rec, sizeof(rec), true, err, errlen)))
+		return rc;
+	j->next_id = job->id + 1;
+	return 0;
+}
+
+int journal_end(struct journal *j, uint64_t id, uint32_t state, char *err, size_t errlen)
+{
+	uint8_t rec[JOURNAL_REC_END];
+
+	journal_rec_end(rec, id, state);
+	return jr_append(j, rec, sizeof(rec), false, err, errlen);
+}
+
+/* Close, syncing first so that the END records of a graceful stop are on
+ * disk and the next start does not look at those jobs again. */
+void journal_close(struct journal *j)
+{
+	if (!j)
+		return;
+	if (!j->broken)
+		(void)fdatasync(j->fd);
+	close(j->fd);
+	free(j);
+}

@@ -1,0 +1,57 @@
+/*
+ * journal: the supervisor's promise that an acknowledged job is never
+ * lost. Every accepted job is appended and fsynced before `submit` gets
+ * its id; its end is appended when it finishes. A restarted supervisor on
+ * the same state directory replays the journal and resumes every job that
+ * has no end record.
+ *
+ * The file is a sequence of self-checking records (docs/journal.md). A
+ * torn or corrupt last record (a crash mid-append) is detected, reported,
+ * cut off and ignored, never trusted. Opening also compacts: the file is
+ * rewritten (temp, fsync, rename, fsync dir) with only the unfinished
+ * jobs and the highest id ever used, so it does not grow without bound
+ * and ids are never reused.
+ */
+#ifndef JOURNAL_JOURNAL_H
+#define JOURNAL_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct journal_job {
+	uint64_t id;
+	uint32_t kind;		/* enum pfile_job_kind */
+	uint32_t priority;
+	uint32_t log_size;
+	uint32_t nparts;
+	uint32_t seed_len;	/* 1..32 */
+	uint8_t seed[32];
+	uint64_t submit_wall_ns;
+};
+
+struct journal;
+
+/* Called once per unfinished job, in the order they were submitted,
+ * from inside journal_open after the journal has been compacted, and only
+ * when journal_open then returns 0. The jobs are already in the journal:
+ * do not journal_submit them again (their ids are below *next_id, so
+ * journal_submit would refuse them with -EINVAL). */
+typedef void (*journal_job_fn)(void *ctx, const struct journal_job *job);
+
+/* Open or create DIR/journal, replay it, compact it. *next_id is one more
+ * than the highest id ever recorded (1 for a new journal). A torn tail
+ * is not an error: warn says what was dropped ("" when nothing was).
+ * Returns 0, or -errno with the reason in err (unreadable file, a record
+ * that is corrupt before the tail, a version it does not know). */
+int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *ctx,
+		 uint64_t *next_id, char *warn, size_t warnlen, char *err, size_t errlen);
+/* Append a submitted job and fsync: when this returns 0 the job survives
+ * a crash of the machine. */
+int journal_submit(struct journal *j, const struct journal_job *job, char *err, size_t errlen);
+/* Append a job's end (state: enum shm_job_state done/failed/cancelled).
+ * Not fsynced: a lost end record only means the job is looked at again
+ * at the next start, where its result file says it is done. */
+int journal_end(struct journal *j, uint64_t id, uint32_t state, char *err, size_t errlen);
+void journal_close(struct journal *j);
+
+#endif
