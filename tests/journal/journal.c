@@ -395,6 +395,8 @@ int main(void)
 {
 	uint64_t t0 = t_now_ns();
 
+	atexit(jt_cleanup);	/* a failed CHECK exits: leave no scratch dir */
+
 	t_roundtrip();
 	t_torn(false);
 	t_torn(true);
