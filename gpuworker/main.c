@@ -28,6 +28,12 @@
  * (one log line says what); 3 backend cuda asked for but no usable device;
  * 4 the H-term failed (CUDA error): the context may be poisoned, so the
  * process ends and the supervisor restarts it.
+ *
+ * Fault points (fault/fault.h, tests only): start before HELLO (no thread
+ * runs yet, so start:hang beats no heartbeat); before, shm, during and
+ * after in the prover thread around one partition (after: the result
+ * frame built, before it is handed to the sender, so the slot is still
+ * busy); frame where the H_RESULT is sealed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault/fault.h"
 #include "gpuworker/hterm.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
@@ -351,6 +358,8 @@ static void gw_result_out(struct gw_out *o, const struct frame_hdr *h, const fr_
 	for (size_t i = 0; i < n; i++)
 		fr_to_bytes(o->payload + i * FR_BYTES, &H[i]);
 	frame_seal(&o->hdr, o->payload, n * FR_BYTES);
+	if (fault_corrupt())	/* after the seal: the receiver's check must catch it */
+		o->payload[n * FR_BYTES / 2] ^= 0xff;
 }
 
 /* Prove one partition through begin/end. Returns 0 to carry on, -1 when
@@ -364,6 +373,8 @@ static int gw_prove(struct gw_part *p)
 	char err[256] = "", why[320];
 	uint64_t t0;
 
+	fault_point(FAULT_BEFORE);
+	fault_point(FAULT_SHM);	/* this thread's next status write is the begin */
 	if (gw_begin(h->gen, &as)) {
 		snprintf(why, sizeof why, "generation %llu is not newer than the slot's",
 			 (unsigned long long)h->gen);
@@ -374,6 +385,7 @@ static int gw_prove(struct gw_part *p)
 		return 0;
 	}
 	o.end = 1;
+	fault_point(FAULT_DURING);
 	t0 = shm_now_mono();
 	if (hterm_run(gw.be, gw.gpu, p->buf, p->buf + n, p->buf + 2 * n, h->log_size,
 		      err, sizeof err)) {
@@ -396,6 +408,7 @@ static int gw_prove(struct gw_part *p)
 		gw_result_out(&o, h, p->buf, shm_now_mono() - t0);
 		o.ok = 1;
 	}
+	fault_point(FAULT_AFTER);
 	gw_hand(&o);
 	return 0;
 }
@@ -577,6 +590,7 @@ int main(int argc, char **argv)
 	int sig;
 
 	gw_args(argc, argv, &name);
+	fault_init("gpu", gw.slot);
 	want = gw.be;
 	if (hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
 		gw_log("%s", err);
@@ -590,6 +604,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	gw_attach(name, &seg);
+	fault_point(FAULT_START);
 	gw_hello();
 	/* Detached: the process ends through gw_exit, never by joining. */
 	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {

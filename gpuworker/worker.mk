@@ -2,7 +2,7 @@
 # slot (bin/gpuworker), and its test, which plays the supervisor's part.
 PROGS += $(BIN)/gpuworker
 $(BIN)/gpuworker: $(call objs,gpuworker/main.c) $(O)/libhterm.a $(O)/libproto.a $(O)/libshm.a \
-	$(O)/libfield.a
+	$(O)/libfield.a $(O)/libfault.a
 LDLIBS_gpuworker = $(call pc_libs,libxxhash) $(CUDA_LIBS)
 
 TESTS += $(BIN)/tests/workers_gpu

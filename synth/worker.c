@@ -17,6 +17,10 @@
  * Exit status: 0 EOF on stdin; 1 bad arguments, no segment or slot, or a
  * pipe error (EPIPE: the supervisor is gone); 2 a malformed frame from the
  * supervisor (one log line says what).
+ *
+ * Fault points (fault/fault.h, tests only) sit in sw_serve and main in the
+ * order a partition meets them. There is one thread, so a hang stops the
+ * heartbeat too; after comes before the end is published (slot busy).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fault/fault.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
 #include "synth/synth.h"
@@ -182,6 +187,8 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 	uint64_t t0;
 	int rc;
 
+	fault_point(FAULT_BEFORE);
+	fault_point(FAULT_SHM);	/* the next status write is this begin */
 	rc = shm_slot_begin(w, req->gen, &as);
 	if (rc) {
 		snprintf(why, sizeof why, "generation %llu is not newer than the slot's %llu",
@@ -191,6 +198,7 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 		sw_send_fail(req, why);
 		return;
 	}
+	fault_point(FAULT_DURING);
 	if (*cap < 3 * n) {
 		free(*buf);
 		*cap = 0;
@@ -207,9 +215,12 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 	}
 	t0 = shm_now_mono();
 	sw_synthesize(w, id, *buf);
+	fault_point(FAULT_AFTER);
 	frame_init(&h, FRAME_PART_DATA, req->job, req->partition, req->kind, req->log_size, req->gen);
 	h.work_ns = shm_now_mono() - t0;
 	frame_seal(&h, *buf, 3 * n * FR_BYTES);
+	if (fault_corrupt())	/* after the seal: the receiver's check must catch it */
+		((uint8_t *)*buf)[3 * n * FR_BYTES / 2] ^= 0xff;
 	shm_slot_end(w, req->gen, 1);
 	sw_send(&h, *buf);
 }
@@ -261,6 +272,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	sw_args(argc, argv, &name);
+	fault_init("synth", sw_slot);
 	/* A gone supervisor shows as EPIPE on the next write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	if (sodium_init() < 0) {
@@ -277,6 +289,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	shm_slot_ready(&w, 0);
+	fault_point(FAULT_START);
 	sw_hello();
 	while (sw_read_req(&req, &id) == 0)
 		sw_serve(&w, &req, &id, &buf, &cap);

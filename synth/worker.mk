@@ -2,7 +2,7 @@
 # slot (bin/synth), and its test, which plays the supervisor's part.
 PROGS += $(BIN)/synth
 $(BIN)/synth: $(call objs,synth/worker.c) $(O)/libsynth.a $(O)/libproto.a $(O)/libshm.a \
-	$(O)/libfield.a
+	$(O)/libfield.a $(O)/libfault.a
 LDLIBS_synth = $(call pc_libs,libsodium) $(call pc_libs,libxxhash)
 
 TESTS += $(BIN)/tests/workers_synth

@@ -1,0 +1,44 @@
+/*
+ * fault: test-only fault injection in the worker processes, so every
+ * recovery path of the supervisor is exercised on purpose, not by luck.
+ * Off unless PROVISOR_FAULT is set; then it costs one branch per point.
+ *
+ * PROVISOR_FAULT = RULE[,RULE...], RULE = WHO:POINT:ACTION[:COUNT]
+ *   WHO     gpu.N | synth.N | gpu | synth | any
+ *   POINT   start   after attaching the slot, before HELLO
+ *           before  a partition received, before its begin
+ *           during  after its begin, before the work is done
+ *           after   the work done, before the result frame is written
+ *           frame   the result frame (ACTION corrupt: one payload byte
+ *                   flipped after the checksum was computed)
+ *           shm     inside the status write of the next begin (halfway
+ *                   through the latch copy)
+ *   ACTION  exit[=CODE] (default 4) | segv | abort | kill (SIGKILL self)
+ *           | hang (the working thread sleeps forever; heartbeats go on)
+ *           | stop (SIGSTOP: the whole process, heartbeats too) | corrupt
+ *   COUNT   how many times the rule fires in all, across restarts of the
+ *           worker (default 1; "inf" = every time). Counted in the file
+ *           named by PROVISOR_FAULT_STATE (one byte appended per firing,
+ *           under flock), which finite counts require.
+ * A malformed PROVISOR_FAULT is reported on stderr and the worker exits 1
+ * at fault_init: a test that asked for a fault never silently runs without.
+ */
+#ifndef FAULT_FAULT_H
+#define FAULT_FAULT_H
+
+enum fault_point {
+	FAULT_START, FAULT_BEFORE, FAULT_DURING, FAULT_AFTER, FAULT_FRAME, FAULT_SHM,
+	FAULT_NPOINTS
+};
+
+/* Parse PROVISOR_FAULT for this worker ("gpu", slot) and arm the shm
+ * point if asked. Exits 1 with one line on a malformed variable. */
+void fault_init(const char *kind, unsigned slot);
+/* At a point: perform the action of the first rule that matches and
+ * still has firings left. Returns only for actions that return (none but
+ * corrupt, which is reported by fault_corrupt instead). */
+void fault_point(enum fault_point p);
+/* At FAULT_FRAME: 1 when this frame must be corrupted (and counts it). */
+int fault_corrupt(void);
+
+#endif
