@@ -257,6 +257,29 @@ void shm_destroy(struct shm_seg *s)
 	shm_close(s);
 }
 
+/* Is pid a live process? A zombie (killed, not yet reaped by a parent
+ * that may never reap it) is not. */
+static int pid_alive(pid_t pid)
+{
+	char path[64], buf[256];
+	FILE *f;
+	int alive;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;	/* no /proc: trust kill() */
+	alive = 1;
+	if (fgets(buf, sizeof buf, f)) {
+		char *p = strrchr(buf, ')');
+		alive = !(p && (p[2] == 'Z' || p[2] == 'X'));
+	}
+	fclose(f);
+	return alive;
+}
+
 /* A segment left by a supervisor that is gone may be replaced. */
 static int stale_owner(const char *path, pid_t *pid)
 {
@@ -272,7 +295,7 @@ static int stale_owner(const char *path, pid_t *pid)
 		shm_close(&old);
 	}
 	close(fd);
-	return *pid <= 0 || *pid == getpid() || (kill(*pid, 0) < 0 && errno == ESRCH);
+	return *pid <= 0 || *pid == getpid() || !pid_alive(*pid);
 }
 
 static void layout_tables(struct shm_header *h, const struct shm_config *c)
@@ -395,7 +418,7 @@ enum shm_health shm_health(const struct shm_seg *s, uint64_t stale_ns, uint64_t 
 
 	if (age_ns)
 		*age_ns = age;
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+	if (!pid_alive(pid))
 		return SHM_HEALTH_NOT_RUNNING;
 	if (s->ino) {
 		fd = shm_open(s->path, O_RDONLY | O_CLOEXEC, 0);

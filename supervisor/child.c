@@ -131,7 +131,7 @@ int child_spawn(struct sup *s, uint32_t ci)
 	c->rd_pending = c->wr_pending = 0;
 	c->relay_dst = -1;
 	c->relay_left = 0;
-	c->relay_pending = c->relay_drain = 0;
+	c->relay_on = c->relay_pending = c->relay_drain = c->relay_pad = 0;
 	io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
 			       c->pidfd, POLLIN);
 	child_arm_read(s, ci);
@@ -413,13 +413,16 @@ void child_tick(struct sup *s, uint64_t now)
 		struct child *c = &s->child[i];
 		if (child_alive(c) && c->state != CH_STOPPING)
 			watchdog(s, i, now);
-		if (c->disabled && c->state == CH_READY && c->nhold == 0 && c->relay_dst < 0 &&
-		    c->src_child < 0 && !c->wr_pending && !c->relay_drain && c->rd == RD_HDR) {
+		if (c->disabled && c->state == CH_READY && c->nhold == 0 && !c->relay_on &&
+		    c->src_child < 0 && !c->wr_pending && c->rd == RD_HDR) {
 			c->state = CH_STOPPING;
 			close_fd(&c->in_fd);	/* EOF: it exits */
 			continue;
 		}
-		if (c->state == CH_DOWN && now >= c->restart_at_ns) {
+		/* Not before the dead one's writes are settled: their
+		 * completions must not meet the new incarnation. */
+		if (c->state == CH_DOWN && now >= c->restart_at_ns && !c->wr_pending &&
+		    !c->relay_pending) {
 			if (child_spawn(s, i) == 0) {
 				if (c->crashes)
 					sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0,

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "gpuworker/hterm.h"
+#include "journal/journal.h"
 #include "supervisor/cmds.h"
 #include "supervisor/sup.h"
 
@@ -373,6 +374,11 @@ static void init_slots(struct sup *s)
 	}
 }
 
+static void resume_one(void *ctx, const struct journal_job *jj)
+{
+	sched_resume(ctx, jj);
+}
+
 static int setup(struct sup *s)
 {
 	char err[512], exe[PATH_MAX];
@@ -411,6 +417,16 @@ static int setup(struct sup *s)
 	if (!s->jobs || s->nullfd < 0)
 		return -1;
 	init_slots(s);
+	char warn[300];
+	uint64_t next_id = 1;
+	if (journal_open(&s->journal, s->conf.state_dir, resume_one, s, &next_id, warn, sizeof warn,
+			 err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: journal: %s\n", err);
+		return -1;
+	}
+	if (warn[0])
+		sup_log("journal: %s", warn);
+	s->next_job_id = next_id;
 	const char *tdir = getenv("PROVISOR_TRACE_DIR");
 	if (tdir && *tdir && sup_path(exe, sizeof exe, "%s/sup.%d", tdir, (int)getpid()) == 0)
 		s->trace = fopen(exe, "we");
@@ -437,7 +453,8 @@ static void teardown(struct sup *s)
 	char dir[PATH_MAX];
 
 	ctlsrv_close(s);
-	sched_forget_all(s);
+	if (s->journal)
+		journal_close(s->journal);	/* unfinished jobs stay in it */
 	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)
 		rmdir(dir);
 	shm_destroy(&s->seg);

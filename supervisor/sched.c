@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include "format/pfile.h"
+#include "journal/journal.h"
 #include "supervisor/sup.h"
+#include "verify/verify.h"
 
 
 static uint64_t part_bytes(const struct job *j)
@@ -186,6 +188,19 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	j->submit_mono_ns = shm_now_mono();
 	for (uint32_t p = 0; p < parts; p++)
 		j->part[p] = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1 };
+	/* Durable before acknowledged. */
+	struct journal_job jj = { .id = j->id, .kind = kind, .priority = j->priority, .log_size = k,
+				  .nparts = parts, .seed_len = j->seed_len,
+				  .submit_wall_ns = j->submit_wall_ns };
+	memcpy(jj.seed, j->seed, j->seed_len);
+	char jerr[200];
+	if (s->journal && journal_submit(s->journal, &jj, jerr, sizeof jerr) < 0) {
+		snprintf(err, errlen, "not accepted: %s", jerr);
+		sup_log("job %llu %s", (unsigned long long)j->id, err);
+		rmdir(dir);
+		j->id = 0;
+		return -EIO;
+	}
 	publish_job(s, ji);
 	sup_event(s, SHM_EV_JOB_SUBMIT, 0, 0, 0, j->id, 0, "job %llu submitted: %s, %u x 2^%u",
 		  (unsigned long long)j->id, pfile_job_kind_name(kind), parts, k);
@@ -227,6 +242,11 @@ static void job_finish(struct sup *s, int ji, uint32_t state, const char *reason
 		if (j->part[p].state == SHM_PART_QUEUED && state != SHM_JOB_DONE)
 			j->part[p].state = SHM_PART_FAILED;
 	remove_parts(s, j);
+	if (s->journal) {
+		char jerr[200];
+		if (journal_end(s->journal, j->id, state, jerr, sizeof jerr) < 0)
+			sup_log("job %llu: %s", (unsigned long long)j->id, jerr);
+	}
 	if (state == SHM_JOB_DONE)
 		s->stats.jobs_done++;
 	else
@@ -238,13 +258,90 @@ static void job_finish(struct sup *s, int ji, uint32_t state, const char *reason
 		  reason ? ": " : "", reason ? reason : "");
 }
 
-/* Stopping: the partial results of unfinished jobs are removed (they are
- * recomputed if the job is submitted again). */
-void sched_forget_all(struct sup *s)
+static void check_job_done(struct sup *s, int ji);
+
+/* A partition's H kept from an earlier run, if it is sound: read, every
+ * element canonical, and H checked against the re-synthesized partition
+ * (cheaper than proving again). */
+static int part_reusable(const struct sup *s, const struct job *j, uint32_t p)
 {
-	for (uint32_t i = 0; i < s->njobs; i++)
-		if (job_active(&s->jobs[i]))
-			remove_parts(s, &s->jobs[i]);
+	struct synth_id id = { .seed_len = j->seed_len, .partition = p, .k = j->log_size };
+	size_t n = (size_t)1 << j->log_size;
+	char path[4200], why[200];
+	uint8_t *raw = malloc(n * FR_BYTES);
+	fr_t *h = malloc(n * sizeof *h);
+	int ok = 0, fd;
+
+	memcpy(id.seed, j->seed, j->seed_len);
+	part_path(s, j->id, p, path, sizeof path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (raw && h && fd >= 0 && pread(fd, raw, n * FR_BYTES, 0) == (ssize_t)(n * FR_BYTES)) {
+		ok = 1;
+		for (size_t i = 0; ok && i < n; i++)
+			ok = fr_from_bytes(&h[i], raw + i * FR_BYTES) == 0;
+		ok = ok && verify_partition(&id, h, why, sizeof why) == 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 && !ok)
+		unlink(path);
+	free(raw);
+	free(h);
+	return ok;
+}
+
+/* A job from the journal that had not finished: done already if its
+ * result file is there and sound; else back in the table, with the
+ * partitions whose H survived counted as done. */
+void sched_resume(struct sup *s, const struct journal_job *jj)
+{
+	struct pfile_result res;
+	struct pfile_reader *r;
+	char path[4200], err[256];
+	int ji;
+
+	sched_result_path(s, jj->id, path, sizeof path);
+	if (pfile_result_open(path, &res, &r, err, sizeof err) == 0) {
+		pfile_result_close(r);
+		if (res.job_id == jj->id) {
+			sup_log("job %llu: its result is already there; not recomputed",
+				(unsigned long long)jj->id);
+			journal_end(s->journal, jj->id, SHM_JOB_DONE, err, sizeof err);
+			return;
+		}
+	}
+	if ((ji = job_slot(s)) < 0) {
+		sup_log("job %llu: the job table is full; it stays in the journal for later",
+			(unsigned long long)jj->id);
+		return;
+	}
+	struct job *j = &s->jobs[ji];
+	char dir[4200];
+	uint32_t reused = 0;
+
+	memset(j, 0, sizeof *j);
+	j->id = jj->id;
+	j->kind = jj->kind;
+	j->priority = jj->priority;
+	j->log_size = jj->log_size;
+	j->nparts = jj->nparts;
+	j->seed_len = jj->seed_len;
+	memcpy(j->seed, jj->seed, jj->seed_len);
+	j->state = SHM_JOB_QUEUED;
+	j->submit_wall_ns = jj->submit_wall_ns;
+	j->submit_mono_ns = shm_now_mono();
+	job_dir(s, j->id, dir, sizeof dir);
+	mkdir(dir, 0750);
+	for (uint32_t p = 0; p < j->nparts; p++) {
+		int done = part_reusable(s, j, p);
+		j->part[p] = (struct part){ .state = done ? SHM_PART_DONE : SHM_PART_QUEUED,
+					    .synth_child = -1, .gpu_child = -1 };
+		reused += (uint32_t)done;
+	}
+	sup_log("job %llu resumed from the journal (%u of %u partitions already proved)",
+		(unsigned long long)j->id, reused, j->nparts);
+	publish_job(s, ji);
+	check_job_done(s, ji);
 }
 
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
@@ -351,6 +448,7 @@ static void requeue_one(struct sup *s, const struct part_ref *r, const char *why
 	publish_job(s, r->job);
 }
 
+static void relay_step(struct sup *s, uint32_t si);
 static void relay_drain(struct sup *s, uint32_t si);
 
 /* Child ci is gone: settle every partition it held and any relay it was
@@ -362,24 +460,27 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 	for (int i = 0; i < c->nhold; i++)
 		requeue_one(s, &c->hold[i], why);
 	c->nhold = 0;
-	c->wr_pending = 0;
 	c->rd_pending = 0;
-	if (c->kind == CHILD_SYNTH && c->relay_dst >= 0) {
-		/* Its payload ended mid-relay: the gpuworker's stream is cut. */
-		struct child *g = &s->child[c->relay_dst];
-		g->src_child = -1;
-		child_kill(s, (uint32_t)c->relay_dst, "its input was cut by a dying synth");
-		c->relay_dst = -1;
+	if (c->kind == CHILD_SYNTH && c->relay_on) {
+		/* The rest of its payload is gone: pad the gpuworker's frame,
+		 * or, if that is gone too, nothing is left to do. */
+		c->relay_pad = c->relay_dst >= 0;
+		c->relay_drain = 0;
+		if (!c->relay_pad)
+			c->relay_left = 0;
+		relay_step(s, ci);
 	}
 	if (c->kind == CHILD_GPU && c->src_child >= 0) {
 		struct child *src = &s->child[c->src_child];
 		src->relay_dst = -1;
-		src->relay_drain = 1;	/* throw the rest of the payload away */
-		if (!src->relay_pending)
-			relay_drain(s, (uint32_t)c->src_child);
+		if (src->relay_pad)	/* both ends gone */
+			src->relay_left = 0;
+		else
+			src->relay_drain = 1;	/* throw the rest of the payload away */
+		src->relay_pad = 0;
 		c->src_child = -1;
+		relay_step(s, (uint32_t)(src - s->child));
 	}
-	c->relay_pending = 0;
 }
 
 static int part_cmp(const struct sup *s, int ja, uint32_t pa, int jb, uint32_t pb)
@@ -432,7 +533,7 @@ static void write_frame(struct sup *s, uint32_t ci, const void *buf, size_t len)
 static int synth_free(const struct child *c)
 {
 	return c->state == CH_READY && !c->disabled && c->nhold == 0 && !c->wr_pending &&
-	       c->relay_dst < 0 && !c->relay_drain && c->rd == RD_HDR;
+	       !c->relay_on && c->rd == RD_HDR;
 }
 
 static void dispatch_synth(struct sup *s, uint32_t ci, int ji, uint32_t p)
@@ -475,7 +576,6 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
 	if (!wanted(s, r)) {	/* cancelled meanwhile: throw it away */
 		c->nhold = 0;
 		c->relay_left = c->hdr.payload_len;
-		c->relay_drain = 1;
 		relay_drain(s, ci);
 		return;
 	}
@@ -490,26 +590,69 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
 	publish_job(s, r->job);
 }
 
-static void splice_next(struct sup *s, uint32_t si)
+/*
+ * The relay of synth si's payload, one operation in flight at a time:
+ *   header written to the gpuworker (relay_start), then splices from the
+ *   synth's stdout to the gpuworker's stdin until relay_left is 0;
+ *   destination dead: splices to /dev/null instead (relay_drain);
+ *   source dead: zeros written instead (relay_pad), so the gpuworker's
+ *   stream stays framed and it refuses that one partition by checksum;
+ *   both dead, or nothing left: done.
+ * Each completion lands in sched_on_splice (or sched_on_write for the
+ * header), which calls relay_step again.
+ */
+static const uint8_t zeros[64 << 10];
+
+static void relay_done(struct sup *s, uint32_t si)
 {
 	struct child *c = &s->child[si];
-	int dst = c->relay_drain ? s->nullfd : s->child[c->relay_dst].in_fd;
+
+	if (c->relay_dst >= 0)
+		s->child[c->relay_dst].src_child = -1;
+	c->relay_dst = -1;
+	c->relay_on = c->relay_drain = c->relay_pad = 0;
+	c->relay_left = 0;
+	if (child_alive(c) && c->state != CH_STOPPING) {
+		c->rd = RD_HDR;
+		c->hdr_have = 0;
+		child_arm_read(s, si);
+	}
+	sched_run(s);
+}
+
+static void relay_step(struct sup *s, uint32_t si)
+{
+	struct child *c = &s->child[si];
+	uint64_t ud = loop_ud(EV_CHILD_SPLICE, child_who(s, si));
 	unsigned len = c->relay_left > SUP_RELAY_CHUNK ? SUP_RELAY_CHUNK : (unsigned)c->relay_left;
 
-	io_uring_prep_splice(loop_sqe(&s->loop, loop_ud(EV_CHILD_SPLICE, child_who(s, si))),
-			     c->out_fd, -1, dst, -1, len, SPLICE_F_MOVE);
+	if (c->relay_pending)
+		return;		/* its completion calls us again */
+	if (!c->relay_left || (c->relay_dst < 0 && !c->relay_drain) ||
+	    (c->relay_drain && !child_alive(c))) {
+		relay_done(s, si);
+		return;
+	}
+	if (c->relay_pad) {
+		if (len > sizeof zeros)
+			len = sizeof zeros;
+		io_uring_prep_write(loop_sqe(&s->loop, ud), s->child[c->relay_dst].in_fd, zeros, len,
+				    (uint64_t)-1);
+	} else {
+		int dst = c->relay_drain ? s->nullfd : s->child[c->relay_dst].in_fd;
+		io_uring_prep_splice(loop_sqe(&s->loop, ud), c->out_fd, -1, dst, -1, len,
+				     SPLICE_F_MOVE);
+	}
 	c->relay_pending = 1;
 }
 
+/* Throw synth si's held payload away (its partition is no longer wanted). */
 static void relay_drain(struct sup *s, uint32_t si)
 {
 	struct child *c = &s->child[si];
 
-	c->relay_drain = 1;
-	if (c->relay_left)
-		splice_next(s, si);
-	else
-		sched_on_splice(s, si, 0);
+	c->relay_on = c->relay_drain = 1;
+	relay_step(s, si);
 }
 
 /* Start relaying synth si's ready partition to gpuworker gi. */
@@ -525,6 +668,8 @@ static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	g->hold[g->nhold++] = r;
 	c->nhold = 0;
 	c->relay_dst = (int)gi;
+	c->relay_on = 1;
+	c->relay_pending = 1;	/* the header write below */
 	g->src_child = (int)si;
 	h.gen = r.gen;
 	frame_seal_hdr(&h);
@@ -534,17 +679,49 @@ static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	publish_job(s, r.job);
 }
 
+/* A relay splice, drain or pad write of synth si finished. */
+void sched_on_splice(struct sup *s, uint32_t si, int res)
+{
+	struct child *c = &s->child[si];
+
+	c->relay_pending = 0;
+	if (res > 0) {
+		c->relay_left -= (uint64_t)res;
+	} else if (res == 0 && !c->relay_pad) {
+		c->relay_pad = c->relay_dst >= 0;	/* the source ended early */
+		c->relay_drain = 0;
+		if (!c->relay_pad)
+			c->relay_left = 0;
+	} else if (res < 0 && c->relay_drain) {
+		c->relay_left = 0;	/* cannot even drain it: the source is broken */
+	} else if (res < 0 && c->relay_dst >= 0) {
+		/* The destination broke (EPIPE): it is dying; its exit
+		 * requeues the partition. Drain (or, padding, stop). */
+		s->child[c->relay_dst].src_child = -1;
+		child_kill(s, (uint32_t)c->relay_dst, "relay into it failed");
+		c->relay_dst = -1;
+		c->relay_drain = !c->relay_pad;
+	}
+	relay_step(s, si);
+}
+
 /* A write to child ci's stdin finished: a SYNTH_REQ, or a relay header. */
 void sched_on_write(struct sup *s, uint32_t ci, int res)
 {
 	struct child *c = &s->child[ci];
 
 	c->wr_pending = 0;
-	if (c->kind == CHILD_GPU && c->src_child >= 0) {
-		if (res == FRAME_HDR_SIZE)
-			splice_next(s, (uint32_t)c->src_child);
-		else
+	if (c->kind == CHILD_GPU && c->src_child >= 0) {	/* a relay's header */
+		uint32_t si = (uint32_t)c->src_child;
+		struct child *src = &s->child[si];
+		src->relay_pending = 0;
+		if (res != FRAME_HDR_SIZE) {
+			c->src_child = -1;
+			src->relay_dst = -1;
+			src->relay_drain = !src->relay_pad;
 			child_kill(s, ci, "relay header write failed");
+		}
+		relay_step(s, si);
 		return;
 	}
 	if (res < 0 && child_alive(c))
@@ -553,42 +730,6 @@ void sched_on_write(struct sup *s, uint32_t ci, int res)
 		close(c->in_fd);
 		c->in_fd = -1;
 	}
-	sched_run(s);
-}
-
-/* A relay splice from synth si finished. */
-void sched_on_splice(struct sup *s, uint32_t si, int res)
-{
-	struct child *c = &s->child[si];
-
-	c->relay_pending = 0;
-	if (res < 0 && !c->relay_drain) {
-		/* The destination is gone (EPIPE): its exit will requeue the
-		 * partition; throw the rest of this payload away. */
-		if (c->relay_dst >= 0) {
-			s->child[c->relay_dst].src_child = -1;
-			child_kill(s, (uint32_t)c->relay_dst, "relay into it failed");
-		}
-		c->relay_dst = -1;
-		relay_drain(s, si);
-		return;
-	}
-	if (res == 0 && c->relay_left) {
-		child_kill(s, si, "its partition ended early");
-		return;
-	}
-	c->relay_left -= (uint64_t)(res > 0 ? res : 0);
-	if (c->relay_left) {
-		splice_next(s, si);
-		return;
-	}
-	if (c->relay_dst >= 0)
-		s->child[c->relay_dst].src_child = -1;
-	c->relay_dst = -1;
-	c->relay_drain = 0;
-	c->rd = RD_HDR;
-	c->hdr_have = 0;
-	child_arm_read(s, si);
 	sched_run(s);
 }
 
@@ -634,11 +775,16 @@ void sched_result(struct sup *s, uint32_t ci)
 		return;		/* cancelled meanwhile */
 	struct job *j = &s->jobs[r.job];
 	struct part *pt = &j->part[r.part];
+	/* Kept across a restart (sched_resume): written whole, then renamed. */
+	char tmp[4300];
 	part_path(s, j->id, r.part, path, sizeof path);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	sup_path(tmp, sizeof tmp, "%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 	ssize_t put = fd < 0 ? -1 : write(fd, c->buf, c->buf_have);
-	if (fd >= 0)
-		close(fd);
+	if (fd >= 0 && close(fd) == 0 && put == (ssize_t)c->buf_have && rename(tmp, path) < 0)
+		put = -1;
+	if (put != (ssize_t)c->buf_have)
+		unlink(tmp);
 	if (put != (ssize_t)c->buf_have) {
 		sup_log("job %llu: cannot store partition %u at %s: %s", (unsigned long long)j->id,
 			r.part, path, strerror(errno));
@@ -702,8 +848,7 @@ static int ready_pick(struct sup *s)
 
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
 		struct child *c = &s->child[i];
-		if (c->state != CH_READY || c->rd != RD_HELD || c->nhold != 1 || c->relay_dst >= 0 ||
-		    c->relay_drain)
+		if (c->state != CH_READY || c->rd != RD_HELD || c->nhold != 1 || c->relay_on)
 			continue;
 		if (best < 0 || part_cmp(s, c->hold[0].job, c->hold[0].part,
 					 s->child[best].hold[0].job, s->child[best].hold[0].part) < 0)
@@ -717,7 +862,7 @@ int sched_inflight(const struct sup *s)
 {
 	for (uint32_t i = 0; i < s->nchild; i++) {
 		const struct child *c = &s->child[i];
-		if (child_alive(c) && (c->nhold || c->relay_dst >= 0 || c->relay_drain))
+		if (child_alive(c) && (c->nhold || c->relay_on))
 			return 1;
 	}
 	return 0;

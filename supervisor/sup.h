@@ -89,11 +89,15 @@ struct child {
 	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_synth_req)];
 
 	/* synth: relaying its held PART_DATA payload, spliced from its stdout
-	 * to relay_dst's stdin; when the destination dies mid-way the rest
-	 * is spliced to /dev/null instead (relay_drain). */
+	 * to relay_dst's stdin (sched.c, relay_step). If the destination dies
+	 * the rest is spliced to /dev/null (relay_drain); if the source dies
+	 * the rest is written as zeros (relay_pad), so the gpuworker's stream
+	 * stays framed and it just sees a checksum mismatch. */
 	int relay_dst;		/* gpu child, -1 = none */
 	uint64_t relay_left;
-	int relay_pending, relay_drain;
+	int relay_on;		/* a relay (or its drain or pad) is under way */
+	int relay_pending;	/* its header write, splice or pad write in flight */
+	int relay_drain, relay_pad;
 	/* gpu: the synth relaying to it, -1 = none */
 	int src_child;
 	uint16_t epoch;		/* bumped at each spawn: stale completions are ignored */
@@ -149,6 +153,7 @@ struct sup {
 
 	/* PROVISOR_TRACE_DIR: "R job part t" when a partition becomes ready
 	 * (bench/pipeline measures dispatch latency from it). */
+	struct journal *journal;
 	FILE *trace;
 	uint64_t longest_ns[CONF_NKINDS];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
@@ -181,7 +186,8 @@ void sched_result(struct sup *s, uint32_t ci);
 void sched_part_failed(struct sup *s, uint32_t ci, const char *why);
 void sched_requeue(struct sup *s, uint32_t ci, const char *why);
 void sched_publish(struct sup *s);
-void sched_forget_all(struct sup *s);
+struct journal_job;
+void sched_resume(struct sup *s, const struct journal_job *jj);
 int sched_idle(const struct sup *s);
 int sched_inflight(const struct sup *s);
 uint64_t sched_mem_used(const struct sup *s);

@@ -85,7 +85,8 @@ static inline void sv_dump_log(void)
 #define SV_FAIL(...) do { sv_dump_log(); T_FAIL(__VA_ARGS__); } while (0)
 
 /* Start a supervisor with extra arguments (NULL-terminated). Waits until
- * every slot's worker is idle. */
+ * every slot's worker is up (idle, or busy with resumed work). The same
+ * tag in the same test process gives the same name and state directory. */
 static inline void sv_start(struct sv *v, const char *tag, ...)
 {
 	char *argv[32], path[256], err[256];
@@ -127,14 +128,20 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 		int status;
 		if (waitpid(v->pid, &status, WNOHANG) == v->pid)
 			SV_FAIL("supervisor exited at start (status %d)", status);
-		if (!v->mapped && shm_open_ro(&v->seg, v->name, err, sizeof err) == 0)
+		if (!v->mapped && shm_open_ro(&v->seg, v->name, err, sizeof err) == 0) {
 			v->mapped = 1;
+			if (shm_hdr(&v->seg)->supervisor_pid != (uint32_t)v->pid) {
+				shm_close(&v->seg);	/* a dead predecessor's */
+				v->mapped = 0;
+			}
+		}
 		if (v->mapped) {
 			int idle = 1;
 			for (int t = SHM_T_GPU; t <= SHM_T_SYNTH; t++)
 				for (uint32_t s = 0; s < shm_count(&v->seg, t); s++) {
 					struct shm_slot sl;
-					idle &= shm_read_slot(&v->seg, t, s, &sl) == 0 && sl.state == SHM_SLOT_IDLE;
+					idle &= shm_read_slot(&v->seg, t, s, &sl) == 0 &&
+						(sl.state == SHM_SLOT_IDLE || sl.state == SHM_SLOT_BUSY);
 				}
 			if (idle)
 				return;
@@ -234,14 +241,19 @@ static inline void sv_check_clean(struct sv *v)
 	char path[300];
 	struct stat st;
 
-	/* Orphans would have been reparented to us (subreaper). */
+	/* Orphans would have been reparented to us (subreaper); the dead
+	 * ones (zombies) are reaped first: only the living count. */
 	usleep(100000);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
 	CHECK(sv_count_children(getpid()) == 0, "a worker outlived the supervisor");
 	snprintf(path, sizeof path, "/dev/shm/provisor.%s", v->name);
 	CHECK(stat(path, &st) < 0, "the status segment was left behind");
 	CHECK(stat(v->sock, &st) < 0, "the control socket was left behind");
-	snprintf(path, sizeof path, "%s/jobs", v->dir);
-	CHECK(stat(path, &st) < 0, "temporary job files were left behind");
+	/* Partial results of unfinished jobs stay (the journal resumes
+	 * them), but no temporary file may. */
+	snprintf(path, sizeof path, "find '%s' -name '*.tmp' | grep -q .", v->dir);
+	CHECK(system(path) != 0, "temporary files were left behind in %s", v->dir);
 }
 
 /* Wait for the supervisor to exit; returns its wait status. */

@@ -1,0 +1,181 @@
+/*
+ * Chaos: a batch of at least 50 jobs of mixed kinds while a killer
+ * SIGKILLs a random gpuworker or synth child every 100-300 ms, until at
+ * least 100 kills (more jobs are added if the batch would end first).
+ * Every job completes and verifies; no job completes twice; the
+ * supervisor never exits; afterwards no zombie, the supervisor's fds are
+ * the same as before, and the restarts in the status segment equal the
+ * kills.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "tests/crash/common.h"
+
+#define MAX_JOBS 400
+#define KILLS 100
+
+static struct sv sv;
+static _Atomic int killing = 1;
+static _Atomic unsigned kills;
+
+static char proc_state(pid_t pid, pid_t *ppid)
+{
+	char path[64], buf[512], st = '?';
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof buf, f)) {
+		char *p = strrchr(buf, ')');
+		int pp;
+		if (p && sscanf(p + 2, "%c %d", &st, &pp) == 2)
+			*ppid = pp;
+	}
+	if (f)
+		fclose(f);
+	return st;
+}
+
+static void *killer(void *arg)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	pid_t last[8] = { 0 };
+
+	(void)arg;
+	while (atomic_load(&killing)) {
+		usleep(100000 + (unsigned)(t_rand(&seed) % 200000));
+		uint32_t n = shm_count(&sv.seg, SHM_T_GPU) + shm_count(&sv.seg, SHM_T_SYNTH);
+		uint32_t pick = (uint32_t)(t_rand(&seed) % n);
+		int table = pick < shm_count(&sv.seg, SHM_T_GPU) ? SHM_T_GPU : SHM_T_SYNTH;
+		uint32_t slot = table == SHM_T_GPU ? pick : pick - shm_count(&sv.seg, SHM_T_GPU);
+		struct shm_slot s;
+		pid_t ppid = 0;
+
+		if (shm_read_slot(&sv.seg, table, slot, &s) || (s.state != SHM_SLOT_IDLE &&
+		    s.state != SHM_SLOT_BUSY) || (pid_t)s.pid == last[pick % 8] || !s.pid)
+			continue;
+		/* only a live child of the supervisor, each pid once */
+		char st = proc_state((pid_t)s.pid, &ppid);
+		if (ppid != sv.pid || st == 'Z' || st == 'X')
+			continue;
+		if (kill((pid_t)s.pid, SIGKILL) == 0) {
+			last[pick % 8] = (pid_t)s.pid;
+			atomic_fetch_add(&kills, 1);
+		}
+	}
+	return NULL;
+}
+
+static int count_fds(pid_t pid)
+{
+	char path[64];
+	int n = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int zombies(pid_t parent)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		pid_t ppid = 0;
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+		    proc_state((pid_t)atoi(e->d_name), &ppid) == 'Z' && ppid == parent)
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void all_idle(void)
+{
+	struct shm_slot s;
+
+	for (int t = SHM_T_GPU; t <= SHM_T_SYNTH; t++)
+		for (uint32_t i = 0; i < shm_count(&sv.seg, t); i++)
+			crash_wait_state(&sv, t, i, SHM_SLOT_IDLE, 20000, &s);
+}
+
+int main(void)
+{
+	static const char *const kinds[] = { "porep", "snap-deals", "window-post", "porep",
+					     "snap-deals", "winning-post" };
+	static uint64_t ids[MAX_JOBS];
+	int njobs = 0;
+	pthread_t t;
+
+	sv_start(&sv, "chaos", "--config", crash_config(
+		"[supervisor]\npoison_attempts = 255\nrestart_intensity = 1000000\n"
+		"backoff_max = 200ms\nstable_run = 1s\n"), NULL);
+	int fds_before = count_fds(sv.pid);
+	for (; njobs < 50; njobs++)
+		ids[njobs] = sv_submit(&sv, kinds[njobs % 6]);
+	pthread_create(&t, NULL, killer, NULL);
+	for (;;) {
+		struct shm_sup sup;
+		int st = 0;
+		if (waitpid(sv.pid, &st, WNOHANG) != 0)
+			SV_FAIL("the supervisor exited during chaos (status 0x%x)", st);
+		if (atomic_load(&kills) >= KILLS)
+			break;
+		if (shm_read_sup(&sv.seg, &sup) == 0 && sup.jobs_queued + sup.jobs_running < 4 &&
+		    njobs < MAX_JOBS) {
+			ids[njobs] = sv_submit(&sv, kinds[njobs % 6]);
+			njobs++;
+		}
+		usleep(50000);
+	}
+	atomic_store(&killing, 0);
+	pthread_join(t, NULL);
+	unsigned nkills = atomic_load(&kills);
+
+	for (int i = 0; i < njobs; i++)
+		crash_job_ok(&sv, ids[i], 300);
+	CHECK(waitpid(sv.pid, NULL, WNOHANG) == 0, "the supervisor exited");
+	all_idle();
+
+	/* No job completed twice: one job-done event each. */
+	uint64_t head = shm_event_head(&sv.seg);
+	static int done_events[MAX_JOBS + 1];
+	for (uint64_t q = head > 1024 ? head - 1023 : 1; q <= head; q++) {
+		struct shm_event ev;
+		if (shm_read_event(&sv.seg, q, &ev) == 0 && ev.type == SHM_EV_JOB_DONE &&
+		    ev.job_id >= ids[0] && ev.job_id - ids[0] < MAX_JOBS)
+			done_events[ev.job_id - ids[0]]++;
+	}
+	int events_ok = head <= 1024;
+	for (int i = 0; i < njobs && events_ok; i++)
+		CHECK(done_events[i] == 1, "job %llu completed %d times", (unsigned long long)ids[i],
+		      done_events[i]);
+
+	uint64_t restarts = 0;
+	for (int tb = SHM_T_GPU; tb <= SHM_T_SYNTH; tb++)
+		for (uint32_t i = 0; i < shm_count(&sv.seg, tb); i++) {
+			struct shm_slot s;
+			CHECK(shm_read_slot(&sv.seg, tb, i, &s) == 0, "read slot");
+			restarts += s.restarts;
+		}
+	int fds_after = count_fds(sv.pid);
+	printf("info: %d jobs, %u kills, %llu restarts, supervisor fds %d before / %d after, %d zombies%s\n",
+	       njobs, nkills, (unsigned long long)restarts, fds_before, fds_after, zombies(sv.pid),
+	       events_ok ? "" : " (event ring wrapped: once-only not checked by events)");
+	CHECK(njobs >= 50 && nkills >= KILLS, "not enough chaos");
+	CHECK(restarts == nkills, "restarts %llu != kills %u", (unsigned long long)restarts, nkills);
+	CHECK(fds_after == fds_before, "supervisor fds %d before, %d after", fds_before, fds_after);
+	CHECK(zombies(sv.pid) == 0, "zombie children");
+	crash_stop(&sv);
+	sv_check_clean(&sv);
+	return 0;
+}
