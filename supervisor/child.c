@@ -126,9 +126,10 @@ int child_spawn(struct sup *s, uint32_t ci)
 	c->rd = RD_HDR;
 	c->hdr_have = 0;
 	c->nhold = 0;
-	c->src_child = -1;
+	c->src_child = c->hdr_for = c->relay_op_dst = -1;
 	c->epoch++;
 	c->rd_pending = c->wr_pending = 0;
+	c->in_ops = c->out_ops = c->in_doomed = c->out_doomed = 0;
 	c->relay_dst = -1;
 	c->relay_left = 0;
 	c->relay_on = c->relay_pending = c->relay_drain = c->relay_pad = 0;
@@ -175,6 +176,7 @@ void child_arm_read(struct sup *s, uint32_t ci)
 	io_uring_prep_read(loop_sqe(&s->loop, loop_ud(EV_CHILD_READ, child_who(s, ci))), c->out_fd, dst,
 			   (unsigned)len, (uint64_t)-1);
 	c->rd_pending = 1;
+	c->out_ops++;
 }
 
 void child_kill(struct sup *s, uint32_t ci, const char *why)
@@ -256,6 +258,9 @@ void child_on_read(struct sup *s, uint32_t ci, int res)
 	struct child *c = &s->child[ci];
 
 	c->rd_pending = 0;
+	child_io_done(s, ci, 0, 1);
+	if (!child_alive(c))
+		return;		/* data from before its death: settled at its exit */
 	if (res <= 0) {		/* EOF or error: it is exiting; the pidfd says when */
 		if (res < 0 && res != -EPIPE && child_alive(c))
 			sup_log("read from %s.%u: %s", kind_name(c), c->slot, strerror(-res));
@@ -283,6 +288,37 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+static void release_fds(struct child *c)
+{
+	if (c->in_doomed && !c->in_ops) {
+		close_fd(&c->in_fd);
+		c->in_doomed = 0;
+	}
+	if (c->out_doomed && !c->out_ops) {
+		close_fd(&c->out_fd);
+		c->out_doomed = 0;
+	}
+}
+
+void child_io_done(struct sup *s, uint32_t ci, int in, int out)
+{
+	struct child *c = &s->child[ci];
+
+	c->in_ops -= in;
+	c->out_ops -= out;
+	release_fds(c);
+}
+
+void child_close_in(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+
+	if (c->in_fd < 0)
+		return;
+	c->in_doomed = 1;
+	release_fds(c);
+}
+
 /* The pidfd became readable: reap, repair, requeue, schedule a restart. */
 void child_on_exit(struct sup *s, uint32_t ci)
 {
@@ -303,8 +339,8 @@ void child_on_exit(struct sup *s, uint32_t ci)
 	if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
 		kind = SHM_EXIT_SIGNAL;
 	close_fd(&c->pidfd);
-	close_fd(&c->in_fd);
-	close_fd(&c->out_fd);
+	c->in_doomed = c->out_doomed = 1;	/* closed once no operation uses them */
+	release_fds(c);
 	free(c->buf);
 	c->buf = NULL;
 
@@ -416,13 +452,13 @@ void child_tick(struct sup *s, uint64_t now)
 		if (c->disabled && c->state == CH_READY && c->nhold == 0 && !c->relay_on &&
 		    c->src_child < 0 && !c->wr_pending && c->rd == RD_HDR) {
 			c->state = CH_STOPPING;
-			close_fd(&c->in_fd);	/* EOF: it exits */
+			child_close_in(s, i);	/* EOF: it exits */
 			continue;
 		}
 		/* Not before the dead one's writes are settled: their
 		 * completions must not meet the new incarnation. */
-		if (c->state == CH_DOWN && now >= c->restart_at_ns && !c->wr_pending &&
-		    !c->relay_pending) {
+		if (c->state == CH_DOWN && now >= c->restart_at_ns && c->in_fd < 0 &&
+		    c->out_fd < 0 && !c->relay_pending) {
 			if (child_spawn(s, i) == 0) {
 				if (c->crashes)
 					sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0,
@@ -443,8 +479,7 @@ void child_stop_all(struct sup *s)
 		if (!child_alive(c))
 			continue;
 		c->state = CH_STOPPING;
-		if (!c->wr_pending)
-			close_fd(&c->in_fd);
+		child_close_in(s, i);
 		kill(c->pid, SIGTERM);
 	}
 }

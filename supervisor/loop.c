@@ -33,6 +33,11 @@ struct io_uring_sqe *loop_sqe(struct loop *l, uint64_t ud)
 	return sqe;
 }
 
+void loop_flush(struct loop *l)
+{
+	io_uring_submit(&l->ring);
+}
+
 int loop_run(struct loop *l, loop_fn fn, void *ctx)
 {
 	struct io_uring_cqe *cqes[64];

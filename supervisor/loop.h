@@ -46,6 +46,10 @@ int loop_init(struct loop *l, unsigned entries);
 void loop_exit(struct loop *l);
 /* An SQE to fill, never NULL (flushes the queue when it is full). */
 struct io_uring_sqe *loop_sqe(struct loop *l, uint64_t ud);
+/* Hand the queued SQEs to the kernel now. Call it before closing an fd
+ * that queued SQEs may name: once submitted they hold the file, but an
+ * unsubmitted one would find the number closed (EBADF) or, worse, reused. */
+void loop_flush(struct loop *l);
 /* Run until l->stop is set, calling fn for every completion. Returns 0
  * or -errno when waiting itself failed. */
 int loop_run(struct loop *l, loop_fn fn, void *ctx);

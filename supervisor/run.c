@@ -358,7 +358,7 @@ static int make_children(struct sup *s)
 		ch->gpu = i < s->ngpu ? i / (uint32_t)c->workers_per_gpu : 0;
 		ch->pid = 0;
 		ch->pidfd = ch->in_fd = ch->out_fd = -1;
-		ch->src_child = ch->relay_dst = -1;
+		ch->src_child = ch->relay_dst = ch->hdr_for = ch->relay_op_dst = -1;
 		ch->state = CH_DOWN;
 	}
 	return 0;

@@ -528,6 +528,7 @@ static void write_frame(struct sup *s, uint32_t ci, const void *buf, size_t len)
 	io_uring_prep_write(loop_sqe(&s->loop, loop_ud(EV_CHILD_WRITE, child_who(s, ci))),
 			    c->in_fd, c->wbuf, (unsigned)len, (uint64_t)-1);
 	c->wr_pending = 1;
+	c->in_ops++;
 }
 
 static int synth_free(const struct child *c)
@@ -603,6 +604,10 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
  */
 static const uint8_t zeros[64 << 10];
 
+/* What a relay operation in flight does: its completion is read by it,
+ * not by the mode the relay may have switched to meanwhile. */
+enum { RELAY_TO_GPU = 1, RELAY_TO_NULL, RELAY_PAD };
+
 static void relay_done(struct sup *s, uint32_t si)
 {
 	struct child *c = &s->child[si];
@@ -638,10 +643,18 @@ static void relay_step(struct sup *s, uint32_t si)
 			len = sizeof zeros;
 		io_uring_prep_write(loop_sqe(&s->loop, ud), s->child[c->relay_dst].in_fd, zeros, len,
 				    (uint64_t)-1);
+		c->relay_op = RELAY_PAD;
+		c->relay_op_dst = c->relay_dst;
+		s->child[c->relay_dst].in_ops++;
 	} else {
 		int dst = c->relay_drain ? s->nullfd : s->child[c->relay_dst].in_fd;
 		io_uring_prep_splice(loop_sqe(&s->loop, ud), c->out_fd, -1, dst, -1, len,
 				     SPLICE_F_MOVE);
+		c->relay_op = c->relay_drain ? RELAY_TO_NULL : RELAY_TO_GPU;
+		c->relay_op_dst = c->relay_drain ? -1 : c->relay_dst;
+		c->out_ops++;
+		if (!c->relay_drain)
+			s->child[c->relay_dst].in_ops++;
 	}
 	c->relay_pending = 1;
 }
@@ -671,6 +684,7 @@ static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	c->relay_on = 1;
 	c->relay_pending = 1;	/* the header write below */
 	g->src_child = (int)si;
+	g->hdr_for = (int)si;
 	h.gen = r.gen;
 	frame_seal_hdr(&h);
 	write_frame(s, gi, &h, sizeof h);
@@ -683,25 +697,41 @@ static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 void sched_on_splice(struct sup *s, uint32_t si, int res)
 {
 	struct child *c = &s->child[si];
+	int op = c->relay_op;
 
 	c->relay_pending = 0;
+	c->relay_op = 0;
+	if (c->relay_op_dst >= 0)
+		child_io_done(s, (uint32_t)c->relay_op_dst, 1, 0);
+	c->relay_op_dst = -1;
+	if (op != RELAY_PAD)
+		child_io_done(s, si, 0, 1);
 	if (res > 0) {
 		c->relay_left -= (uint64_t)res;
-	} else if (res == 0 && !c->relay_pad) {
-		c->relay_pad = c->relay_dst >= 0;	/* the source ended early */
+	} else if (res == 0 && op != RELAY_PAD) {
+		/* The source ended early: it is dying. Pad the gpuworker's
+		 * frame if it still has one, else nothing is left to do. */
+		c->relay_pad = c->relay_dst >= 0;
 		c->relay_drain = 0;
 		if (!c->relay_pad)
 			c->relay_left = 0;
-	} else if (res < 0 && c->relay_drain) {
+	} else if (res < 0 && op == RELAY_TO_NULL) {
 		c->relay_left = 0;	/* cannot even drain it: the source is broken */
 	} else if (res < 0 && c->relay_dst >= 0) {
-		/* The destination broke (EPIPE): it is dying; its exit
-		 * requeues the partition. Drain (or, padding, stop). */
+		/* The destination broke (EPIPE): it is dying, and its exit
+		 * requeues the partition. Drain the rest (or, padding, stop). */
+		char why[80];
+		snprintf(why, sizeof why, "relay into it failed: %s", strerror(-res));
 		s->child[c->relay_dst].src_child = -1;
-		child_kill(s, (uint32_t)c->relay_dst, "relay into it failed");
+		child_kill(s, (uint32_t)c->relay_dst, why);
 		c->relay_dst = -1;
+		if (c->relay_pad)
+			c->relay_left = 0;
 		c->relay_drain = !c->relay_pad;
+		c->relay_pad = 0;
 	}
+	/* res < 0 on the way to a gpuworker whose death is already settled:
+	 * the mode switched meanwhile, nothing moved; just go on. */
 	relay_step(s, si);
 }
 
@@ -711,14 +741,18 @@ void sched_on_write(struct sup *s, uint32_t ci, int res)
 	struct child *c = &s->child[ci];
 
 	c->wr_pending = 0;
-	if (c->kind == CHILD_GPU && c->src_child >= 0) {	/* a relay's header */
-		uint32_t si = (uint32_t)c->src_child;
+	child_io_done(s, ci, 1, 0);
+	if (c->kind == CHILD_GPU && c->hdr_for >= 0) {	/* a relay's header */
+		uint32_t si = (uint32_t)c->hdr_for;
 		struct child *src = &s->child[si];
+		c->hdr_for = -1;
 		src->relay_pending = 0;
-		if (res != FRAME_HDR_SIZE) {
+		if (res != FRAME_HDR_SIZE && src->relay_dst == (int)ci) {
 			c->src_child = -1;
 			src->relay_dst = -1;
 			src->relay_drain = !src->relay_pad;
+			if (src->relay_pad)
+				src->relay_left = 0;
 			child_kill(s, ci, "relay header write failed");
 		}
 		relay_step(s, si);
@@ -726,10 +760,8 @@ void sched_on_write(struct sup *s, uint32_t ci, int res)
 	}
 	if (res < 0 && child_alive(c))
 		child_kill(s, ci, "write to its stdin failed");
-	if (s->stopping && c->in_fd >= 0 && c->state == CH_STOPPING) {
-		close(c->in_fd);
-		c->in_fd = -1;
-	}
+	if (s->stopping && c->state == CH_STOPPING)
+		child_close_in(s, ci);
 	sched_run(s);
 }
 

@@ -63,6 +63,12 @@ struct child {
 	enum child_state state;
 	pid_t pid;
 	int pidfd, in_fd, out_fd;
+	/* io_uring operations in flight on in_fd / out_fd (its own, and relays
+	 * that splice from or write into them). An fd is closed only when it
+	 * is doomed and none are left: an operation punted to a kernel worker
+	 * looks its fd up late, and a number closed early could even be
+	 * reused by the next child's pipe. */
+	int in_ops, out_ops, in_doomed, out_doomed;
 	uint64_t started_ns, restart_at_ns;
 	uint32_t crashes;	/* in a row, for the backoff */
 	uint32_t window_n;	/* crashes since window_start_ns, for the intensity */
@@ -98,8 +104,12 @@ struct child {
 	int relay_on;		/* a relay (or its drain or pad) is under way */
 	int relay_pending;	/* its header write, splice or pad write in flight */
 	int relay_drain, relay_pad;
-	/* gpu: the synth relaying to it, -1 = none */
-	int src_child;
+	int relay_op;		/* what the operation in flight does (sched.c) */
+	int relay_op_dst;	/* and the gpu child whose stdin it writes, -1 = none */
+	/* gpu: the synth relaying to it, -1 = none; and the synth whose relay
+	 * header is being written to it (kept even if the gpu dies, so the
+	 * write's completion can settle that synth's relay), -1 = none */
+	int src_child, hdr_for;
 	uint16_t epoch;		/* bumped at each spawn: stale completions are ignored */
 };
 
@@ -170,6 +180,10 @@ void child_arm_read(struct sup *s, uint32_t ci);
 void child_kill(struct sup *s, uint32_t ci, const char *why);
 void child_tick(struct sup *s, uint64_t now);
 void child_stop_all(struct sup *s);
+/* An operation on ci's stdin (in) or stdout (out) completed. */
+void child_io_done(struct sup *s, uint32_t ci, int in, int out);
+/* Close ci's stdin (EOF for the worker) once nothing uses it. */
+void child_close_in(struct sup *s, uint32_t ci);
 int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 		      char *err, size_t errlen);
 int child_alive(const struct child *c);
