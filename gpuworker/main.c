@@ -379,7 +379,7 @@ static int gw_prove(struct gw_part *p)
 	if (p->corrupt) {
 		gw_log("job %llu partition %u: payload checksum mismatch: partition refused",
 		       (unsigned long long)h->job, h->partition);
-		gw_fail_out(&o, h, "payload checksum mismatch");
+		gw_fail_out(&o, h, FRAME_FAIL_CHECKSUM);
 		gw_hand(&o);
 		return 0;
 	}

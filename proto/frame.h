@@ -26,6 +26,9 @@
 #define FRAME_VERSION 1
 #define FRAME_HDR_SIZE 64
 #define FRAME_FAIL_MAX 256	/* bytes of reason text */
+/* The FAIL reason a gpuworker gives for a PART_DATA whose payload failed
+ * its checksum: the synth that produced it is to blame, not the partition. */
+#define FRAME_FAIL_CHECKSUM "payload checksum mismatch"
 #define FRAME_MAX_LOG 26
 
 enum frame_type {

@@ -678,6 +678,8 @@ static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	struct frame_hdr h = c->hdr;
 
 	r.gen = ++s->next_gen;
+	r.from = c->pid;
+	r.from_child = (int)si;
 	g->hold[g->nhold++] = r;
 	c->nhold = 0;
 	c->relay_dst = (int)gi;
@@ -852,7 +854,11 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 	}
 	/* A worker's failure (its backend failed, or it found the system
 	 * unsatisfied) counts as an attempt, like a crash: retried until the
-	 * partition has failed poison_attempts times, then its job fails. */
+	 * partition has failed poison_attempts times, then its job fails. A
+	 * payload that failed its checksum was the producing synth's fault. */
+	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM) && r.from_child >= 0 &&
+	    s->child[r.from_child].pid == r.from)
+		child_kill(s, (uint32_t)r.from_child, "sent a partition that failed its checksum");
 	s->stats.parts_failed++;
 	snprintf(reason, sizeof reason, "failed (%.50s)", why);
 	requeue_one(s, &r, reason);

@@ -51,6 +51,8 @@ enum rd_state {
 /* A partition a child holds: job table index and partition number. */
 struct part_ref {
 	uint64_t id;	/* the job's id: its table entry may be reused */
+	pid_t from;	/* gpu holds: the synth process that produced it */
+	int from_child;
 	int job;	/* job table index */
 	uint32_t part;
 	uint64_t gen;

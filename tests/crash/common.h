@@ -63,6 +63,36 @@ static inline int crash_event(struct sv *v, uint32_t type, int table, uint32_t s
 	return 0;
 }
 
+static char crash_fault_state[256];
+
+static void crash_fault_rm(void)
+{
+	if (crash_fault_state[0])
+		unlink(crash_fault_state);
+}
+
+/* Arm a fault in the workers the next supervisor starts (fault/fault.h);
+ * the firing count lives in a temp file removed at exit. */
+static inline void crash_fault(const char *rule)
+{
+	snprintf(crash_fault_state, sizeof crash_fault_state, "/tmp/provisor-test-fault-%d",
+		 (int)getpid());
+	unlink(crash_fault_state);
+	setenv("PROVISOR_FAULT", rule, 1);
+	setenv("PROVISOR_FAULT_STATE", crash_fault_state, 1);
+	atexit(crash_fault_rm);
+}
+
+/* The newest crash event of a slot must mention what. */
+static inline void crash_event_says(struct sv *v, int table, uint32_t slot, const char *what)
+{
+	struct shm_event ev;
+
+	CHECK(crash_event(v, SHM_EV_CRASH, table, slot, &ev), "no crash event for the slot");
+	CHECK(strstr(ev.msg, what), "crash event '%s' does not say '%s'", ev.msg, what);
+	printf("info: %s\n", ev.msg);
+}
+
 static inline void crash_stop(struct sv *v)
 {
 	char reply[128];

@@ -141,7 +141,8 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 				for (uint32_t s = 0; s < shm_count(&v->seg, t); s++) {
 					struct shm_slot sl;
 					idle &= shm_read_slot(&v->seg, t, s, &sl) == 0 &&
-						(sl.state == SHM_SLOT_IDLE || sl.state == SHM_SLOT_BUSY);
+						(sl.state == SHM_SLOT_IDLE || sl.state == SHM_SLOT_BUSY ||
+						 sl.state == SHM_SLOT_DISABLED);
 				}
 			if (idle)
 				return;
