@@ -1,0 +1,111 @@
+/*
+ * fuzz_pfile: the partition, H and result file readers (format/pfile.h).
+ * The input becomes a file in this process's scratch directory and goes
+ * through every reader: probe, partition, H, and result open / read of
+ * every partition / close. Each input is tried twice: as given, and with
+ * its last 32 bytes replaced by the BLAKE2b-256 of the rest, so the
+ * fuzzer reaches the element checks behind the checksum. Cap inputs with
+ * -max_len: a valid file of k has 2^k elements per section.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "format/pfile.h"
+#include "fuzz/fuzz.h"
+
+static void fuzz_pfile_id_ok(const struct synth_id *id)
+{
+	FUZZ_ASSERT(id->k >= SYNTH_LOG_MIN && id->k <= SYNTH_LOG_MAX);
+	FUZZ_ASSERT(id->seed_len >= 1 && id->seed_len <= SYNTH_SEED_MAX);
+}
+
+static void fuzz_pfile_result(const char *path)
+{
+	struct pfile_result res;
+	struct pfile_reader *r = NULL;
+	char err[512];
+	fr_t *h;
+	int rc;
+
+	fuzz_err_fill(err, sizeof err);
+	rc = pfile_result_open(path, &res, &r, err, sizeof err);
+	if (rc) {
+		FUZZ_ASSERT(rc < 0);
+		fuzz_check_err(err, sizeof err);
+		return;
+	}
+	fuzz_pfile_id_ok(&res.id);
+	FUZZ_ASSERT(res.partitions >= 1 && res.partitions <= PFILE_RESULT_MAX_PARTITIONS);
+	FUZZ_ASSERT(pfile_job_kind_name(res.job_kind));
+	h = malloc(((size_t)1 << res.id.k) * sizeof *h);
+	FUZZ_ASSERT(h);
+	for (uint32_t p = 0; p < res.partitions; p++)
+		FUZZ_ASSERT(pfile_result_read(r, p, h, err, sizeof err) == 0);
+	FUZZ_ASSERT(pfile_result_read(r, res.partitions, h, err, sizeof err) < 0);
+	free(h);
+	pfile_result_close(r);
+}
+
+static void fuzz_pfile_try(const char *path, const uint8_t *data, size_t size)
+{
+	struct synth_id id;
+	enum pfile_kind kind;
+	fr_t *a = NULL, *b = NULL, *c = NULL, *h = NULL;
+	char err[512];
+	int rc;
+
+	fuzz_write_file(path, data, size);
+	fuzz_err_fill(err, sizeof err);
+	if ((rc = pfile_probe(path, &kind, err, sizeof err)))
+		fuzz_check_err(err, sizeof err);
+	else
+		FUZZ_ASSERT(kind >= PFILE_KIND_PARTITION && kind <= PFILE_KIND_RESULT);
+
+	fuzz_err_fill(err, sizeof err);
+	rc = pfile_read_partition(path, &id, &a, &b, &c, err, sizeof err);
+	if (rc) {
+		fuzz_check_err(err, sizeof err);
+	} else {
+		fuzz_pfile_id_ok(&id);
+		FUZZ_ASSERT(a && b && c);
+	}
+	free(a);
+	free(b);
+	free(c);
+
+	fuzz_err_fill(err, sizeof err);
+	rc = pfile_read_h(path, &id, &h, err, sizeof err);
+	if (rc) {
+		fuzz_check_err(err, sizeof err);
+	} else {
+		fuzz_pfile_id_ok(&id);
+		FUZZ_ASSERT(h);
+	}
+	free(h);
+
+	fuzz_pfile_result(path);
+}
+
+FUZZ_ENTRY(pfile)
+{
+	static char path[300];
+	uint8_t *copy;
+
+	if (!path[0])
+		snprintf(path, sizeof path, "%s/file", fuzz_tmpdir());
+	fuzz_pfile_try(path, data, size);
+	if (size < PFILE_HEADER_BYTES + PFILE_SUM_BYTES)
+		return 0;
+	copy = malloc(size);
+	FUZZ_ASSERT(copy);
+	memcpy(copy, data, size);
+	crypto_generichash(copy + size - PFILE_SUM_BYTES, PFILE_SUM_BYTES,
+			   copy, size - PFILE_SUM_BYTES, NULL, 0);
+	if (memcmp(copy, data, size))
+		fuzz_pfile_try(path, copy, size);
+	free(copy);
+	return 0;
+}

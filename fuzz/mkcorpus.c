@@ -1,0 +1,255 @@
+/*
+ * mkcorpus: write the fuzz seed corpora (fuzz/corpus/NAME/) with the
+ * modules' own writers, so every seed starts valid where it should:
+ * frames sealed by frame_seal, files by pfile_write_*, a journal by
+ * journal_submit/journal_end, a status segment by shm_create. A few
+ * broken variants of each go beside them. Run by `make fuzz-corpus`;
+ * the output is committed (small: a few KB per target).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/pfile.h"
+#include "journal/journal.h"
+#include "proto/frame.h"
+#include "shm/shm.h"
+
+static const char *root;
+
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, "mkcorpus: %s: %s\n", what, why);
+	exit(1);
+}
+
+static void put(const char *target, const char *name, const void *p, size_t n)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", root, target);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/%s/%s", root, target, name);
+	if (!(f = fopen(path, "wb")) || fwrite(p, 1, n, f) != n || fclose(f))
+		die(path, strerror(errno));
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+
+	if (!f || fseek(f, 0, SEEK_END) || (long)(*n = (size_t)ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) || !(buf = malloc(*n + 1)) || fread(buf, 1, *n, f) != *n)
+		die(path, "cannot read");
+	fclose(f);
+	return buf;
+}
+
+static void frame_seed(const char *name, uint16_t type, uint16_t k, const void *payload,
+		       size_t n, int corrupt)
+{
+	uint8_t buf[FRAME_HDR_SIZE + 4096];
+	struct frame_hdr h;
+
+	frame_init(&h, type, 7, 1, PFILE_JOB_POREP, k, 3);
+	frame_seal(&h, payload, n);
+	memcpy(buf, &h, sizeof h);
+	memcpy(buf + sizeof h, payload, n);
+	if (corrupt)
+		buf[corrupt] ^= 0x40;
+	put("frame", name, buf, sizeof h + n);
+}
+
+static void frames(void)
+{
+	struct frame_hello hello = { .pid = 42, .backend = 1, .desc = "cpu backend" };
+	struct frame_synth_req req = { .seed_len = 4, .seed = { 1, 2, 3, 4 } };
+	uint8_t part[3 * 2 * 32] = { 0 }, h[2 * 32] = { 1 };
+
+	frame_seed("hello", FRAME_HELLO, 0, &hello, sizeof hello, 0);
+	frame_seed("synth_req", FRAME_SYNTH_REQ, 4, &req, sizeof req, 0);
+	frame_seed("part_data", FRAME_PART_DATA, 1, part, sizeof part, 0);
+	frame_seed("h_result", FRAME_H_RESULT, 1, h, sizeof h, 0);
+	frame_seed("fail", FRAME_FAIL, 0, FRAME_FAIL_CHECKSUM, strlen(FRAME_FAIL_CHECKSUM), 0);
+	frame_seed("bad_hdr_check", FRAME_H_RESULT, 1, h, sizeof h, 23);
+	frame_seed("bad_payload", FRAME_H_RESULT, 1, h, sizeof h, FRAME_HDR_SIZE + 5);
+	put("frame", "short", "PVFR\x01", 5);
+}
+
+static void ctls(void)
+{
+	static const char *const lines[][2] = {
+		{ "ping", "ping\n" }, { "drain", "drain" }, { "stop", "stop\n" },
+		{ "submit_full", "submit porep seed=00ff10 k=16 partitions=4\n" },
+		{ "submit_kind", "submit winning-post" },
+		{ "submit_order", "submit snap-deals partitions=64 k=1 seed=AB\n" },
+		{ "cancel", "cancel 18446744073709551615\n" },
+		{ "worker_enable", "worker enable gpu.0\n" },
+		{ "worker_disable", "worker disable synth.3" },
+		{ "bad_space", "submit  porep\n" }, { "bad_word", "frobnicate\n" },
+		{ "bad_k", "submit window-post k=99\n" }, { "bad_byte", "ping\x01\n" },
+		{ "bad_dup", "submit porep k=2 k=3\n" },
+	};
+
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+		put("ctl", lines[i][0], lines[i][1], strlen(lines[i][1]));
+}
+
+static void confs(void)
+{
+	static const char *const files[][2] = {
+		{ "full", "[supervisor]\nname = rig1\nstate_dir = /tmp/provisor-fuzz\n"
+			  "gpus = 2\nworkers_per_gpu = 2\nsynth = 2\nbackend = cpu\n"
+			  "mem_budget = 1GiB\nshm_mode = 0640\nsocket_mode = 0600\n"
+			  "max_jobs = 1024\nrestart_intensity = 5\nrestart_period = 60s\n"
+			  "backoff_max = 10s\nstable_run = 10s\npoison_attempts = 3\n"
+			  "heartbeat_timeout = 5s\nstop_timeout = 10s\nmax_log_size = 20\n"
+			  "[kind.porep]\nlog_size = 16\npartitions = 10\npriority = 2\n"
+			  "deadline = 60s\n[kind.winning-post]\nlog_size = 12\n" },
+		{ "small", "; comment\n[supervisor]\ngpus = auto\nsynth = 3\n" },
+		{ "kinds", "[kind.snap-deals]\npartitions = 64\n[kind.window-post]\n"
+			   "deadline = 500ms\npriority = 0\n" },
+		{ "empty", "" },
+		{ "bad_key", "[supervisor]\nflux = 3\n" },
+		{ "bad_value", "[supervisor]\nmem_budget = 12XB\n" },
+		{ "bad_section", "[nope]\nname = x\n" },
+		{ "bad_syntax", "[supervisor\nname\n" },
+		{ "bad_check", "[supervisor]\nmax_log_size = 8\n[kind.porep]\nlog_size = 16\n" },
+	};
+
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+		put("conf", files[i][0], files[i][1], strlen(files[i][1]));
+}
+
+static void journals(const char *tmp)
+{
+	struct journal *j;
+	char path[512], warn[256], err[256];
+	uint64_t next;
+	uint8_t *buf;
+	size_t n;
+
+	snprintf(path, sizeof path, "%s/journal", tmp);
+	unlink(path);
+	if (journal_open(&j, tmp, NULL, NULL, &next, warn, sizeof warn, err, sizeof err))
+		die("journal_open", err);
+	for (uint64_t id = next; id < next + 3; id++) {
+		struct journal_job job = { .id = id, .kind = (uint32_t)id % 4 + 1, .priority = 1,
+					   .log_size = 4, .nparts = 2, .seed_len = 3,
+					   .seed = { 9, 8, (uint8_t)id }, .submit_wall_ns = 1000 };
+		if (journal_submit(j, &job, err, sizeof err))
+			die("journal_submit", err);
+	}
+	if (journal_end(j, next + 1, 5, err, sizeof err))
+		die("journal_end", err);
+	journal_close(j);
+	buf = slurp(path, &n);
+	put("journal", "jobs", buf, n);
+	put("journal", "torn_tail", buf, n - 5);
+	buf[40] ^= 1;
+	put("journal", "corrupt_middle", buf, n);
+	put("journal", "empty", "", 0);
+	free(buf);
+	unlink(path);
+}
+
+static void pfiles(const char *tmp)
+{
+	struct synth_id id = { .seed = { 0xab, 0xcd }, .seed_len = 2, .partition = 1, .k = 1 };
+	struct pfile_result res = { .job_id = 5, .job_kind = PFILE_JOB_SNAP_DEALS,
+				    .partitions = 2, .id = id };
+	struct pfile_writer *w;
+	fr_t a[2], b[2], c[2];
+	char path[512], err[256];
+	uint8_t *buf;
+	size_t n;
+
+	res.id.partition = 0;
+	for (int i = 0; i < 2; i++) {
+		fr_from_u64(&a[i], 1 + i);
+		fr_from_u64(&b[i], 100 + i);
+		fr_from_u64(&c[i], 10000 + i);
+	}
+	snprintf(path, sizeof path, "%s/seed.pfile", tmp);
+	if (pfile_write_partition(path, &id, a, b, c, err, sizeof err))
+		die("pfile_write_partition", err);
+	buf = slurp(path, &n);
+	put("pfile", "partition", buf, n);
+	put("pfile", "truncated", buf, n - 7);
+	memset(buf + n - 32, 0xff, 32);		/* a non-canonical last element */
+	put("pfile", "noncanonical", buf, n);
+	free(buf);
+	if (pfile_write_h(path, &id, a, err, sizeof err))
+		die("pfile_write_h", err);
+	buf = slurp(path, &n);
+	put("pfile", "h", buf, n);
+	buf[8] = 9;				/* version */
+	put("pfile", "bad_version", buf, n);
+	free(buf);
+	if (pfile_result_begin(path, &res, &w, err, sizeof err) ||
+	    pfile_result_put(w, a, err, sizeof err) || pfile_result_put(w, b, err, sizeof err) ||
+	    pfile_result_commit(w, err, sizeof err))
+		die("pfile_result", err);
+	buf = slurp(path, &n);
+	put("pfile", "result", buf, n);
+	buf[n - 1] ^= 1;
+	put("pfile", "bad_sum", buf, n);
+	free(buf);
+	put("pfile", "bad_magic", "PROVISIR", 8);
+	unlink(path);
+}
+
+static void shms(void)
+{
+	struct shm_config cfg = { .name = NULL, .mode = 0600, .gpu_slots = 2, .synth_slots = 2,
+				  .jobs = 4, .events = 8, .control_path = "/run/provisor.sock" };
+	struct shm_job job = { .id = 3, .kind = PFILE_JOB_POREP, .state = 1, .log_size = 4,
+			       .nparts = 2 };
+	struct shm_seg s;
+	char name[64], err[256];
+	uint8_t *buf;
+
+	snprintf(name, sizeof name, "mkcorpus-%d", (int)getpid());
+	cfg.name = name;
+	if (shm_create(&s, &cfg, err, sizeof err))
+		die("shm_create", err);
+	shm_write_job(&s, 0, &job);
+	for (int i = 0; i < 10; i++) {	/* wraps the 8-entry ring */
+		struct shm_event ev = { .type = 1 + i % 4, .table = SHM_T_GPU, .slot = 1 };
+		snprintf(ev.msg, sizeof ev.msg, "event %d", i);
+		shm_post_event(&s, &ev);
+	}
+	buf = malloc(s.size);
+	memcpy(buf, s.base, s.size);
+	memset(buf + 24, 0, 4);		/* supervisor pid: not this process */
+	put("shm", "segment", buf, s.size);
+	put("shm", "header_only", buf, SHM_HEADER_SIZE);
+	put("shm", "truncated", buf, s.size - 8);
+	buf[0] ^= 1;
+	put("shm", "bad_magic", buf, SHM_HEADER_SIZE);
+	free(buf);
+	shm_destroy(&s);
+}
+
+int main(int argc, char **argv)
+{
+	char tmp[] = "/tmp/provisor-mkcorpus.XXXXXX";
+
+	root = argc > 1 ? argv[1] : "fuzz/corpus";
+	mkdir(root, 0755);
+	if (!mkdtemp(tmp))
+		die("mkdtemp", strerror(errno));
+	frames();
+	ctls();
+	confs();
+	journals(tmp);
+	pfiles(tmp);
+	shms();
+	rmdir(tmp);
+	return 0;
+}
