@@ -258,9 +258,11 @@ void child_on_read(struct sup *s, uint32_t ci, int res)
 	struct child *c = &s->child[ci];
 
 	c->rd_pending = 0;
+	if (!child_alive(c)) {	/* data from before its death: settled at its exit */
+		child_io_done(s, ci, 0, 1);	/* (may start the next incarnation) */
+		return;
+	}
 	child_io_done(s, ci, 0, 1);
-	if (!child_alive(c))
-		return;		/* data from before its death: settled at its exit */
 	if (res <= 0) {		/* EOF or error: it is exiting; the pidfd says when */
 		if (res < 0 && res != -EPIPE && child_alive(c))
 			sup_log("read from %s.%u: %s", kind_name(c), c->slot, strerror(-res));
@@ -307,6 +309,7 @@ void child_io_done(struct sup *s, uint32_t ci, int in, int out)
 	c->in_ops -= in;
 	c->out_ops -= out;
 	release_fds(c);
+	child_restart_due(s, ci);
 }
 
 void child_close_in(struct sup *s, uint32_t ci)
@@ -387,6 +390,27 @@ void child_on_exit(struct sup *s, uint32_t ci)
 		  kind_name(c), c->slot, kind == SHM_EXIT_SIGNAL ? "killed by signal" : "exited with",
 		  code, c->kill_why[0] ? ": " : "", c->kill_why, (unsigned long long)delay_ms);
 	c->kill_why[0] = '\0';
+	child_restart_due(s, ci);	/* the first restart is at once */
+}
+
+/* Start a DOWN child again if its backoff has passed and the dead one's
+ * fds and writes are settled (their completions must not meet the new
+ * incarnation); else the tick, or the last settling operation, calls
+ * this again. */
+void child_restart_due(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+
+	if (s->stopping || c->state != CH_DOWN || shm_now_mono() < c->restart_at_ns ||
+	    c->in_fd >= 0 || c->out_fd >= 0 || c->relay_pending)
+		return;
+	if (child_spawn(s, ci) < 0) {
+		c->restart_at_ns = shm_now_mono() + 1000000000u;
+		return;
+	}
+	if (c->crashes)
+		sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0, "%s.%u restarted",
+			  kind_name(c), c->slot);
 }
 
 /* How long a partition of this kind and size may run: the configured
@@ -455,18 +479,7 @@ void child_tick(struct sup *s, uint64_t now)
 			child_close_in(s, i);	/* EOF: it exits */
 			continue;
 		}
-		/* Not before the dead one's writes are settled: their
-		 * completions must not meet the new incarnation. */
-		if (c->state == CH_DOWN && now >= c->restart_at_ns && c->in_fd < 0 &&
-		    c->out_fd < 0 && !c->relay_pending) {
-			if (child_spawn(s, i) == 0) {
-				if (c->crashes)
-					sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0,
-						  "%s.%u restarted", kind_name(c), c->slot);
-			} else {
-				c->restart_at_ns = now + 1000000000u;
-			}
-		}
+		child_restart_due(s, i);
 	}
 }
 

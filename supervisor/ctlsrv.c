@@ -4,9 +4,14 @@
  * line length (CTL_MAX_LINE), and time (a read gets a linked timeout), so
  * a client that sends garbage, too much, or nothing at all costs a slot
  * for a few seconds at most and never disturbs the loop.
- * Peers are checked with SO_PEERCRED: same uid as the supervisor, or root.
+ * Peers are checked with SO_PEERCRED: same uid as the supervisor, or root,
+ * or (with socket_group set) a member of that group, by the peer's gid or
+ * its supplementary groups (SO_PEERGROUPS). The socket file then belongs
+ * to that group with group read/write, so members can connect at all.
+ * Anyone else gets "err permission denied" and the connection is closed.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +25,8 @@
 #define CONN_TIMEOUT_S 5
 
 static struct __kernel_timespec conn_timeout = { .tv_sec = CONN_TIMEOUT_S };
+/* socket_group's gid, resolved once at open: no NSS lookup per accept. */
+static gid_t ctl_gid = (gid_t)-1;
 
 static void arm_accept(struct sup *s)
 {
@@ -43,8 +50,21 @@ int ctlsrv_open(struct sup *s, char *err, size_t errlen)
 	if (s->sockfd < 0)
 		goto fail;
 	unlink(s->sock_path);	/* the segment proved no live instance owns it */
+	ctl_gid = (gid_t)-1;
+	if (s->conf.socket_group[0]) {
+		struct group *g = getgrnam(s->conf.socket_group);
+		if (!g) {
+			snprintf(err, errlen, "socket_group '%s': no such group", s->conf.socket_group);
+			close(s->sockfd);
+			s->sockfd = -1;
+			return -ENOENT;
+		}
+		ctl_gid = g->gr_gid;
+	}
 	if (bind(s->sockfd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    chmod(s->sock_path, s->conf.socket_mode) < 0 || listen(s->sockfd, 64) < 0)
+	    (ctl_gid != (gid_t)-1 && chown(s->sock_path, (uid_t)-1, ctl_gid) < 0) ||
+	    chmod(s->sock_path, s->conf.socket_mode | (ctl_gid != (gid_t)-1 ? 0060 : 0)) < 0 ||
+	    listen(s->sockfd, 64) < 0)
 		goto fail;
 	arm_accept(s);
 	return 0;
@@ -105,10 +125,33 @@ static void close_conn(struct sup *s, uint32_t ci)
 	s->conn[ci].fd = -1;
 }
 
-void ctlsrv_on_accept(struct sup *s, int res)
+/* May this peer use the socket? Its uid is ours or root's, or
+ * socket_group is set and the peer is in it (primary or supplementary). */
+static int peer_allowed(int fd)
 {
 	struct ucred cred;
 	socklen_t len = sizeof cred;
+	gid_t groups[256];
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return 0;
+	if (cred.uid == getuid() || cred.uid == 0)
+		return 1;
+	if (ctl_gid == (gid_t)-1)
+		return 0;
+	if (cred.gid == ctl_gid)
+		return 1;
+	len = sizeof groups;	/* more than 256 groups: ERANGE, refused */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return 0;
+	for (size_t i = 0; i < len / sizeof groups[0]; i++)
+		if (groups[i] == ctl_gid)
+			return 1;
+	return 0;
+}
+
+void ctlsrv_on_accept(struct sup *s, int res)
+{
 	int ci = -1;
 
 	if (s->sockfd < 0) {
@@ -122,9 +165,11 @@ void ctlsrv_on_accept(struct sup *s, int res)
 			sup_log("accept on the control socket: %s", strerror(-res));
 		return;
 	}
-	if (getsockopt(res, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-	    (cred.uid != getuid() && cred.uid != 0)) {
-		close(res);	/* not ours to serve */
+	if (!peer_allowed(res)) {
+		/* not ours to serve; say so, as "err busy" does (a fresh
+		 * socket's buffer always takes a short line) */
+		(void)!write(res, "err permission denied: uid not allowed on this socket\n", 54);
+		close(res);
 		return;
 	}
 	for (int i = 0; i < SUP_MAX_CONNS; i++)

@@ -156,8 +156,14 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	for (uint32_t i = 0; i < s->njobs; i++)
 		active += job_active(&s->jobs[i]);
 	ji = job_slot(s);
-	if (active >= s->conf.max_jobs || ji < 0) {
-		snprintf(err, errlen, "job limit reached (%u queued or running)", active);
+	if (active >= s->conf.max_jobs) {
+		snprintf(err, errlen, "job limit reached: max_jobs (%u) jobs queued or running",
+			 s->conf.max_jobs);
+		return -ENOSPC;
+	}
+	if (ji < 0) {
+		snprintf(err, errlen, "job limit reached: the job table's %u entries are all queued or running",
+			 s->njobs);
 		return -ENOSPC;
 	}
 	struct job *j = &s->jobs[ji];
@@ -622,6 +628,7 @@ static void relay_done(struct sup *s, uint32_t si)
 		c->hdr_have = 0;
 		child_arm_read(s, si);
 	}
+	child_restart_due(s, si);	/* a dead source waited for this */
 	sched_run(s);
 }
 
@@ -699,15 +706,11 @@ static void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 void sched_on_splice(struct sup *s, uint32_t si, int res)
 {
 	struct child *c = &s->child[si];
-	int op = c->relay_op;
+	int op = c->relay_op, op_dst = c->relay_op_dst;
 
 	c->relay_pending = 0;
 	c->relay_op = 0;
-	if (c->relay_op_dst >= 0)
-		child_io_done(s, (uint32_t)c->relay_op_dst, 1, 0);
 	c->relay_op_dst = -1;
-	if (op != RELAY_PAD)
-		child_io_done(s, si, 0, 1);
 	if (res > 0) {
 		c->relay_left -= (uint64_t)res;
 	} else if (res == 0 && op != RELAY_PAD) {
@@ -735,6 +738,12 @@ void sched_on_splice(struct sup *s, uint32_t si, int res)
 	/* res < 0 on the way to a gpuworker whose death is already settled:
 	 * the mode switched meanwhile, nothing moved; just go on. */
 	relay_step(s, si);
+	/* Last: settling a dead child's fds may start its next incarnation,
+	 * which must not meet this relay's state. */
+	if (op_dst >= 0)
+		child_io_done(s, (uint32_t)op_dst, 1, 0);
+	if (op != RELAY_PAD)
+		child_io_done(s, si, 0, 1);
 }
 
 /* A write to child ci's stdin finished: a SYNTH_REQ, or a relay header. */
@@ -743,7 +752,6 @@ void sched_on_write(struct sup *s, uint32_t ci, int res)
 	struct child *c = &s->child[ci];
 
 	c->wr_pending = 0;
-	child_io_done(s, ci, 1, 0);
 	if (c->kind == CHILD_GPU && c->hdr_for >= 0) {	/* a relay's header */
 		uint32_t si = (uint32_t)c->hdr_for;
 		struct child *src = &s->child[si];
@@ -757,10 +765,16 @@ void sched_on_write(struct sup *s, uint32_t ci, int res)
 				src->relay_left = 0;
 			child_kill(s, ci, "relay header write failed");
 		}
+		/* last: settling its fds may start its next incarnation */
+		child_io_done(s, ci, 1, 0);
 		relay_step(s, si);
 		return;
 	}
-	if (res < 0 && child_alive(c))
+	int alive = child_alive(c);
+	child_io_done(s, ci, 1, 0);	/* dead: may start its next incarnation */
+	if (!alive)
+		return;
+	if (res < 0)
 		child_kill(s, ci, "write to its stdin failed");
 	if (s->stopping && c->state == CH_STOPPING)
 		child_close_in(s, ci);

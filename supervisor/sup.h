@@ -182,6 +182,7 @@ void child_arm_read(struct sup *s, uint32_t ci);
 void child_kill(struct sup *s, uint32_t ci, const char *why);
 void child_tick(struct sup *s, uint64_t now);
 void child_stop_all(struct sup *s);
+void child_restart_due(struct sup *s, uint32_t ci);
 /* An operation on ci's stdin (in) or stdout (out) completed. */
 void child_io_done(struct sup *s, uint32_t ci, int in, int out);
 /* Close ci's stdin (EOF for the worker) once nothing uses it. */
