@@ -25,3 +25,7 @@ CRASH_TESTS := signals hang notify chaos restart graceful exitcode deadline badf
 TESTS += $(patsubst %,$(BIN)/tests/crash_%,$(CRASH_TESTS))
 $(foreach t,$(CRASH_TESTS),$(eval $(BIN)/tests/crash_$(t): $(call objs,tests/crash/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(CRASH_TESTS),$(eval LDLIBS_tests/crash_$(t) = $(call pc_libs,libsodium)))
+
+BENCHES += $(BIN)/bench/restart
+$(BIN)/bench/restart: $(call objs,bench/restart_bench.c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth
+LDLIBS_bench/restart = $(call pc_libs,libsodium)
