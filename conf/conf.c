@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "conf/conf.h"
@@ -452,6 +453,28 @@ static int conf_section(const char *s)
 	return -1;
 }
 
+/* A value as it may be echoed in a message: bytes outside printable
+ * ASCII (non-UTF-8, control characters) as \xNN, cut to fit, so a bad
+ * file cannot put escape sequences on the operator's terminal. */
+static const char *conf_shown(const char *v, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *v && o + 5 < len; v++) {
+		unsigned char ch = (unsigned char)*v;
+		if (ch >= 0x20 && ch < 0x7f)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
+	}
+	if (*v && o + 4 < len) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 /* inih's callback: one key of one section. Returns 0 (error) at most
  * once per file: later calls see the latched error and do nothing. */
 static int conf_handler(void *user, const char *section, const char *key, const char *val)
@@ -475,11 +498,15 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		if (*seen & (1ull << i))
 			return conf_fail(x, "duplicate key '%s' in [%s]", key, section);
 		*seen |= 1ull << i;
-		if (keys[i].set(&x->c, (uint32_t)sec, val))
-			return conf_fail(x, "%s: '%s' is not %s", key, val, keys[i].what);
+		if (keys[i].set(&x->c, (uint32_t)sec, val)) {
+			char shown[64];
+			return conf_fail(x, "%s: '%s' is not %s", key, conf_shown(val, shown, sizeof shown),
+					 keys[i].what);
+		}
 		return 1;
 	}
-	return conf_fail(x, "unknown key '%s' in [%s]", key, section);
+	char shown[64];
+	return conf_fail(x, "unknown key '%s' in [%s]", conf_shown(key, shown, sizeof shown), section);
 }
 
 /* "[name]" on a line, surrounding blanks allowed: check name now, so an
@@ -494,8 +521,9 @@ static void conf_check_section_line(struct conf_ctx *x, const char *s)
 		return;	/* not a section line, or inih's syntax error to report */
 	memcpy(name, s + 1, (size_t)(end - s - 1));
 	name[end - s - 1] = '\0';
+	char shown[64];
 	if (conf_section(name) < 0)
-		conf_fail(x, "unknown section [%s]", name);
+		conf_fail(x, "unknown section [%s]", conf_shown(name, shown, sizeof shown));
 }
 
 /* inih's reader: one whole line per call, or NULL (end, or an error we
@@ -573,6 +601,7 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 int conf_load(struct conf *c, const char *path, char *err, size_t errlen)
 {
 	struct conf_ctx x = { .c = *c, .path = path };
+	struct stat st;
 	char why[256];
 	int rc;
 
@@ -580,7 +609,20 @@ int conf_load(struct conf *c, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* A directory opens for reading and then reads as nothing: it must
+	 * not pass as an empty file (and start a supervisor on defaults). */
+	if (fstat(fileno(x.f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		fclose(x.f);
+		return -1;
+	}
 	rc = ini_parse_stream(conf_reader, &x, conf_handler, &x);
+	if (ferror(x.f) && !x.err_line) {
+		snprintf(err, errlen, "%s: read error", path);
+		fclose(x.f);
+		free(x.buf);
+		return -1;
+	}
 	fclose(x.f);
 	free(x.buf);
 	if (rc > 0 && (!x.err_line || rc < x.err_line)) {

@@ -459,8 +459,18 @@ int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
 	rc = ctl_send(fd, line, len, &deadline, err, errlen);
 	if (!rc && (!len || line[len - 1] != '\n'))
 		rc = ctl_send(fd, "\n", 1, &deadline, err, errlen);
-	if (!rc)
-		rc = ctl_recv(fd, reply, replylen, &deadline, err, errlen);
+	/* A server that refuses a peer ("err busy", "err permission
+	 * denied") replies and closes at once, maybe before our request went
+	 * out: then the send fails, but the reply is waiting to be read. */
+	if (!rc || rc == -EPIPE || rc == -ECONNRESET) {
+		char serr[200] = "";
+		int rrc = ctl_recv(fd, reply, replylen, &deadline, serr, sizeof serr);
+		if (!rc || !rrc) {	/* else the send's own error stands */
+			rc = rrc;
+			if (err && errlen)
+				snprintf(err, errlen, "%s", serr);
+		}
+	}
 	close(fd);
 	if (rc == -ETIMEDOUT)
 		return ctl_fail(err, errlen, rc, "no reply from %s within %d ms", path, timeout_ms);
