@@ -74,6 +74,31 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 	argv[n] = NULL;
 }
 
+/*
+ * exec the worker. Tests can put a tool in front of it with
+ * PROVISOR_WORKER_WRAP (e.g. "/usr/bin/valgrind -q --error-exitcode=99"):
+ * its words, split on spaces (no shell), come before the worker's argv.
+ * Runs in the forked child, just before exec.
+ */
+static void exec_wrapped(char *path, char **argv)
+{
+	const char *wrap = getenv("PROVISOR_WORKER_WRAP");
+	char *words, *tok, *save, *full[48];
+	int n = 0;
+
+	if (wrap && *wrap && (words = strdup(wrap))) {
+		for (tok = strtok_r(words, " ", &save); tok && n < 32; tok = strtok_r(NULL, " ", &save))
+			full[n++] = tok;
+		for (int i = 0; argv[i] && n < 47; i++)
+			full[n++] = argv[i];
+		full[n] = NULL;
+		execv(full[0], full);
+		fprintf(stderr, "provisor: exec %s: %s\n", full[0], strerror(errno));
+		_exit(127);
+	}
+	execv(path, argv);
+}
+
 int child_spawn(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
@@ -102,7 +127,7 @@ int child_spawn(struct sup *s, uint32_t ci)
 			_exit(127);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
 			_exit(127);
-		execv(path, argv);
+		exec_wrapped(path, argv);
 		fprintf(stderr, "provisor: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
