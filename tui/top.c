@@ -206,8 +206,11 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 			v.msg[0] = v.msg[0] ? 1 : 0;	/* shown once more, then gone */
 		}
 		term_size(&rows, &cols);
-		if ((rows != cv.rows || cols != cv.cols) && cv_init(&cv, rows, cols) < 0)
-			term_fatal("out of memory");
+		if (rows != cv.rows || cols != cv.cols) {
+			cv_free(&cv);	/* the old size's cells */
+			if (cv_init(&cv, rows, cols) < 0)
+				term_fatal("out of memory");
+		}
 		if (render_frame(&cv, s, &v, &l) < 0)
 			term_fatal("out of memory");
 		term_draw(&cv);
