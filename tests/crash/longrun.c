@@ -70,7 +70,12 @@ int main(void)
 	       (unsigned long long)sup.parts_done, fds0, fds1, rss0, rss1);
 	CHECK(sup.parts_done >= 1000 + 272 * 16, "only %llu partitions", (unsigned long long)sup.parts_done);
 	CHECK(fds1 == fds0, "fds grew from %d to %d", fds0, fds1);
-	CHECK(rss1 - rss0 < 128, "private memory grew by %ld KiB over 1024 partitions", rss1 - rss0);
+	/* A sanitizer's runtime keeps growing its own books: only the fds
+	 * can be compared there. */
+	const char *bin = getenv("BIN");
+	if (!bin || !strstr(bin, "san"))
+		CHECK(rss1 - rss0 < 128, "private memory grew by %ld KiB over 1024 partitions",
+		      rss1 - rss0);
 	crash_stop(&sv);
 	sv_check_clean(&sv);
 	return 0;

@@ -38,6 +38,7 @@ int main(void)
 	/* In sanitizer builds, let SIGSEGV and SIGABRT kill the workers as
 	 * they would without one (the sanitizer would catch them and exit 1). */
 	setenv("ASAN_OPTIONS", "handle_segv=0:handle_abort=0", 0);
+	setenv("TSAN_OPTIONS", "handle_segv=0:handle_abort=0", 0);
 	sv_start(&sv, "signals", NULL);
 	one(SHM_T_GPU, SIGKILL);
 	one(SHM_T_GPU, SIGSEGV);
