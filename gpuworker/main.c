@@ -80,6 +80,8 @@ static struct {
 	pthread_cond_t cond;
 	struct gw_part *ready;	/* received, not yet taken by the prover */
 	struct gw_part *spare;	/* a proven partition's buffer, for reuse */
+	struct gw_part *receiving;	/* the one being read, */
+	struct gw_part *proving;	/* the one being proved: reachable at any exit */
 	int eof;		/* the receiver saw EOF on stdin */
 	struct gw_out out;	/* waiting for the sender when out_full */
 	int out_full;
@@ -300,11 +302,20 @@ static void *gw_receiver(void *arg)
 			gw_log("out of memory");
 			gw_exit(1);
 		}
+		pthread_mutex_lock(&gw.lock);
+		gw.receiving = p;
+		pthread_mutex_unlock(&gw.lock);
 		int eof = gw_recv(p);
 
 		pthread_mutex_lock(&gw.lock);
+		gw.receiving = NULL;
 		if (eof) {
-			gw.spare = p;
+			if (gw.spare) {	/* the prover left one meanwhile: keep one */
+				free(p->buf);
+				free(p);
+			} else {
+				gw.spare = p;
+			}
 			gw.eof = 1;
 		} else {
 			gw.ready = p;
@@ -434,6 +445,7 @@ static void *gw_prover(void *arg)
 			pthread_cond_wait(&gw.cond, &gw.lock);
 		p = gw.ready;
 		gw.ready = NULL;
+		gw.proving = p;
 		pthread_cond_broadcast(&gw.cond);
 		pthread_mutex_unlock(&gw.lock);
 		if (!p) {	/* EOF and nothing left: the sender exits after the rest */
@@ -448,6 +460,7 @@ static void *gw_prover(void *arg)
 			free(gw.spare);
 		}
 		gw.spare = p;
+		gw.proving = NULL;
 		pthread_cond_broadcast(&gw.cond);
 		pthread_mutex_unlock(&gw.lock);
 		if (rc)
