@@ -46,7 +46,7 @@ int main(void)
 	sv_check_clean(&sv);
 
 	/* The next start resumes the job, reusing what was proved. */
-	struct sv again;
+	static struct sv again;	/* static: the atexit cleanup points at it */
 	sv_start(&again, "graceful", "--config", conf, NULL);
 	crash_job_ok(&again, id, 120);
 	char line[512];

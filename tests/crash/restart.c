@@ -42,7 +42,7 @@ int main(void)
 	/* Same tag: same name, same state directory. */
 	char log[200];
 	snprintf(log, sizeof log, "%s", sv.log);
-	struct sv again;
+	static struct sv again;	/* static: the atexit cleanup points at it */
 	sv_start(&again, "restart", NULL);
 	for (int i = 0; i < N; i++) {
 		/* done-before jobs may no longer be in the table: their result

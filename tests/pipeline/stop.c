@@ -36,7 +36,7 @@ int main(void)
 	sv.mapped = 0;
 
 	/* The name is free again; then SIGKILL takes the workers along. */
-	struct sv again;
+	static struct sv again;	/* static: the atexit cleanup points at it */
 	sv_start(&again, "stop", NULL);
 	uint64_t id = sv_submit(&again, "winning-post k=10");
 	sv_wait(&again, id, 30, &j);
