@@ -52,8 +52,8 @@ T set-option -t top window-size manual >/dev/null 2>&1
 
 wait_for 'gpu\.0 .*busy' 5 || fail "no busy GPU worker at 80x24"
 # a busy row shows job (number), kind and partition (number)
-screen | grep -Eq 'gpu\.[0-9] +[0-9]+ +busy +[0-9]+ +[a-z-]+ +[0-9]+ ' || fail "busy row without job and partition"
-screen | grep -q "provisor top  $name  pid $fpid" || fail "header without name and pid"
+wait_for 'gpu\.[0-9] +[0-9]+ +busy +[0-9]+ +[a-z-]+ +[0-9]+ ' 5 || fail "busy row without job and partition"
+wait_for "provisor top  $name  pid $fpid" 5 || fail "header without name and pid"
 size_ok 80 24
 
 # keys: j moves the selection down, Tab moves the focus to the synth pane
@@ -81,7 +81,7 @@ size_ok 60 20
 T resize-window -t top -x 200 -y 50
 sleep 0.5
 wait_for 'gpu\.3 .*busy|gpu\.3' 3 || fail "no redraw at 200x50"
-screen | grep -Eq '^GPU .* {3,}JOB ' || fail "200x50: jobs pane not beside the workers"
+wait_for '^GPU .* {3,}JOB ' 3 || fail "200x50: jobs pane not beside the workers"
 size_ok 200 50
 T resize-window -t top -x 20 -y 5
 wait_for 'terminal too small' 3 || fail "no too-small message at 20x5"
