@@ -284,6 +284,8 @@ void child_on_read(struct sup *s, uint32_t ci, int res)
 
 	c->rd_pending = 0;
 	if (!child_alive(c)) {	/* data from before its death: settled at its exit */
+		free(c->buf);	/* the kernel is done writing into it now */
+		c->buf = NULL;
 		child_io_done(s, ci, 0, 1);	/* (may start the next incarnation) */
 		return;
 	}
@@ -369,8 +371,10 @@ void child_on_exit(struct sup *s, uint32_t ci)
 	close_fd(&c->pidfd);
 	c->in_doomed = c->out_doomed = 1;	/* closed once no operation uses them */
 	release_fds(c);
-	free(c->buf);
-	c->buf = NULL;
+	if (!c->rd_pending) {	/* else a read in flight still writes into it */
+		free(c->buf);
+		c->buf = NULL;
+	}
 
 	shm_slot_repair(&s->seg, table_of(c), c->slot, kind, code, &v);
 	sched_requeue(s, ci, kind == SHM_EXIT_SIGNAL ? "worker killed" : "worker exited");

@@ -466,7 +466,6 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 	for (int i = 0; i < c->nhold; i++)
 		requeue_one(s, &c->hold[i], why);
 	c->nhold = 0;
-	c->rd_pending = 0;
 	if (c->kind == CHILD_SYNTH && c->relay_on) {
 		/* The rest of its payload is gone: pad the gpuworker's frame,
 		 * or, if that is gone too, nothing is left to do. */
