@@ -258,6 +258,9 @@ static void job_finish(struct sup *s, int ji, uint32_t state, const char *reason
 	else
 		s->stats.jobs_failed++;
 	publish_job(s, ji);
+	/* The totals at once, not at the next tick: a reader that sees the
+	 * job end must not see counters that do not yet include it. */
+	sched_publish(s);
 	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
 		  "job %llu %s%s%s", (unsigned long long)j->id,
 		  state == SHM_JOB_DONE ? "done" : state == SHM_JOB_CANCELLED ? "cancelled" : "failed",
