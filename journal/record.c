@@ -263,7 +263,11 @@ static int jr_apply(struct journal_replay *rp, const struct jr_rec *r, size_t of
 	switch (r->type) {
 	case JR_SUBMIT:
 		jr_dec_submit(r->payload, &job);
-		if ((bad = journal_job_invalid(&job)))
+		if (!(bad = journal_job_invalid(&job)))
+			for (uint32_t b = job.seed_len; b < JR_SEED_MAX && !bad; b++)
+				if (job.seed[b])
+					bad = "seed bytes past seed_len are not zero";
+		if (bad)
 			return journal_msg(err, errlen, -EBADMSG, "corrupt SUBMIT at offset %zu: %s",
 				      off, bad);
 		if (jr_lookup(rp, job.id) >= 0)

@@ -299,6 +299,16 @@ static void t_crafted(void)
 		jt_spit(f, n);
 		jt_expect_refused(-EBADMSG, lim[i].what);
 	}
+	/* A valid check over a seed whose bytes past seed_len are not zero
+	 * (the writer always zeroes them). */
+	jt_submit_rec(f + base, &j2);
+	memcpy(p, f + base + 16, 68);
+	p[24] = 2, p[25] = p[26] = p[27] = 0;
+	p[28 + 20] = 0x5a;
+	n = base + jt_rec(f + base, "PVJR", 1, 1, 68, p);
+	jt_spit(f, n);
+	jt_expect_refused(-EBADMSG, "nonzero seed padding");
+	CHECK(strstr(err, "past seed_len"), "padding: %s", err);
 	n = base + jt_submit_rec(f + base, &j1);
 	jt_spit(f, n);
 	jt_expect_refused(-EBADMSG, "duplicate SUBMIT");
