@@ -137,7 +137,13 @@ int child_spawn(struct sup *s, uint32_t ci)
 	c->in_fd = in[1];
 	c->out_fd = out[0];
 	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (c->pidfd < 0) {	/* cannot watch it: do not run it */
+	if (c->pidfd < 0 && errno == ENOSYS) {
+		/* A kernel before 5.3, or a tool (valgrind) that lacks the
+		 * call: the exit is seen through SIGCHLD on the signalfd. */
+		if (!s->no_pidfd)
+			sup_log("pidfd_open: %s; watching child exits through SIGCHLD", strerror(errno));
+		s->no_pidfd = 1;
+	} else if (c->pidfd < 0) {	/* cannot watch it: do not run it */
 		sup_log("pidfd_open(%d): %s", (int)pid, strerror(errno));
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -158,8 +164,9 @@ int child_spawn(struct sup *s, uint32_t ci)
 	c->relay_dst = -1;
 	c->relay_left = 0;
 	c->relay_on = c->relay_pending = c->relay_drain = c->relay_pad = 0;
-	io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
-			       c->pidfd, POLLIN);
+	if (c->pidfd >= 0)
+		io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
+				       c->pidfd, POLLIN);
 	child_arm_read(s, ci);
 	sup_event(s, SHM_EV_START, table_of(c), c->slot, pid, 0, 0, "%s.%u started (pid %d)",
 		  kind_name(c), c->slot, (int)pid);
@@ -297,10 +304,12 @@ void child_on_read(struct sup *s, uint32_t ci, int res)
 		return;
 	}
 	if (c->rd == RD_HDR) {
+		loop_got((uint8_t *)&c->hdr + c->hdr_have, res);
 		c->hdr_have += (uint32_t)res;
 		if (c->hdr_have == FRAME_HDR_SIZE)
 			on_header(s, ci);
 	} else {
+		loop_got(c->buf + c->buf_have, res);
 		c->buf_have += (uint64_t)res;
 		if (c->buf_have == c->hdr.payload_len)
 			on_payload(s, ci);
@@ -349,15 +358,13 @@ void child_close_in(struct sup *s, uint32_t ci)
 	release_fds(c);
 }
 
+static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si);
+
 /* The pidfd became readable: reap, repair, requeue, schedule a restart. */
 void child_on_exit(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
 	siginfo_t si = { 0 };
-	struct shm_slot v;
-	uint32_t kind = SHM_EXIT_CODE;
-	int32_t code;
-	uint64_t now = shm_now_mono();
 
 	if (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0) {
 		/* Not reaped yet (spurious wakeup): poll again. */
@@ -365,8 +372,34 @@ void child_on_exit(struct sup *s, uint32_t ci)
 				       c->pidfd, POLLIN);
 		return;
 	}
-	code = si.si_status;
-	if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
+	child_reaped(s, ci, &si);
+}
+
+/* SIGCHLD arrived (signals coalesce: any number of children may have
+ * exited). Only children watched without a pidfd are reaped here. */
+void child_on_sigchld(struct sup *s)
+{
+	for (uint32_t ci = 0; ci < s->nchild; ci++) {
+		struct child *c = &s->child[ci];
+		siginfo_t si = { 0 };
+
+		if (c->pid <= 0 || c->pidfd >= 0)
+			continue;
+		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG) == 0 && si.si_pid == c->pid)
+			child_reaped(s, ci, &si);
+	}
+}
+
+static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
+{
+	struct child *c = &s->child[ci];
+	struct shm_slot v;
+	uint32_t kind = SHM_EXIT_CODE;
+	int32_t code;
+	uint64_t now = shm_now_mono();
+
+	code = si->si_status;
+	if (si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED)
 		kind = SHM_EXIT_SIGNAL;
 	close_fd(&c->pidfd);
 	c->in_doomed = c->out_doomed = 1;	/* closed once no operation uses them */

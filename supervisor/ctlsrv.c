@@ -249,6 +249,7 @@ void ctlsrv_on_read(struct sup *s, uint32_t ci, int res)
 		close_conn(s, ci);
 		return;
 	}
+	loop_got(c->buf + c->have, res);
 	c->have += (uint32_t)res;
 	nl = memchr(c->buf, '\n', c->have);
 	if (nl) {

@@ -154,6 +154,7 @@ static void on_tick(struct sup *s)
 static void on_signal(struct sup *s, int res)
 {
 	if (res == (int)sizeof sigbuf) {
+		loop_got(&sigbuf, res);
 		int sig = (int)sigbuf.ssi_signo;
 		if (s->stopping && (sig == SIGTERM || sig == SIGINT)) {
 			sup_log("second %s: killing the workers now", strsignal(sig));
@@ -161,6 +162,8 @@ static void on_signal(struct sup *s, int res)
 			s->stop_deadline_ns = 0;
 		} else if (sig == SIGTERM || sig == SIGINT) {
 			begin_stop(s, strsignal(sig));
+		} else if (sig == SIGCHLD) {
+			child_on_sigchld(s);
 		}
 	}
 	arm_signal(s);
@@ -434,6 +437,7 @@ static int setup(struct sup *s)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);	/* used only where pidfd_open is missing */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);

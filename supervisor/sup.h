@@ -147,6 +147,7 @@ struct sup {
 	struct loop loop;
 	struct shm_seg seg;
 	int sigfd, sockfd, nullfd;
+	int no_pidfd;		/* pidfd_open missing: exits come by SIGCHLD */
 	char sock_path[108];
 	char bindir[4096];
 	int backend;
@@ -177,6 +178,7 @@ static inline uint32_t child_who(const struct sup *s, uint32_t ci);
 /* child.c */
 int child_spawn(struct sup *s, uint32_t ci);
 void child_on_exit(struct sup *s, uint32_t ci);
+void child_on_sigchld(struct sup *s);
 void child_on_read(struct sup *s, uint32_t ci, int res);
 void child_arm_read(struct sup *s, uint32_t ci);
 void child_kill(struct sup *s, uint32_t ci, const char *why);
