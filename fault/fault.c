@@ -278,7 +278,7 @@ static void fault_shm_hook(int where)
 
 void fault_init(const char *kind, unsigned slot)
 {
-	const char *env = getenv("PROVISOR_FAULT");
+	const char *env = secure_getenv("PROVISOR_FAULT");
 	char *copy, *p, *s;
 	int finite = 0;
 
@@ -303,7 +303,7 @@ void fault_init(const char *kind, unsigned slot)
 		fault.nrules++;
 	}
 	free(copy);
-	fault.state = getenv("PROVISOR_FAULT_STATE");
+	fault.state = secure_getenv("PROVISOR_FAULT_STATE");
 	if (finite && (!fault.state || !*fault.state)) {
 		fprintf(stderr, "fault: PROVISOR_FAULT has a finite COUNT but "
 			"PROVISOR_FAULT_STATE is not set\n");

@@ -35,7 +35,7 @@ static void *hterm_to_coset(void *arg)
 
 static int hterm_threads_wanted(unsigned k)
 {
-	const char *s = getenv("PROVISOR_HTERM_THREADS");
+	const char *s = secure_getenv("PROVISOR_HTERM_THREADS");
 
 	if (k < HTERM_THREAD_MIN_LOG)
 		return 0;

@@ -150,7 +150,7 @@ static uint64_t gw_trace_now(void)
 
 static void gw_trace_open(void)
 {
-	const char *dir = getenv("PROVISOR_TRACE_DIR");
+	const char *dir = secure_getenv("PROVISOR_TRACE_DIR");
 	char path[512];
 
 	if (!dir || !*dir)

@@ -82,7 +82,7 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
  */
 static void exec_wrapped(char *path, char **argv)
 {
-	const char *wrap = getenv("PROVISOR_WORKER_WRAP");
+	const char *wrap = secure_getenv("PROVISOR_WORKER_WRAP");
 	char *words, *tok, *save, *full[48];
 	int n = 0;
 

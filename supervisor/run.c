@@ -430,7 +430,7 @@ static int setup(struct sup *s)
 	if (warn[0])
 		sup_log("journal: %s", warn);
 	s->next_job_id = next_id;
-	const char *tdir = getenv("PROVISOR_TRACE_DIR");
+	const char *tdir = secure_getenv("PROVISOR_TRACE_DIR");
 	if (tdir && *tdir && sup_path(exe, sizeof exe, "%s/sup.%d", tdir, (int)getpid()) == 0)
 		s->trace = fopen(exe, "we");
 	sigemptyset(&mask);
@@ -490,6 +490,13 @@ int cmd_run(int argc, char **argv)
 	}
 	sup_log("instance '%s': %u GPU worker slot(s), %u synth, state in %s", s->conf.name,
 		s->ngpu, s->nsynth, s->conf.state_dir);
+	/* Test hooks: said aloud, so that one left in a unit is noticed. */
+	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
+					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS" };
+	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
+		if (secure_getenv(hooks[i]))
+			sup_log("warning: test hook %s is set (%.60s): not for production", hooks[i],
+				secure_getenv(hooks[i]));
 	for (uint32_t i = 0; i < s->nchild; i++)
 		child_spawn(s, i);
 	arm_signal(s);
