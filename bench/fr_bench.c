@@ -1,5 +1,5 @@
 /*
- * bench/fr: Fr arithmetic ns/op, portable and adx side by side from one
+ * bench/fr: Fr arithmetic ns/op, portable, adx and ifma side by side from one
  * run. Each figure is the median of RUNS timed runs. "chain" figures feed
  * each result into the next operation (latency, what a serial pow or a
  * butterfly sees); "array" figures run over independent elements
@@ -31,7 +31,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-enum op { MUL_CALL, MUL_FN, MUL_DIRECT, MUL_ARRAY, SQR, ADD, SUB, INV, BATCH_INV };
+enum op { MUL_CALL, MUL_FN, MUL_DIRECT, MUL_ARRAY, MUL_BATCH, SQR, ADD, SUB, INV, BATCH_INV };
 
 static uint64_t sink;
 
@@ -50,6 +50,10 @@ static double run_once(enum op op, fr_mul_fn_t direct, long iters)
 		for (long i = 0; i < iters; i += ARRAY)
 			for (int j = 0; j < ARRAY; j++)
 				mul(&vc[j], &va[j], &vb[j]);
+		break;
+	case MUL_BATCH:
+		for (long i = 0; i < iters; i += ARRAY)
+			fr_muln_fn()(vc, va, vb, ARRAY);
 		break;
 	case SQR: for (long i = 0; i < iters; i++) fr_sqr(&x, &x); break;
 	case ADD: for (long i = 0; i < iters; i++) fr_add(&x, &x, &y); break;
@@ -89,6 +93,7 @@ static const struct row rows[] = {
 	{ "fr_mul (chain, via fr_mul_fn())", MUL_FN, ITERS },
 	{ "fr_mul (chain, via fr_mul())", MUL_CALL, ITERS },
 	{ "fr_mul (array, via fr_mul_fn())", MUL_ARRAY, ITERS },
+	{ "fr_muln (array, batch of 4096)", MUL_BATCH, ITERS },
 	{ "fr_sqr (chain)", SQR, ITERS },
 	{ "fr_add (chain)", ADD, ITERS },
 	{ "fr_sub (chain)", SUB, ITERS },
@@ -98,14 +103,15 @@ static const struct row rows[] = {
 
 int main(void)
 {
-	const char *impls[2] = { "portable", "adx" };
-	fr_mul_fn_t directs[2] = { fr_mul_portable, NULL };
-	int n = 1;
+	const char *impls[3] = { "portable", "adx", "ifma" };
+	fr_mul_fn_t directs[3] = { fr_mul_portable, NULL, NULL };
+	int have[3] = { 1, 0, 0 };
 	uint64_t s = 0x2545f4914f6cdd1dULL;
 
 #if defined(__x86_64__)
-	directs[1] = fr_mul_adx;
-	n = fr_have_adx() ? 2 : 1;
+	directs[1] = directs[2] = fr_mul_adx;
+	have[1] = fr_have_adx();
+	have[2] = fr_have_ifma();
 #endif
 	for (int i = 0; i < ARRAY; i++) {
 		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -116,13 +122,18 @@ int main(void)
 	}
 	printf("fr bench: median of %d runs; default implementation %s\n", RUNS, fr_impl_name());
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < 3; i++) {
+			/* ifma differs from adx only in batches */
+			if (!have[i] || (i == 2 && rows[r].op != MUL_BATCH))
+				continue;
 			fr_set_impl(impls[i]);
 			double best, ns = median(rows[r].op, directs[i], rows[r].iters, &best);
 			printf("%-34s %-8s %8.2f ns/op  (best %.2f)\n", rows[r].name, impls[i], ns, best);
 		}
 	}
-	if (n == 1)
+	if (!have[1])
 		printf("adx: not available on this CPU\n");
+	if (!have[2])
+		printf("ifma: not available on this CPU (or OS)\n");
 	return sink == 42;	/* keeps results live; never true in practice */
 }

@@ -3,7 +3,9 @@
  * (butterflies = (n/2) * k per transform), and the CPU H-term per partition
  * at 2^16 and 2^20, all on one core (PROVISOR_HTERM_THREADS=1), medians of
  * a few runs; then the H-term with its three transforms in threads (wall
- * time). Twiddle tables are built before timing starts.
+ * time). Twiddle tables are built before timing starts. Each Fr path the
+ * CPU has (portable, adx, ifma) is measured in turn in the same run, or
+ * only the one named as the argument.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,20 +107,36 @@ static int bench_hterm(unsigned k, const char *how)
 
 int main(int argc, char **argv)
 {
-	setenv("PROVISOR_HTERM_THREADS", "1", 1);
-	if (argc > 1 && fr_set_impl(argv[1])) {
-		fprintf(stderr, "ntt bench: unknown fr implementation %s\n", argv[1]);
-		return 2;
+	/* Every Fr path this CPU has, side by side (or only the one named). */
+	static const char *const all[] = { "portable", "adx", "ifma" };
+	const char *impls[3];
+	int n = 0;
+
+	if (argc > 1) {
+		if (fr_set_impl(argv[1])) {
+			fprintf(stderr, "ntt bench: unknown fr implementation %s\n", argv[1]);
+			return 2;
+		}
+		impls[n++] = argv[1];
+	} else {
+		for (int i = 0; i < 3; i++)
+			if (fr_set_impl(all[i]) == 0)
+				impls[n++] = all[i];
 	}
-	printf("fr implementation: %s\n", fr_impl_name());
-	if (bench_ntt(16) || bench_ntt(20) || bench_hterm(16, "one core") ||
-	    bench_hterm(20, "one core"))
-		goto fail;
-	/* The three transforms in parallel: wall time, as many cores as free. */
-	setenv("PROVISOR_HTERM_THREADS", "3", 1);
-	bench_clock = CLOCK_MONOTONIC;
-	if (bench_hterm(16, "3 threads, wall") || bench_hterm(20, "3 threads, wall"))
-		goto fail;
+	for (int i = 0; i < n; i++) {
+		fr_set_impl(impls[i]);
+		setenv("PROVISOR_HTERM_THREADS", "1", 1);
+		bench_clock = CLOCK_THREAD_CPUTIME_ID;
+		printf("fr implementation: %s\n", fr_impl_name());
+		if (bench_ntt(16) || bench_ntt(20) || bench_hterm(16, "one core") ||
+		    bench_hterm(20, "one core"))
+			goto fail;
+		/* The three transforms in parallel: wall time, as many cores as free. */
+		setenv("PROVISOR_HTERM_THREADS", "3", 1);
+		bench_clock = CLOCK_MONOTONIC;
+		if (bench_hterm(16, "3 threads, wall") || bench_hterm(20, "3 threads, wall"))
+			goto fail;
+	}
 	return 0;
 fail:
 	fprintf(stderr, "ntt bench: failed (out of memory?)\n");

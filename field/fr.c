@@ -8,7 +8,8 @@
  * Everything else (add, sub, pow, inversion, conversions) is written once
  * on top of whichever multiplication is selected: fr_mul and fr_sqr jump
  * through one resolved pointer pair, picked at start-up from cpuid
- * (fr_adx.c on x86-64 with BMI2+ADX) or forced by fr_set_impl().
+ * (fr_adx.c on x86-64 with BMI2+ADX; fr_ifma.c for batches where AVX-512
+ * IFMA exists) or forced by fr_set_impl().
  */
 #include "field/fr.h"
 
@@ -259,14 +260,40 @@ struct fr_impl {
 	const char *name;
 	fr_mul_fn_t mul;
 	fr_sqr_fn_t sqr;
+	fr_muln_fn_t muln;
+	int (*have)(void);
+	int wide;		/* muln beats one product at a time */
 };
 
-static const struct fr_impl fr_impls[] = {
-	{ "portable", fr_mul_portable, fr_sqr_portable },
+static void fr_muln_portable(fr_t *out, const fr_t *a, const fr_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fr_mul_portable(&out[i], &a[i], &b[i]);
+}
+
+static int fr_have_any(void)
+{
+	return 1;
+}
+
 #if defined(__x86_64__)
-	{ "adx", fr_mul_adx, fr_sqr_adx },
+static void fr_muln_adx(fr_t *out, const fr_t *a, const fr_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fr_mul_adx(&out[i], &a[i], &b[i]);
+}
+#endif
+
+/* Fastest last: the constructor takes the last one the CPU supports. */
+static const struct fr_impl fr_impls[] = {
+	{ "portable", fr_mul_portable, fr_sqr_portable, fr_muln_portable, fr_have_any, 0 },
+#if defined(__x86_64__)
+	{ "adx", fr_mul_adx, fr_sqr_adx, fr_muln_adx, fr_have_adx, 0 },
+	/* single products stay on MULX/ADX; batches of 8 go to IFMA */
+	{ "ifma", fr_mul_adx, fr_sqr_adx, fr_muln_ifma, fr_have_ifma, 1 },
 #endif
 };
+#define FR_NIMPLS (sizeof(fr_impls) / sizeof(fr_impls[0]))
 
 /* Starts portable (correct everywhere); the constructor upgrades it before
  * main() when the CPU allows. */
@@ -285,10 +312,31 @@ int fr_have_adx(void)
 #endif
 }
 
+/* AVX-512 F and IFMA (cpuid leaf 7 EBX bits 16 and 21), ADX too, and the
+ * OS saving the opmask and zmm state (XCR0 bits 1, 2, 5, 6, 7). */
+int fr_have_ifma(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d, lo, hi;
+	if (!fr_have_adx() || !__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
+		return 0;
+	__asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	(void)hi;
+	if ((lo & 0xe6) != 0xe6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b & (1u << 16)) && (b & (1u << 21));
+#else
+	return 0;
+#endif
+}
+
 __attribute__((constructor)) static void fr_select_impl(void)
 {
-	if (fr_have_adx())
-		fr_set_impl("adx");
+	for (size_t i = FR_NIMPLS; i-- > 0;)
+		if (fr_impls[i].have()) {
+			fr_cur = &fr_impls[i];
+			return;
+		}
 }
 
 const char *fr_impl_name(void)
@@ -298,15 +346,25 @@ const char *fr_impl_name(void)
 
 int fr_set_impl(const char *name)
 {
-	for (size_t i = 0; i < sizeof(fr_impls) / sizeof(fr_impls[0]); i++) {
+	for (size_t i = 0; i < FR_NIMPLS; i++) {
 		if (strcmp(name, fr_impls[i].name) != 0)
 			continue;
-		if (strcmp(name, "adx") == 0 && !fr_have_adx())
+		if (!fr_impls[i].have())
 			return -1;
 		fr_cur = &fr_impls[i];
 		return 0;
 	}
 	return -1;
+}
+
+fr_muln_fn_t fr_muln_fn(void)
+{
+	return fr_cur->muln;
+}
+
+int fr_batch_wide(void)
+{
+	return fr_cur->wide;
 }
 
 fr_mul_fn_t fr_mul_fn(void)

@@ -63,11 +63,14 @@ void fr_to_bytes(uint8_t out[FR_BYTES], const fr_t *a);
 /* 64 bytes little-endian reduced mod r: for hashing to the field only. */
 void fr_from_bytes_wide(fr_t *out, const uint8_t in[64]);
 
-/* Implementation choice: "portable" or "adx". fr_set_impl returns -1 when
- * the named one is unknown or not supported by this CPU. */
+/* Implementation choice: "portable", "adx" (MULX/ADX), or "ifma" (adx for
+ * single products, AVX-512 IFMA for batches: fr_muln_fn). The fastest the
+ * CPU supports is chosen at start. fr_set_impl returns -1 when the named
+ * one is unknown or not supported by this CPU. */
 const char *fr_impl_name(void);
 int fr_set_impl(const char *name);
 int fr_have_adx(void);
+int fr_have_ifma(void);
 
 /*
  * Hot loops (NTT butterflies, pointwise products): fetch the selected
@@ -85,6 +88,13 @@ typedef void (*fr_mul_fn_t)(fr_t *out, const fr_t *a, const fr_t *b);
 typedef void (*fr_sqr_fn_t)(fr_t *out, const fr_t *a);
 fr_mul_fn_t fr_mul_fn(void);
 fr_sqr_fn_t fr_sqr_fn(void);
+/* out[i] = a[i] * b[i] for i < n: the batch form, eight at a time with
+ * IFMA. out may be a or b, but must not overlap them otherwise. */
+typedef void (*fr_muln_fn_t)(fr_t *out, const fr_t *a, const fr_t *b, size_t n);
+fr_muln_fn_t fr_muln_fn(void);
+/* 1 when fr_muln_fn() is faster than one product at a time (IFMA); else
+ * a loop interleaving single products with other work is as fast. */
+int fr_batch_wide(void);
 
 /* The implementations behind fr_mul/fr_sqr, for tests and benchmarks. */
 void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b);
@@ -93,6 +103,9 @@ void fr_sqr_portable(fr_t *out, const fr_t *a);
 /* Only valid where fr_have_adx() says so. */
 void fr_mul_adx(fr_t *out, const fr_t *a, const fr_t *b);
 void fr_sqr_adx(fr_t *out, const fr_t *a);
+/* Only valid where fr_have_ifma() says so. */
+void fr_mul8_ifma(fr_t *out, const fr_t *a, const fr_t *b);
+void fr_muln_ifma(fr_t *out, const fr_t *a, const fr_t *b, size_t n);
 #endif
 
 #endif

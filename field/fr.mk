@@ -1,6 +1,6 @@
 # field/fr: BLS12-381 scalar field. The archive libfield.a is shared with
 # field/ntt.mk, which adds its own objects to it.
-FR_SRCS := field/fr.c field/fr_adx.c
+FR_SRCS := field/fr.c field/fr_adx.c field/fr_ifma.c
 
 $(O)/libfield.a: $(call objs,$(FR_SRCS))
 PROVISOR_LIBS += $(O)/libfield.a

@@ -56,6 +56,24 @@ static fr_mul_fn_t ntt_mul_get(void)
 	return fr_mul_fn();
 }
 
+/* The batch product where it beats one product at a time (IFMA), else
+ * NULL: then the loops interleave each product with its additions, which
+ * lets a scalar multiplier overlap them. */
+static fr_muln_fn_t ntt_muln_get(void)
+{
+	return fr_batch_wide() ? fr_muln_fn() : NULL;
+}
+
+struct ntt_mul {
+	fr_mul_fn_t one;
+	fr_muln_fn_t batch;	/* NULL: use one */
+};
+
+static struct ntt_mul ntt_mul_pick(void)
+{
+	return (struct ntt_mul){ ntt_mul_get(), ntt_muln_get() };
+}
+
 static void *ntt_alloc(size_t count)
 {
 	size_t bytes = count * sizeof(fr_t);
@@ -272,36 +290,53 @@ static inline void ntt_addsub(fr_t *p, fr_t *q, const fr_t *t)
 }
 #endif
 
+/* Products per batch handed to the selected fr_muln: with IFMA it takes
+ * eight at a time; 64 keeps the temporaries on the stack small. */
+#define NTT_CHUNK 64
+
 /* One DIT stage over x[0 .. m): butterflies (p, q = p + h) with twiddle
- * tw[h + j]. The j = 0 butterfly of each group has twiddle 1: no multiply. */
-static void ntt_stage(fr_t *x, size_t m, size_t h, const fr_t *tw,
-		      fr_mul_fn_t mul)
+ * tw[h + j]. In batches (IFMA) from 8 butterflies per group up; else, and
+ * below that, the j = 0 butterfly (twiddle 1) skips its multiply. */
+static void ntt_stage(fr_t *x, size_t m, size_t h, const fr_t *tw, const struct ntt_mul *mm)
 {
 	const fr_t *t = tw + h;
+	size_t j0 = mm->batch && h >= 8 ? 0 : 1;
+	fr_t u[NTT_CHUNK];
 
 	for (size_t b = 0; b < m; b += 2 * h) {
-		fr_t *p = x + b, *q = p + h, u;
+		fr_t *p = x + b, *q = p + h;
 
-		u = q[0];
-		ntt_addsub(&p[0], &q[0], &u);
-		for (size_t j = 1; j < h; j++) {
-			mul(&u, &q[j], &t[j]);
-			ntt_addsub(&p[j], &q[j], &u);
+		if (j0) {
+			u[0] = q[0];
+			ntt_addsub(&p[0], &q[0], &u[0]);
+		}
+		if (!mm->batch || j0) {
+			for (size_t j = 1; j < h; j++) {
+				mm->one(&u[0], &q[j], &t[j]);
+				ntt_addsub(&p[j], &q[j], &u[0]);
+			}
+			continue;
+		}
+		for (size_t j = 0; j < h; j += NTT_CHUNK) {
+			size_t c = h - j < NTT_CHUNK ? h - j : NTT_CHUNK;
+			mm->batch(u, q + j, t + j, c);
+			for (size_t i = 0; i < c; i++)
+				ntt_addsub(&p[j + i], &q[j + i], &u[i]);
 		}
 	}
 }
 
 /* Every stage of a transform of size m on bit-reversed x, depth first. */
-static void ntt_dit(fr_t *x, size_t m, const fr_t *tw, fr_mul_fn_t mul)
+static void ntt_dit(fr_t *x, size_t m, const fr_t *tw, const struct ntt_mul *mm)
 {
 	if (m <= NTT_BLOCK) {
 		for (size_t h = 1; h < m; h *= 2)
-			ntt_stage(x, m, h, tw, mul);
+			ntt_stage(x, m, h, tw, mm);
 		return;
 	}
-	ntt_dit(x, m / 2, tw, mul);
-	ntt_dit(x + m / 2, m / 2, tw, mul);
-	ntt_stage(x, m, m / 2, tw, mul);
+	ntt_dit(x, m / 2, tw, mm);
+	ntt_dit(x + m / 2, m / 2, tw, mm);
+	ntt_stage(x, m, m / 2, tw, mm);
 }
 
 /*
@@ -310,42 +345,62 @@ static void ntt_dit(fr_t *x, size_t m, const fr_t *tw, fr_mul_fn_t mul)
  *   p <- p + q,   q <- (p - q) w_(2h)^-j = (q - p) w_(2h)^(h-j)
  * since w_(2h)^h = -1; so it reads the forward table, backwards.
  */
-static void ntt_dif_stage(fr_t *x, size_t m, size_t h, const fr_t *tw,
-			  fr_mul_fn_t mul)
+static void ntt_dif_stage(fr_t *x, size_t m, size_t h, const fr_t *tw, const struct ntt_mul *mm)
 {
 	const fr_t *t = tw + 2 * h;
+	size_t j0 = mm->batch && h >= 8 ? 0 : 1;
+	fr_t tr[NTT_CHUNK];	/* a batch's twiddles, in j order */
 
 	for (size_t b = 0; b < m; b += 2 * h) {
 		fr_t *p = x + b, *q = p + h, s;
 
-		s = q[0];
-		ntt_addsub(&p[0], &q[0], &s);
-		for (size_t j = 1; j < h; j++) {
-			s = q[j];
-			ntt_addsub(&s, &q[j], &p[j]);	/* q = q - p, s = q + p */
-			p[j] = s;
-			mul(&q[j], &q[j], t - j);
+		if (j0) {	/* twiddle 1: no multiply */
+			s = q[0];
+			ntt_addsub(&p[0], &q[0], &s);
+		}
+		if (!mm->batch || j0) {
+			for (size_t j = 1; j < h; j++) {
+				s = q[j];
+				ntt_addsub(&s, &q[j], &p[j]);	/* q = q - p, s = q + p */
+				p[j] = s;
+				mm->one(&q[j], &q[j], t - j);
+			}
+			continue;
+		}
+		for (size_t j = 0; j < h; j += NTT_CHUNK) {
+			size_t c = h - j < NTT_CHUNK ? h - j : NTT_CHUNK;
+			for (size_t i = 0; i < c; i++) {
+				s = q[j + i];
+				ntt_addsub(&s, &q[j + i], &p[j + i]);
+				p[j + i] = s;
+				tr[i] = *(t - j - i);
+			}
+			/* j = 0 in a batch: (q - p) * w_(2h)^h = p - q, as wanted */
+			if (j == 0)
+				fr_neg(&tr[0], &FR_ONE);
+			mm->batch(q + j, q + j, tr, c);
 		}
 	}
 }
 
 /* Every DIF stage of a size-m transform, depth first (mirror of ntt_dit). */
-static void ntt_dif(fr_t *x, size_t m, const fr_t *tw, fr_mul_fn_t mul)
+static void ntt_dif(fr_t *x, size_t m, const fr_t *tw, const struct ntt_mul *mm)
 {
 	if (m <= NTT_BLOCK) {
 		for (size_t h = m / 2; h >= 1; h /= 2)
-			ntt_dif_stage(x, m, h, tw, mul);
+			ntt_dif_stage(x, m, h, tw, mm);
 		return;
 	}
-	ntt_dif_stage(x, m, m / 2, tw, mul);
-	ntt_dif(x, m / 2, tw, mul);
-	ntt_dif(x + m / 2, m / 2, tw, mul);
+	ntt_dif_stage(x, m, m / 2, tw, mm);
+	ntt_dif(x, m / 2, tw, mm);
+	ntt_dif(x + m / 2, m / 2, tw, mm);
 }
 
 static void ntt_run(fr_t *x, unsigned k, const struct ntt_dom *d)
 {
 	ntt_bitrev(x, k);
-	ntt_dit(x, d->n, d->tw, ntt_mul_get());
+	struct ntt_mul mm = ntt_mul_pick();
+	ntt_dit(x, d->n, d->tw, &mm);
 }
 
 /* x[i] *= s_i for i < n, with s_i = tab[i], or c * r^i when tab is NULL. */
@@ -355,8 +410,12 @@ static void ntt_scale(fr_t *x, size_t n, const fr_t *tab, const fr_t *c,
 	fr_mul_fn_t mul = ntt_mul_get();
 
 	if (tab) {
-		for (size_t i = 0; i < n; i++)
-			mul(&x[i], &x[i], &tab[i]);
+		fr_muln_fn_t muln = ntt_muln_get();
+		if (muln)
+			muln(x, x, tab, n);
+		else
+			for (size_t i = 0; i < n; i++)
+				mul(&x[i], &x[i], &tab[i]);
 		return;
 	}
 	fr_t s = *c;
@@ -375,6 +434,25 @@ static void ntt_negate_scale(fr_t *x, size_t n, const fr_t *tab,
 	fr_mul_fn_t mul = ntt_mul_get();
 	fr_t lo, hi, t;
 
+	fr_muln_fn_t muln = ntt_muln_get();
+	if (muln && (tab || !r)) {	/* batched: reverse, then scale */
+		fr_t cs[NTT_CHUNK];
+
+		for (size_t i = 1; i < n / 2; i++) {
+			t = x[i];
+			x[i] = x[n - i];
+			x[n - i] = t;
+		}
+		if (tab) {
+			muln(x, x, tab, n);
+			return;
+		}
+		for (size_t i = 0; i < NTT_CHUNK; i++)
+			cs[i] = *c;
+		for (size_t i = 0; i < n; i += NTT_CHUNK)
+			muln(x + i, x + i, cs, n - i < NTT_CHUNK ? n - i : NTT_CHUNK);
+		return;
+	}
 	if (tab) {
 		mul(&x[0], &x[0], &tab[0]);
 		mul(&x[n / 2], &x[n / 2], &tab[n / 2]);
@@ -475,9 +553,9 @@ int ntt_domain_to_coset(fr_t *x, unsigned k)
 		return -1;
 	if (!d->to_coset)
 		return ntt_inverse(x, k) || ntt_coset_forward(x, k) ? -1 : 0;
-	fr_mul_fn_t mul = ntt_mul_get();
-	ntt_dif(x, d->n, d->tw, mul);
+	struct ntt_mul mm = ntt_mul_pick();
+	ntt_dif(x, d->n, d->tw, &mm);
 	ntt_scale(x, d->n, d->to_coset, NULL, NULL);
-	ntt_dit(x, d->n, d->tw, mul);
+	ntt_dit(x, d->n, d->tw, &mm);
 	return 0;
 }

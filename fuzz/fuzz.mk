@@ -30,7 +30,7 @@ FUZZ_LIBS_conf    := inih libsodium
 FUZZ_SRCS_journal := journal/journal.c journal/record.c
 FUZZ_LIBS_journal := libxxhash
 FUZZ_SRCS_pfile   := format/pfile.c format/pfile_read.c format/pfile_write.c \
-	synth/circuit.c field/fr.c field/fr_adx.c
+	synth/circuit.c field/fr.c field/fr_adx.c field/fr_ifma.c
 FUZZ_LIBS_pfile   := libsodium
 FUZZ_OPTS_pfile   := -max_len=16384
 FUZZ_SRCS_shm     := shm/seg.c shm/records.c

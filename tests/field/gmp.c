@@ -1,7 +1,7 @@
 /*
  * field_gmp: every Fr operation against libgmp on 10^5 random operands
  * each, plus edge values, once per implementation (portable, then adx
- * where the CPU has it). Both runs draw the same operands and fold every
+ * and ifma where the CPU has them). Both runs draw the same operands and fold every
  * result into a hash; the hashes must match, so the two paths agree
  * bit for bit, not just each with GMP.
  */
@@ -83,6 +83,42 @@ static void check_ring(void)
 		CHECK(fr_is_zero(&a) == (mpz_sgn(va) == 0), "is_zero");
 	}
 	mpz_clears(va, vb, w, NULL);
+}
+
+/* The batch product (fr_muln_fn: eight lanes at a time with IFMA) over
+ * N pairs in runs of 1..37, so every remainder after the blocks of 8
+ * occurs; every other run in place (out = a). */
+static void check_muln(void)
+{
+	enum { RUN = 37 };
+	mpz_t va[RUN], vb[RUN], w;
+	fr_t a[RUN], b[RUN], c[RUN];
+	fr_muln_fn_t muln = fr_muln_fn();
+	int runs = 0;
+
+	for (int i = 0; i < RUN; i++)
+		mpz_inits(va[i], vb[i], NULL);
+	mpz_init(w);
+	for (int done = 0; done < N; runs++) {
+		int n = 1 + (int)(t_rand(&seed) % RUN);
+		for (int i = 0; i < n; i++) {
+			gen(va[i]);
+			gen(vb[i]);
+			o_make(&a[i], va[i]);
+			o_make(&b[i], vb[i]);
+		}
+		fr_t *out = runs & 1 ? a : c;
+		muln(out, a, b, (size_t)n);
+		for (int i = 0; i < n; i++) {
+			mpz_mul(w, va[i], vb[i]);
+			O_CHECK(&out[i], w, "muln");
+			fold(&out[i], 32);
+		}
+		done += n;
+	}
+	for (int i = 0; i < RUN; i++)
+		mpz_clears(va[i], vb[i], NULL);
+	mpz_clear(w);
 }
 
 static void check_pow_inv(void)
@@ -254,10 +290,11 @@ static uint64_t run_suite(const char *impl)
 	CHECK(fr_set_impl(impl) == 0, "fr_set_impl(%s)", impl);
 	CHECK(strcmp(fr_impl_name(), impl) == 0, "impl name");
 	check_ring();
+	check_muln();
 	check_pow_inv();
 	check_batch_inv();
 	check_bytes();
-	printf("info: %s: add sub mul sqr neg double pow pow_u64 inv batch_inv bytes wide u64 limbs"
+	printf("info: %s: add sub mul muln sqr neg double pow pow_u64 inv batch_inv bytes wide u64 limbs"
 	       " x %d vs GMP ok in %.1f s\n", impl, N, (t_now_ns() - t0) / 1e9);
 	return hash;
 }
@@ -266,8 +303,10 @@ int main(void)
 {
 	o_init();
 	const char *dflt = fr_impl_name();
-	printf("info: default implementation: %s (cpu adx: %s)\n", dflt, fr_have_adx() ? "yes" : "no");
-	CHECK(strcmp(dflt, fr_have_adx() ? "adx" : "portable") == 0, "default should be the fastest available");
+	const char *best = fr_have_ifma() ? "ifma" : fr_have_adx() ? "adx" : "portable";
+	printf("info: default implementation: %s (cpu adx: %s, avx-512 ifma: %s)\n", dflt,
+	       fr_have_adx() ? "yes" : "no", fr_have_ifma() ? "yes" : "no");
+	CHECK(strcmp(dflt, best) == 0, "default %s, but the fastest available is %s", dflt, best);
 	CHECK(fr_set_impl("nonsense") == -1, "unknown impl accepted");
 
 	uint64_t hp = run_suite("portable");
@@ -280,5 +319,14 @@ int main(void)
 	CHECK(hp == ha, "portable and adx results differ (hash %016llx vs %016llx)",
 	      (unsigned long long)hp, (unsigned long long)ha);
 	printf("info: portable and adx agree on every result (hash %016llx)\n", (unsigned long long)hp);
+	if (!fr_have_ifma()) {
+		CHECK(fr_set_impl("ifma") == -1, "ifma accepted on a CPU without it");
+		printf("info: ifma path not tested: CPU or OS lacks AVX-512 IFMA\n");
+		return 0;
+	}
+	uint64_t hi = run_suite("ifma");
+	CHECK(hp == hi, "portable and ifma results differ (hash %016llx vs %016llx)",
+	      (unsigned long long)hp, (unsigned long long)hi);
+	printf("info: ifma agrees on every result too\n");
 	return 0;
 }

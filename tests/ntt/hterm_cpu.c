@@ -106,7 +106,7 @@ static void run_k(unsigned k, uint64_t *seed)
 
 int main(void)
 {
-	const char *impls[2];
+	const char *impls[3];
 	int nimpl = tn_impls(impls);
 	uint64_t seed = 0x6874726d;
 	fr_t x[4];

@@ -32,7 +32,7 @@ int main(void)
 		{ TN_COSET_FWD, ntt_coset_forward, "coset forward" },
 		{ TN_COSET_INV, ntt_coset_inverse, "coset inverse" },
 	};
-	const char *impls[2];
+	const char *impls[3];
 	int nimpl = tn_impls(impls);
 	uint64_t seed = 0x6e74745f646674ULL;
 	fr_t x[256], one = FR_ONE;

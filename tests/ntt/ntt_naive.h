@@ -97,15 +97,17 @@ static inline void tn_eval(fr_t *out, const fr_t *c, size_t n, const fr_t *x)
 	*out = acc;
 }
 
-/* The fr implementations this CPU can run: portable, and adx if present. */
-static inline int tn_impls(const char *names[2])
+/* The fr implementations this CPU can run: portable, then adx and ifma
+ * (batched products on AVX-512 IFMA) where present. */
+static inline int tn_impls(const char *names[3])
 {
-	names[0] = "portable";
-	if (fr_set_impl("adx") == 0) {
-		names[1] = "adx";
-		return 2;
-	}
-	return 1;
+	static const char *const all[] = { "portable", "adx", "ifma" };
+	int n = 0;
+
+	for (int i = 0; i < 3; i++)
+		if (fr_set_impl(all[i]) == 0)
+			names[n++] = all[i];
+	return n;
 }
 
 #endif

@@ -97,7 +97,7 @@ static void race(uint64_t *seed)
 
 int main(void)
 {
-	const char *impls[2];
+	const char *impls[3];
 	int nimpl = tn_impls(impls);
 	uint64_t seed = 0x726f756e64ULL;
 
