@@ -373,9 +373,11 @@ static void ntt_dif_stage(fr_t *x, size_t m, size_t h, const fr_t *tw, const str
 				s = q[j + i];
 				ntt_addsub(&s, &q[j + i], &p[j + i]);
 				p[j + i] = s;
-				tr[i] = *(t - j - i);
+				if (j + i)
+					tr[i] = *(t - j - i);
 			}
-			/* j = 0 in a batch: (q - p) * w_(2h)^h = p - q, as wanted */
+			/* j = 0 in a batch: (q - p) * w_(2h)^h = p - q, as wanted
+			 * (and t - 0 is past the table at the top stage) */
 			if (j == 0)
 				fr_neg(&tr[0], &FR_ONE);
 			mm->batch(q + j, q + j, tr, c);
