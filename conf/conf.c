@@ -20,6 +20,7 @@
 #include <grp.h>
 #include <ini.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,81 +210,68 @@ void conf_finish(struct conf *c)
 			 home && home[0] == '/' ? home : "/tmp", c->name);
 }
 
-/* One key: its name, the setter (0 or -1) and what a good value is, for
- * the message "KEY: 'VALUE' is not WHAT". */
-struct conf_key {
-	const char *key;
-	int (*set)(struct conf *c, uint32_t kind, const char *v);
-	const char *what;
+/* One key: its name, how its value is parsed into which field (an offset
+ * into struct conf, or into struct conf_kind for a kind's keys), and, for
+ * the message "KEY: 'VALUE' is not WHAT", what a good value is. Numbers
+ * and durations share one parser each; the rest have a setter. */
+enum conf_type {
+	CK_INT,		/* int, lo..hi */
+	CK_U32,		/* uint32_t, lo..hi */
+	CK_MS,		/* uint64_t ms, a positive duration */
+	CK_DUR,		/* uint64_t ms, 0 allowed */
+	CK_MODE,	/* mode_t, octal */
+	CK_FN,		/* set(), 0 or -1 */
 };
 
-static int conf_set_u32(const char *v, uint64_t lo, uint64_t hi, uint32_t *out)
-{
-	uint64_t u;
+struct conf_key {
+	const char *key;
+	enum conf_type type;
+	size_t off;
+	uint32_t lo, hi;
+	int (*set)(struct conf *c, const char *v);
+	const char *what;	/* for CK_FN; the others say it from type */
+};
 
-	if (conf_parse_u64(v, lo, hi, &u))
-		return -1;
-	*out = (uint32_t)u;
-	return 0;
-}
+#define CK_NUM(k, t, s, f, l, h) { k, t, offsetof(struct s, f), l, h, NULL, NULL }
+#define CK_TIME(k, t, s, f) { k, t, offsetof(struct s, f), 0, 0, NULL, NULL }
+#define CK_SET(k, fn, w) { k, CK_FN, 0, 0, 0, fn, w }
 
-static int conf_set_int(const char *v, uint64_t lo, uint64_t hi, int *out)
-{
-	uint64_t u;
-
-	if (conf_parse_u64(v, lo, hi, &u))
-		return -1;
-	*out = (int)u;
-	return 0;
-}
-
-static int conf_set_name(struct conf *c, uint32_t k, const char *v)
+static int conf_set_name(struct conf *c, const char *v)
 {
 	char why[128];
 
-	(void)k;
 	if (shm_name_check(v, why, sizeof why) < 0)
 		return -1;
 	snprintf(c->name, sizeof c->name, "%s", v);
 	return 0;
 }
 
-static int conf_set_state_dir(struct conf *c, uint32_t k, const char *v)
+static int conf_set_state_dir(struct conf *c, const char *v)
 {
-	(void)k;
 	if (v[0] != '/' || strlen(v) >= sizeof c->state_dir)
 		return -1;
 	snprintf(c->state_dir, sizeof c->state_dir, "%s", v);
 	return 0;
 }
 
-static int conf_set_gpus(struct conf *c, uint32_t k, const char *v)
+static int conf_set_gpus(struct conf *c, const char *v)
 {
-	(void)k;
+	uint64_t u;
+
 	if (!strcmp(v, "auto")) {
 		c->gpus = -1;
 		return 0;
 	}
-	return conf_set_int(v, 1, CONF_MAX_SLOTS, &c->gpus);
-}
-
-static int conf_set_wpg(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_int(v, 1, CONF_MAX_SLOTS, &c->workers_per_gpu);
-}
-
-static int conf_set_synth(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_int(v, 1, CONF_MAX_SLOTS, &c->synth);
+	if (conf_parse_u64(v, 1, CONF_MAX_SLOTS, &u))
+		return -1;
+	c->gpus = (int)u;
+	return 0;
 }
 
 /* Names as gpuworker/backend.c spells them; a local table keeps libconf
  * (and its test) free of the CUDA runtime that libhterm drags in. */
-static int conf_set_backend(struct conf *c, uint32_t k, const char *v)
+static int conf_set_backend(struct conf *c, const char *v)
 {
-	(void)k;
 	if (!strcmp(v, "auto"))
 		c->backend = HTERM_AUTO;
 	else if (!strcmp(v, "cpu"))
@@ -295,151 +283,102 @@ static int conf_set_backend(struct conf *c, uint32_t k, const char *v)
 	return 0;
 }
 
-static int conf_set_mem_budget(struct conf *c, uint32_t k, const char *v)
+static int conf_set_mem_budget(struct conf *c, const char *v)
 {
-	(void)k;
 	return conf_parse_size(v, &c->mem_budget) || !c->mem_budget ? -1 : 0;
-}
-
-static int conf_set_shm_mode(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_parse_mode(v, &c->shm_mode);
-}
-
-static int conf_set_socket_mode(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_parse_mode(v, &c->socket_mode);
 }
 
 /* The group must exist now: finding out at bind time would be too late
  * to name the line. Empty means no group. */
-static int conf_set_socket_group(struct conf *c, uint32_t k, const char *v)
+static int conf_set_socket_group(struct conf *c, const char *v)
 {
-	(void)k;
 	if (strlen(v) >= sizeof c->socket_group || (v[0] && !getgrnam(v)))
 		return -1;
 	snprintf(c->socket_group, sizeof c->socket_group, "%s", v);
 	return 0;
 }
 
-static int conf_set_max_jobs(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_u32(v, 1, 1u << 20, &c->max_jobs);
-}
-
-static int conf_set_max_log_size(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_u32(v, 1, 26, &c->max_log_size);
-}
-
-static int conf_set_intensity(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_u32(v, 1, 1000000, &c->restart_intensity);
-}
-
-static int conf_set_poison(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_u32(v, 1, 255, &c->poison_attempts);
-}
-
-/* Durations that must be positive. */
-static int conf_set_ms(const char *v, uint64_t *out)
-{
-	uint64_t ms;
-
-	if (conf_parse_duration_ms(v, &ms) < 0 || ms == 0)
-		return -1;
-	*out = ms;
-	return 0;
-}
-
-static int conf_set_period(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_ms(v, &c->restart_period_ms);
-}
-
-static int conf_set_backoff_max(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_ms(v, &c->backoff_max_ms);
-}
-
-static int conf_set_stable_run(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_ms(v, &c->stable_run_ms);
-}
-
-static int conf_set_hb_timeout(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_ms(v, &c->heartbeat_timeout_ms);
-}
-
-static int conf_set_stop_timeout(struct conf *c, uint32_t k, const char *v)
-{
-	(void)k;
-	return conf_set_ms(v, &c->stop_timeout_ms);
-}
-
-static int conf_set_log_size(struct conf *c, uint32_t k, const char *v)
-{
-	return conf_set_u32(v, 1, 26, &c->kind[k].log_size);
-}
-
-static int conf_set_partitions(struct conf *c, uint32_t k, const char *v)
-{
-	return conf_set_u32(v, 1, SHM_JOB_MAX_PARTS, &c->kind[k].partitions);
-}
-
-static int conf_set_priority(struct conf *c, uint32_t k, const char *v)
-{
-	return conf_set_u32(v, 0, 255, &c->kind[k].priority);
-}
-
-static int conf_set_deadline(struct conf *c, uint32_t k, const char *v)
-{
-	return conf_parse_duration_ms(v, &c->kind[k].deadline_ms);
-}
-
 static const struct conf_key conf_sup_keys[] = {
-	{ "name", conf_set_name, "an instance name ([A-Za-z0-9_.-], 1 to 32 characters)" },
-	{ "state_dir", conf_set_state_dir, "an absolute path" },
-	{ "gpus", conf_set_gpus, "auto or a number in 1..256" },
-	{ "workers_per_gpu", conf_set_wpg, "a number in 1..256" },
-	{ "synth", conf_set_synth, "a number in 1..256" },
-	{ "backend", conf_set_backend, "auto, cuda or cpu" },
-	{ "mem_budget", conf_set_mem_budget, "a size" },
-	{ "shm_mode", conf_set_shm_mode, "an octal mode up to 0777" },
-	{ "socket_mode", conf_set_socket_mode, "an octal mode up to 0777" },
-	{ "socket_group", conf_set_socket_group, "a group on this system" },
-	{ "max_jobs", conf_set_max_jobs, "a number in 1..1048576" },
-	{ "max_log_size", conf_set_max_log_size, "a number in 1..26" },
-	{ "restart_intensity", conf_set_intensity, "a number in 1..1000000" },
-	{ "restart_period", conf_set_period, "a positive duration (ms, s, m or h)" },
-	{ "backoff_max", conf_set_backoff_max, "a positive duration (ms, s, m or h)" },
-	{ "stable_run", conf_set_stable_run, "a positive duration (ms, s, m or h)" },
-	{ "poison_attempts", conf_set_poison, "a number in 1..255" },
-	{ "heartbeat_timeout", conf_set_hb_timeout, "a positive duration (ms, s, m or h)" },
-	{ "stop_timeout", conf_set_stop_timeout, "a positive duration (ms, s, m or h)" },
+	CK_SET("name", conf_set_name, "an instance name ([A-Za-z0-9_.-], 1 to 32 characters)"),
+	CK_SET("state_dir", conf_set_state_dir, "an absolute path"),
+	CK_SET("gpus", conf_set_gpus, "auto or a number in 1..256"),
+	CK_NUM("workers_per_gpu", CK_INT, conf, workers_per_gpu, 1, CONF_MAX_SLOTS),
+	CK_NUM("synth", CK_INT, conf, synth, 1, CONF_MAX_SLOTS),
+	CK_SET("backend", conf_set_backend, "auto, cuda or cpu"),
+	CK_SET("mem_budget", conf_set_mem_budget, "a size"),
+	CK_TIME("shm_mode", CK_MODE, conf, shm_mode),
+	CK_TIME("socket_mode", CK_MODE, conf, socket_mode),
+	CK_SET("socket_group", conf_set_socket_group, "a group on this system"),
+	CK_NUM("max_jobs", CK_U32, conf, max_jobs, 1, 1u << 20),
+	CK_NUM("max_log_size", CK_U32, conf, max_log_size, 1, 26),
+	CK_NUM("restart_intensity", CK_U32, conf, restart_intensity, 1, 1000000),
+	CK_TIME("restart_period", CK_MS, conf, restart_period_ms),
+	CK_TIME("backoff_max", CK_MS, conf, backoff_max_ms),
+	CK_TIME("stable_run", CK_MS, conf, stable_run_ms),
+	CK_NUM("poison_attempts", CK_U32, conf, poison_attempts, 1, 255),
+	CK_TIME("heartbeat_timeout", CK_MS, conf, heartbeat_timeout_ms),
+	CK_TIME("stop_timeout", CK_MS, conf, stop_timeout_ms),
 };
 
 static const struct conf_key conf_kind_keys[] = {
-	{ "log_size", conf_set_log_size, "a number in 1..26" },
-	{ "partitions", conf_set_partitions, "a number in 1..64" },
-	{ "priority", conf_set_priority, "a number in 0..255" },
-	{ "deadline", conf_set_deadline, "a duration (0, or a number with ms, s, m or h)" },
+	CK_NUM("log_size", CK_U32, conf_kind, log_size, 1, 26),
+	CK_NUM("partitions", CK_U32, conf_kind, partitions, 1, SHM_JOB_MAX_PARTS),
+	CK_NUM("priority", CK_U32, conf_kind, priority, 0, 255),
+	CK_TIME("deadline", CK_DUR, conf_kind, deadline_ms),
 };
 
-static_assert(CONF_MAX_SLOTS == 256, "the key table's messages say 1..256");
-static_assert(SHM_JOB_MAX_PARTS == 64, "the key table's messages say 1..64");
+static_assert(CONF_MAX_SLOTS == 256, "the gpus key's message says 1..256");
+
+/* Parse v into key k's field, which lives at base + k->off. */
+static int conf_apply(const struct conf_key *k, struct conf *c, void *base, const char *v)
+{
+	void *f = (char *)base + k->off;
+	uint64_t u;
+
+	switch (k->type) {
+	case CK_INT:
+	case CK_U32:
+		if (conf_parse_u64(v, k->lo, k->hi, &u))
+			return -1;
+		if (k->type == CK_INT)
+			*(int *)f = (int)u;
+		else
+			*(uint32_t *)f = (uint32_t)u;
+		return 0;
+	case CK_MS:
+		if (conf_parse_duration_ms(v, &u) < 0 || u == 0)
+			return -1;
+		*(uint64_t *)f = u;
+		return 0;
+	case CK_DUR:
+		return conf_parse_duration_ms(v, (uint64_t *)f);
+	case CK_MODE:
+		return conf_parse_mode(v, (mode_t *)f);
+	case CK_FN:
+		return k->set(c, v);
+	}
+	return -1;
+}
+
+/* What a good value of key k is, for the error message. */
+static const char *conf_what(const struct conf_key *k, char *buf, size_t len)
+{
+	switch (k->type) {
+	case CK_INT:
+	case CK_U32:
+		snprintf(buf, len, "a number in %u..%u", k->lo, k->hi);
+		return buf;
+	case CK_MS:
+		return "a positive duration (ms, s, m or h)";
+	case CK_DUR:
+		return "a duration (0, or a number with ms, s, m or h)";
+	case CK_MODE:
+		return "an octal mode up to 0777";
+	case CK_FN:
+		break;
+	}
+	return k->what;
+}
 
 /* "supervisor" -> 0, "kind.NAME" -> the kind (1..4), else -1. */
 static int conf_section(const char *s)
@@ -498,10 +437,11 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		if (*seen & (1ull << i))
 			return conf_fail(x, "duplicate key '%s' in [%s]", key, section);
 		*seen |= 1ull << i;
-		if (keys[i].set(&x->c, (uint32_t)sec, val)) {
-			char shown[64];
+		void *base = sec ? (void *)&x->c.kind[sec] : (void *)&x->c;
+		if (conf_apply(&keys[i], &x->c, base, val)) {
+			char shown[64], what[48];
 			return conf_fail(x, "%s: '%s' is not %s", key, conf_shown(val, shown, sizeof shown),
-					 keys[i].what);
+					 conf_what(&keys[i], what, sizeof what));
 		}
 		return 1;
 	}
