@@ -203,7 +203,8 @@ struct shm_sup {
 	uint64_t parts_failed;		/* 48 */
 	uint64_t mem_budget;		/* 56: bytes */
 	uint64_t mem_used;		/* 64: bytes */
-	uint64_t reserved[7];		/* 72 */
+	uint64_t jobs_done_kind[4];	/* 72: jobs_done by kind 1..4 (format/pfile.h) */
+	uint64_t reserved[3];		/* 104 */
 };
 
 /* What a reader relies on; a change here is a new ABI version. */
@@ -219,6 +220,7 @@ static_assert(sizeof(struct shm_part) == 24, "part size");
 static_assert(sizeof(struct shm_job) == 160 + 24 * SHM_JOB_MAX_PARTS, "job size");
 static_assert(sizeof(struct shm_event) == 136, "event size");
 static_assert(sizeof(struct shm_sup) == 128, "sup size");
+static_assert(offsetof(struct shm_sup, jobs_done_kind) == 72, "sup jobs_done_kind");
 static_assert(sizeof(_Atomic uint64_t) == 8, "atomic word");
 
 #endif

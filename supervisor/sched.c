@@ -253,9 +253,11 @@ static void job_finish(struct sup *s, int ji, uint32_t state, const char *reason
 		if (journal_end(s->journal, j->id, state, jerr, sizeof jerr) < 0)
 			sup_log("job %llu: %s", (unsigned long long)j->id, jerr);
 	}
-	if (state == SHM_JOB_DONE)
+	if (state == SHM_JOB_DONE) {
 		s->stats.jobs_done++;
-	else
+		if (j->kind >= 1 && j->kind <= 4)
+			s->stats.jobs_done_kind[j->kind - 1]++;
+	} else
 		s->stats.jobs_failed++;
 	publish_job(s, ji);
 	/* The totals at once, not at the next tick: a reader that sees the

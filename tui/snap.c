@@ -206,8 +206,6 @@ static int read_jobs(struct snap_reader *r, struct snap *s, uint32_t *cap)
 		derive_job(j, s->now_mono_ns);
 		if (j->v.state < SHM_JOB_NSTATES)
 			s->jobs_by_state[j->v.state]++;
-		if (j->v.state == SHM_JOB_DONE && j->v.kind < 8)
-			s->done_by_kind[j->v.kind]++;
 		s->njobs++;
 	}
 	return 0;
@@ -313,7 +311,6 @@ int snap_take(struct snap_reader *r, struct snap *s)
 	s->unreadable = 0;
 	s->jobs_unreadable = 0;
 	memset(s->jobs_by_state, 0, sizeof s->jobs_by_state);
-	memset(s->done_by_kind, 0, sizeof s->done_by_kind);
 
 	s->sup_ok = shm_read_sup(&r->seg, &s->sup) == 0;
 	if (!s->sup_ok) {

@@ -67,7 +67,6 @@ struct snap {
 	struct snap_job *jobs;
 	uint32_t jobs_unreadable;
 	uint32_t jobs_by_state[SHM_JOB_NSTATES];	/* in the table */
-	uint32_t done_by_kind[8];	/* done jobs in the table per kind (0..7) */
 
 	/* Recent events, oldest first (up to SNAP_EVENTS_KEEP); the last
 	 * new_events of them arrived since the previous snapshot. */

@@ -105,6 +105,11 @@ static void supervisor(FILE *f, const struct snap *s)
 	fprintf(f, name " %llu\n", (unsigned long long)(v))
 	COUNTER("provisor_jobs_done_total", "Jobs completed with every partition proven.", s->sup.jobs_done);
 	COUNTER("provisor_jobs_failed_total", "Jobs that failed.", s->sup.jobs_failed);
+	head(f, "provisor_kind_jobs_done_total", "counter", "Jobs completed, by kind.");
+	char kb[24];
+	for (uint32_t k = 1; k <= 4; k++)
+		fprintf(f, "provisor_kind_jobs_done_total{kind=\"%s\"} %llu\n", fmt_kind(k, kb, sizeof kb),
+			(unsigned long long)s->sup.jobs_done_kind[k - 1]);
 	COUNTER("provisor_partitions_done_total", "Partitions proven.", s->sup.parts_done);
 	COUNTER("provisor_partitions_failed_total", "Partition attempts that failed (retried or not).",
 		s->sup.parts_failed);

@@ -66,6 +66,13 @@ int main(void)
 	for (int k = 0; k < NKINDS; k++)
 		CHECK(atomic_load(&seen[k]), "no GPU slot was ever seen busy with the %s job", kinds[k]);
 	CHECK(!atomic_load(&stray), "a busy slot named a job nobody submitted");
+	/* The supervisor's totals count each kind's one job. */
+	struct shm_sup sup;
+	CHECK(shm_read_sup(&sv.seg, &sup) == 0, "sup record");
+	CHECK_EQ_U64(sup.jobs_done, NKINDS);
+	for (int k = 0; k < NKINDS; k++)
+		CHECK(sup.jobs_done_kind[k] == 1, "%s: %llu jobs done by kind", kinds[k],
+		      (unsigned long long)sup.jobs_done_kind[k]);
 
 	char reply[256];
 	CHECK(sv_req(&sv, "stop\n", reply, sizeof reply) == 0, "stop: %s", reply);

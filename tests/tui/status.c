@@ -6,6 +6,7 @@
  * the three commands read the same records. Also: exit codes for a running
  * instance and for no instance.
  */
+#include <ctype.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include "tests/helpers.h"
 #include "tests/tui/fake.h"
+#include "format/pfile.h"
 
 static struct fake f;
 static char name[40], prov[512];
@@ -196,6 +198,23 @@ int main(void)
 	CHECK_EQ_U64(prom(pr, "provisor_partitions_done_total"), f.sup.parts_done);
 	CHECK_EQ_U64(prom(pr, "provisor_jobs_done_total"), f.sup.jobs_done);
 	CHECK_EQ_U64(prom(pr, "provisor_jobs{state=\"running\"}"), f.sup.jobs_running);
+	/* Done jobs by kind: the same in all three views, and they add up. */
+	uint64_t by_kind = 0;
+	for (uint32_t k = 1; k <= 4; k++) {
+		char key[80], shown[40];
+		const char *kb = pfile_job_kind_name(k);
+		uint64_t n = f.sup.jobs_done_kind[k - 1];
+		CHECK_EQ_U64(json_object_get_uint64(get(get(sup, "jobs_done_by_kind"), kb)), n);
+		snprintf(key, sizeof key, "provisor_kind_jobs_done_total{kind=\"%s\"}", kb);
+		CHECK_EQ_U64(prom(pr, key), n);
+		snprintf(shown, sizeof shown, "%s:%llu", kb, (unsigned long long)n);
+		const char *at = strstr(once, shown);
+		CHECK(!n || (at && !isdigit((unsigned char)at[strlen(shown)])),
+		      "top --once lacks '%s':\n%s", shown, once);
+		by_kind += n;
+	}
+	CHECK(by_kind == f.sup.jobs_done && by_kind > 0, "done by kind add up to %llu, jobs_done %llu",
+	      (unsigned long long)by_kind, (unsigned long long)f.sup.jobs_done);
 	CHECK(prom(pr, "provisor_supervisor_up") == 1, "up");
 	CHECK(strstr(pr, "# TYPE provisor_worker_busy_seconds_total counter\n"), "TYPE line");
 	CHECK(f.sup.parts_done > 0 && f.sup.parts_failed > 0, "the writer did not get far enough");
