@@ -612,6 +612,14 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int sig;
 
+	/* The supervisor's `--gpus auto` probe: it keeps CUDA out of its own
+	 * process (a CUDA context does not survive fork) and asks here. One
+	 * line: the count, and why when it is 0. */
+	if (argc == 2 && !strcmp(argv[1], "--count-devices")) {
+		int n = hterm_cuda_devices(err, sizeof err);
+		printf("%d%s%s\n", n > 0 ? n : 0, n > 0 ? "" : " ", n > 0 ? "" : err);
+		return 0;
+	}
 	gw_args(argc, argv, &name);
 	fault_init("gpu", gw.slot);
 	want = gw.be;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -197,8 +199,80 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 		s->loop.stop = 1;
 }
 
-/* GPUs without touching CUDA here (the supervisor never holds CUDA
- * state): the NVIDIA driver lists one directory per device. */
+/* The workers are exec'd from the directory of this binary. */
+static int find_bindir(struct sup *s)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+	if (n <= 0) {
+		fprintf(stderr, "provisor run: cannot find my own binary: %s\n", strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
+	return sup_path(s->bindir, sizeof s->bindir, "%s", dirname(exe));
+}
+
+/* `--gpus auto`: `gpuworker --count-devices` asks the CUDA runtime (which
+ * honours CUDA_VISIBLE_DEVICES); the supervisor itself never holds CUDA
+ * state, and a CUDA context does not survive fork. Returns the count,
+ * with why in `why` when it is 0; -1 when the probe itself failed
+ * (no answer within 30 s, or garbage). */
+static int probe_gpus(const struct sup *s, char *why, size_t len)
+{
+	char path[4200], line[512];
+	int fd[2], st, n = -1;
+	size_t got = 0;
+	pid_t pid;
+
+	why[0] = '\0';
+	if (sup_path(path, sizeof path, "%s/gpuworker", s->bindir) < 0 || pipe2(fd, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		if (dup2(fd[1], 1) < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 2) < 0)
+			_exit(127);
+		execl(path, path, "--count-devices", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	/* The CUDA runtime's first start can take seconds; not forever. */
+	uint64_t deadline = shm_now_mono() + 30000000000ull;
+	while (got < sizeof line - 1 && !memchr(line, '\n', got)) {
+		uint64_t now = shm_now_mono();
+		struct pollfd p = { .fd = fd[0], .events = POLLIN };
+		if (now >= deadline)
+			break;
+		int rc = poll(&p, 1, (int)((deadline - now) / 1000000 + 1));
+		if (rc < 0 && errno == EINTR)
+			continue;
+		ssize_t r = rc > 0 ? read(fd[0], line + got, sizeof line - 1 - got) : -1;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd[0]);
+	kill(pid, SIGKILL);	/* done or hung: it has nothing more to say */
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	line[got] = '\0';
+	char *end, *nl = strchr(line, '\n');
+	long v = strtol(line, &end, 10);
+	if (!nl || end == line || v < 0 || v > CONF_MAX_SLOTS || (*end != ' ' && *end != '\n'))
+		return -1;
+	*nl = '\0';
+	snprintf(why, len, "%s", *end == ' ' ? end + 1 : "");
+	n = (int)v;
+	return n;
+}
+
+/* The fallback: the NVIDIA driver lists one directory per device. */
 static int count_gpus(void)
 {
 	DIR *d = opendir("/proc/driver/nvidia/gpus");
@@ -336,12 +410,23 @@ static int make_children(struct sup *s)
 	int gpus = c->gpus;
 
 	s->backend = c->backend;
+	if (find_bindir(s) < 0)
+		return -1;
 	if (gpus < 0) {
-		gpus = count_gpus();
+		char why[300];
+		gpus = probe_gpus(s, why, sizeof why);
+		if (gpus < 0) {
+			gpus = count_gpus();
+			sup_log("gpuworker --count-devices gave no answer; the NVIDIA driver lists %d GPU(s)",
+				gpus);
+		}
 		if (gpus == 0) {
-			sup_log("no GPU found: running %d CPU-backed GPU worker slot(s)", c->workers_per_gpu);
+			sup_log("no GPU found%s%s: running %d CPU-backed GPU worker slot(s)", why[0] ? ": " : "",
+				why, c->workers_per_gpu);
 			if (s->backend == HTERM_AUTO)
 				s->backend = HTERM_CPU;
+		} else {
+			sup_log("%d GPU(s) found by CUDA", gpus);
 		}
 	}
 	s->ngpu = (uint32_t)((gpus ? gpus : 1) * c->workers_per_gpu);	/* no GPU: one CPU "GPU" */
@@ -385,7 +470,6 @@ static void resume_one(void *ctx, const struct journal_job *jj)
 static int setup(struct sup *s)
 {
 	char err[512], exe[PATH_MAX];
-	ssize_t n;
 	sigset_t mask;
 
 	if (strlen(s->conf.state_dir) > SUP_STATE_DIR_MAX) {
@@ -398,14 +482,6 @@ static int setup(struct sup *s)
 		fprintf(stderr, "provisor run: state directory %s: %s\n", s->conf.state_dir, strerror(errno));
 		return -1;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
-		fprintf(stderr, "provisor run: cannot find my own binary: %s\n", strerror(errno));
-		return -1;
-	}
-	exe[n] = '\0';
-	sup_path(s->bindir, sizeof s->bindir, "%s", dirname(exe));
-
 	struct shm_config sc = { .name = s->conf.name, .mode = s->conf.shm_mode,
 				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = 256,
 				 .control_path = s->sock_path };

@@ -193,5 +193,33 @@ else
   expect_err prove_cuda 'provisor prove: .*cuda' "$prov" prove -i "$dir/p" -o "$dir/out" --backend cuda
 fi
 
+# --- `--gpus auto`: the supervisor asks `gpuworker --count-devices` ----------
+# One line: the CUDA device count, and why when it is 0. The supervisor's
+# start says the same: the count, or "no GPU found: WHY".
+expect_ok count "$bin/gpuworker" --count-devices
+if ! grep -Eq '^([1-9][0-9]*|0 .+)$' "$dir/count.out" || [ "$(wc -l <"$dir/count.out")" -ne 1 ]; then
+  fail "gpuworker --count-devices printed: $(cat "$dir/count.out")"
+else
+  n=$(cut -d' ' -f1 "$dir/count.out")
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    [ "$n" -eq "$(nvidia-smi -L | wc -l)" ] || fail "CUDA counts $n devices, nvidia-smi $(nvidia-smi -L | wc -l)"
+  else
+    [ "$n" -eq 0 ] || fail "no NVIDIA driver, yet $n devices"
+  fi
+  name=t-cli-$$
+  timeout 20 "$prov" run --name "$name" --state-dir "$dir/state" 2>"$dir/sup.err" &
+  sup=$!
+  for _ in $(seq 100); do "$prov" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
+  "$prov" stop --name "$name" >/dev/null 2>&1
+  wait "$sup"
+  if [ "$n" -eq 0 ]; then
+    grep -qF "no GPU found: $(cut -d' ' -f2- "$dir/count.out"): running 2 CPU-backed" "$dir/sup.err" ||
+      fail "the supervisor's start does not give the probe's reason: $(head -3 "$dir/sup.err")"
+  else
+    grep -q "$n GPU(s) found by CUDA" "$dir/sup.err" || fail "the supervisor did not find $n GPU(s)"
+  fi
+  echo "info: gpuworker --count-devices: $(cat "$dir/count.out")"
+fi
+
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all CLI checks passed"
