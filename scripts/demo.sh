@@ -21,7 +21,7 @@ cleanup() {
     "$bin/provisor" stop --name "$name" >/dev/null 2>&1 || kill "$sup" 2>/dev/null
     wait "$sup" 2>/dev/null || true
   fi
-  rm -rf "$state"
+  rm -rf "$state" "$state.log"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
