@@ -477,11 +477,6 @@ static int setup(struct sup *s)
 			"socket lives there): %s\n", SUP_STATE_DIR_MAX, s->conf.state_dir);
 		return -1;
 	}
-	if (mkdirs(s->conf.state_dir) < 0 || sup_path(exe, sizeof exe, "%s/results", s->conf.state_dir) < 0 ||
-	    mkdirs(exe) < 0 || sup_path(exe, sizeof exe, "%s/jobs", s->conf.state_dir) < 0 || mkdirs(exe) < 0) {
-		fprintf(stderr, "provisor run: state directory %s: %s\n", s->conf.state_dir, strerror(errno));
-		return -1;
-	}
 	struct shm_config sc = { .name = s->conf.name, .mode = s->conf.shm_mode,
 				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = 256,
 				 .control_path = s->sock_path };
@@ -489,6 +484,12 @@ static int setup(struct sup *s)
 	if (shm_create(&s->seg, &sc, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
+	}
+	/* Only once the name is ours: a refused start creates nothing. */
+	if (mkdirs(s->conf.state_dir) < 0 || sup_path(exe, sizeof exe, "%s/results", s->conf.state_dir) < 0 ||
+	    mkdirs(exe) < 0 || sup_path(exe, sizeof exe, "%s/jobs", s->conf.state_dir) < 0 || mkdirs(exe) < 0) {
+		fprintf(stderr, "provisor run: state directory %s: %s\n", s->conf.state_dir, strerror(errno));
+		return -1;	/* cmd_run removes the segment */
 	}
 	s->njobs = shm_count(&s->seg, SHM_T_JOB);
 	s->jobs = calloc(s->njobs, sizeof *s->jobs);

@@ -2,12 +2,21 @@
 # Runs each test given on the command line under its own timeout.
 # A test passes with exit 0, fails with anything else, and skips with 77
 # (its last output line says why). Timeouts come from tests/timeouts
-# ("name seconds"), default 120 s. Ends with "N passed, N failed".
+# ("name seconds"), default 120 s. A test that passes but leaves a status
+# segment or a provisor temp file behind fails. Ends with "N passed, N
+# failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0 skip=0 failed=() skipped=()
 log=$(mktemp "${TMPDIR:-/tmp}/provisor-test.XXXXXX")
 trap 'rm -f "$log"' EXIT
+
+# What a test may not leave behind: status segments, and provisor's temp
+# files and directories. (Run one suite at a time: a second one's files
+# would be counted against this one.)
+leftovers() {
+  ls -d /dev/shm/provisor.* "${TMPDIR:-/tmp}"/provisor-* 2>/dev/null | grep -vxF "$log" | sort
+}
 
 limit_for() {
   local name=$1 n
@@ -19,9 +28,15 @@ for t in "$@"; do
   name=${t#"${BIN:-bin}"/tests/}
   name=${name#tests/}
   limit=$(limit_for "$name")
+  before=$(leftovers)
   start=$(date +%s.%N)
   timeout -k 5 "$limit" "$t" >"$log" 2>&1
   rc=$?
+  left=$(comm -13 <(echo "$before") <(leftovers) | grep . | tr '\n' ' ')
+  if [ "$rc" -eq 0 ] && [ -n "$left" ]; then
+    echo "check failed: left behind: $left" >>"$log"
+    rc=1
+  fi
   secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
   case $rc in
     0)  pass=$((pass + 1)); printf 'PASS  %-36s %6ss\n' "$name" "$secs"

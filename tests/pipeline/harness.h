@@ -31,6 +31,10 @@ struct sv {
 };
 
 static struct sv *sv_current;
+/* Every supervisor this test started, for the cleanup at exit (their
+ * structs must outlive main: static, not on the stack). */
+static struct sv *sv_all[8];
+static int sv_nall;
 
 static inline const char *sv_bin(void)
 {
@@ -40,33 +44,39 @@ static inline const char *sv_bin(void)
 
 static inline void sv_kill_all(void)
 {
-	if (sv_current && sv_current->pid > 0) {
-		kill(sv_current->pid, SIGKILL);
-		waitpid(sv_current->pid, NULL, 0);
-		sv_current->pid = 0;
-	}
+	for (int i = 0; i < sv_nall; i++)
+		if (sv_all[i]->pid > 0) {
+			kill(sv_all[i]->pid, SIGKILL);
+			waitpid(sv_all[i]->pid, NULL, 0);
+			sv_all[i]->pid = 0;
+		}
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 }
 
+/* Kill what is left and remove every segment, state directory and log
+ * (KEEP_LOG=1 keeps the directories and logs, and names them). */
 static inline void sv_atexit(void)
 {
 	char cmd[300];
 
-	if (!sv_current)
-		return;
 	sv_kill_all();
-	if (sv_current->mapped)
-		shm_close(&sv_current->seg);
-	snprintf(cmd, sizeof cmd, "/dev/shm/provisor.%s", sv_current->name);
-	unlink(cmd);
-	if (getenv("KEEP_LOG")) {
-		fprintf(stderr, "supervisor log: %s\n", sv_current->log);
-		return;
+	for (int i = 0; i < sv_nall; i++) {
+		struct sv *v = sv_all[i];
+		if (v->mapped)
+			shm_close(&v->seg);
+		v->mapped = 0;
+		snprintf(cmd, sizeof cmd, "/dev/shm/provisor.%s", v->name);
+		unlink(cmd);
+		if (getenv("KEEP_LOG")) {
+			fprintf(stderr, "supervisor log: %s, state in %s\n", v->log, v->dir);
+			continue;
+		}
+		unlink(v->log);
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", v->dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", v->dir);
 	}
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", sv_current->dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", sv_current->dir);
 }
 
 static inline void sv_dump_log(void)
@@ -96,7 +106,13 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 	memset(v, 0, sizeof *v);
 	sv_current = v;
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	atexit(sv_atexit);
+	int known = 0;
+	for (int i = 0; i < sv_nall; i++)
+		known |= sv_all[i] == v;
+	if (!known && sv_nall < (int)(sizeof sv_all / sizeof sv_all[0]))
+		sv_all[sv_nall++] = v;
+	if (sv_nall == 1 && !known)
+		atexit(sv_atexit);
 	snprintf(v->name, sizeof v->name, "t-%s-%d", tag, (int)getpid());
 	snprintf(v->dir, sizeof v->dir, "/tmp/provisor-test-%s-%d", tag, (int)getpid());
 	snprintf(v->sock, sizeof v->sock, "%s/control.sock", v->dir);

@@ -19,6 +19,9 @@ int main(void)
 	snprintf(cmd, sizeof cmd, "%s/provisor run --name %s --state-dir %s.2 2>/dev/null",
 		 sv_bin(), sv.name, sv.dir);
 	CHECK(system(cmd) != 0, "a second supervisor with the same name started");
+	struct stat st;
+	snprintf(cmd, sizeof cmd, "%s.2", sv.dir);
+	CHECK(stat(cmd, &st) < 0, "the refused supervisor created its state directory %s", cmd);
 
 	for (int i = 0; i < 4; i++)
 		sv_submit(&sv, "porep k=15");
