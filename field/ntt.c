@@ -412,12 +412,7 @@ static void ntt_scale(fr_t *x, size_t n, const fr_t *tab, const fr_t *c,
 	fr_mul_fn_t mul = ntt_mul_get();
 
 	if (tab) {
-		fr_muln_fn_t muln = ntt_muln_get();
-		if (muln)
-			muln(x, x, tab, n);
-		else
-			for (size_t i = 0; i < n; i++)
-				mul(&x[i], &x[i], &tab[i]);
+		fr_muln_fn()(x, x, tab, n);
 		return;
 	}
 	fr_t s = *c;
@@ -436,8 +431,8 @@ static void ntt_negate_scale(fr_t *x, size_t n, const fr_t *tab,
 	fr_mul_fn_t mul = ntt_mul_get();
 	fr_t lo, hi, t;
 
-	fr_muln_fn_t muln = ntt_muln_get();
-	if (muln && (tab || !r)) {	/* batched: reverse, then scale */
+	if (tab || !r) {	/* reverse, then scale in batches */
+		fr_muln_fn_t muln = fr_muln_fn();
 		fr_t cs[NTT_CHUNK];
 
 		for (size_t i = 1; i < n / 2; i++) {
@@ -453,26 +448,6 @@ static void ntt_negate_scale(fr_t *x, size_t n, const fr_t *tab,
 			cs[i] = *c;
 		for (size_t i = 0; i < n; i += NTT_CHUNK)
 			muln(x + i, x + i, cs, n - i < NTT_CHUNK ? n - i : NTT_CHUNK);
-		return;
-	}
-	if (tab) {
-		mul(&x[0], &x[0], &tab[0]);
-		mul(&x[n / 2], &x[n / 2], &tab[n / 2]);
-		for (size_t i = 1; i < n / 2; i++) {
-			t = x[i];
-			mul(&x[i], &x[n - i], &tab[i]);
-			mul(&x[n - i], &t, &tab[n - i]);
-		}
-		return;
-	}
-	if (!r) {
-		for (size_t i = 1; i < n / 2; i++) {
-			t = x[i];
-			x[i] = x[n - i];
-			x[n - i] = t;
-		}
-		for (size_t i = 0; i < n; i++)
-			mul(&x[i], &x[i], c);
 		return;
 	}
 	/* Two running products: s_i upwards from i = 1, s_(n-i) downwards
