@@ -82,16 +82,6 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 	fr_sub(&gn, &gn, &FR_ONE);
 	if (fr_inv(&zinv, &gn))
 		return -1;
-	if (!fr_batch_wide()) {
-		fr_mul_fn_t mul = fr_mul_fn();
-		for (size_t i = 0; i < n; i++) {
-			fr_t t;
-			mul(&t, &a[i], &b[i]);
-			fr_sub(&t, &t, &c[i]);
-			mul(&a[i], &t, &zinv);
-		}
-		return ntt_coset_inverse(a, k);
-	}
 	/* In batches for fr_muln (eight lanes at a time with IFMA). */
 	enum { CHUNK = 64 };
 	fr_muln_fn_t muln = fr_muln_fn();

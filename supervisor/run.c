@@ -221,7 +221,7 @@ static int find_bindir(struct sup *s)
 static int probe_gpus(const struct sup *s, char *why, size_t len)
 {
 	char path[4200], line[512];
-	int fd[2], st, n = -1;
+	int fd[2], st;
 	size_t got = 0;
 	pid_t pid;
 
@@ -268,8 +268,7 @@ static int probe_gpus(const struct sup *s, char *why, size_t len)
 		return -1;
 	*nl = '\0';
 	snprintf(why, len, "%s", *end == ' ' ? end + 1 : "");
-	n = (int)v;
-	return n;
+	return (int)v;
 }
 
 /* The fallback: the NVIDIA driver lists one directory per device. */
@@ -570,10 +569,11 @@ int cmd_run(int argc, char **argv)
 	/* Test hooks: said aloud, so that one left in a unit is noticed. */
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
 					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS" };
-	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
-		if (secure_getenv(hooks[i]))
-			sup_log("warning: test hook %s is set (%.60s): not for production", hooks[i],
-				secure_getenv(hooks[i]));
+	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
+		const char *v = secure_getenv(hooks[i]);
+		if (v)
+			sup_log("warning: test hook %s is set (%.60s): not for production", hooks[i], v);
+	}
 	for (uint32_t i = 0; i < s->nchild; i++)
 		child_spawn(s, i);
 	arm_signal(s);
