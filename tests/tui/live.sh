@@ -14,7 +14,7 @@ name=t-live-$$
 sock=provisor-live-$$
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-live.XXXXXX")
 spid=
-T() { tmux -L "$sock" -f /dev/null "$@"; }
+. "$(dirname "$0")/tmux_lib.sh"
 cleanup() {
   T kill-server 2>/dev/null
   if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
@@ -22,14 +22,6 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); T capture-pane -p -t top 2>/dev/null | sed 's/^/    | /'; }
-screen() { T capture-pane -p -t top; }
-wait_for() {
-  local re=$1 n=$(( ${2:-5} * 10 ))
-  for _ in $(seq "$n"); do screen | grep -Eq -- "$re" && return 0; sleep 0.1; done
-  return 1
-}
 start_sup() {
   "$prov" run --name "$name" --state-dir "$dir/state" 2>>"$dir/log" &
   spid=$!

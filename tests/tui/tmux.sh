@@ -15,7 +15,7 @@ name=t-tmux-$$
 sock=provisor-test-$$
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-tmux.XXXXXX")
 fpid=
-T() { tmux -L "$sock" -f /dev/null "$@"; }
+. "$(dirname "$0")/tmux_lib.sh"
 cleanup() {
   T kill-server 2>/dev/null
   [ -n "$fpid" ] && kill "$fpid" 2>/dev/null && wait "$fpid" 2>/dev/null
@@ -23,8 +23,6 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); T capture-pane -p -t top | sed 's/^/    | /'; }
 
 start_fake() {
   rm -f "$dir/ready"
@@ -32,13 +30,6 @@ start_fake() {
   fpid=$!
   for _ in $(seq 50); do [ -e "$dir/ready" ] && return; sleep 0.1; done
   echo "fakesup did not start"; exit 1
-}
-screen() { T capture-pane -p -t top; }
-# wait_for REGEX [SECONDS]: until the pane shows it.
-wait_for() {
-  local re=$1 n=$(( ${2:-5} * 10 ))
-  for _ in $(seq "$n"); do screen | grep -Eq -- "$re" && return 0; sleep 0.1; done
-  return 1
 }
 size_ok() {  # no line of the pane is wider than w columns, none below row h
   local w=$1 h=$2

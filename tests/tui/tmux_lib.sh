@@ -1,0 +1,14 @@
+# Sourced by the tests that drive `provisor top` in tmux (tmux.sh,
+# live.sh): a private tmux server named by $sock, a window "top", and the
+# helpers to read it. The caller sets sock before using them.
+T() { tmux -L "$sock" -f /dev/null "$@"; }
+screen() { T capture-pane -p -t top; }
+fails=0
+# fail MSG: count a failure and show the pane as it is.
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); T capture-pane -p -t top 2>/dev/null | sed 's/^/    | /'; }
+# wait_for REGEX [SECONDS]: until the pane shows it.
+wait_for() {
+  local re=$1 n=$(( ${2:-5} * 10 ))
+  for _ in $(seq "$n"); do screen | grep -Eq -- "$re" && return 0; sleep 0.1; done
+  return 1
+}
