@@ -379,6 +379,8 @@ void child_on_exit(struct sup *s, uint32_t ci)
  * exited). Only children watched without a pidfd are reaped here. */
 void child_on_sigchld(struct sup *s)
 {
+	if (!s->no_pidfd)
+		return;		/* every child has its pidfd */
 	for (uint32_t ci = 0; ci < s->nchild; ci++) {
 		struct child *c = &s->child[ci];
 		siginfo_t si = { 0 };
