@@ -32,6 +32,7 @@ work() { for _ in 1 2 3; do "$prov" submit --name "$name" --kind porep --log-siz
 
 start_sup
 work
+keep_server || { echo "tmux did not start"; exit 1; }
 T new-session -d -s top -x 80 -y 24 "TERM=xterm-256color $prov top --name $name -d 2; echo EXIT=\$?; sleep 30"
 wait_for 'gpu\.[01] +[0-9]+ +busy +[0-9]+ +porep +[0-9]+ ' 10 || fail "no busy gpuworker with job, kind and partition"
 
@@ -49,7 +50,8 @@ T kill-session -t top
 for term in vt100 screen-256color tmux-256color xterm-256color:--ascii; do
   t=${term%%:*} opt=
   [ "$t" != "$term" ] && opt=${term#*:}
-  T new-session -d -s top -x 80 -y 24 "TERM=$t $prov top --name $name $opt; echo EXIT=\$?; sleep 30"
+  T new-session -d -s top -x 80 -y 24 "TERM=$t $prov top --name $name $opt; echo EXIT=\$?; sleep 30" ||
+    { fail "TERM=$t $opt: tmux new-session failed"; continue; }
   wait_for "provisor top +$name" 5 || fail "TERM=$t $opt: no header"
   wait_for 'gpu\.1' 5 || fail "TERM=$t $opt: no worker rows"
   T send-keys -t top q

@@ -2,7 +2,12 @@
 # live.sh): a private tmux server named by $sock, a window "top", and the
 # helpers to read it. The caller sets sock before using them.
 T() { tmux -L "$sock" -f /dev/null "$@"; }
-screen() { T capture-pane -p -t top; }
+screen() { T capture-pane -p -t top 2>/dev/null; }
+# keep_server: a session that outlives every "top" session, so that a
+# kill-session never empties the server. An emptied tmux server exits, and
+# a new-session that reaches it while it exits fails ("lost server"): CI
+# saw that once. The sleep bounds the server's life if cleanup never runs.
+keep_server() { T new-session -d -s keep "sleep 300"; }
 fails=0
 # fail MSG: count a failure and show the pane as it is.
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); T capture-pane -p -t top 2>/dev/null | sed 's/^/    | /'; }
