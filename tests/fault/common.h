@@ -186,4 +186,53 @@ static inline int tf_recv_raw(int fd, struct frame_hdr *h, uint8_t **p)
 	return frame_checksum(*p, h->payload_len) == h->checksum;
 }
 
+/* Sends one piece of work for job to the worker, under a new generation
+ * (returned). */
+typedef uint64_t tf_send_fn(struct t_child *c, uint64_t job);
+
+/* One fault that kills its worker: the rule, the job it fires on, how the
+ * worker must end (by signal sig, or with exit code when sig is 0), and
+ * whether the begin of that job was published before it. */
+struct tf_crash {
+	const char *rule;
+	uint64_t job;
+	int sig, code;
+	int published;
+};
+
+/* Each crash in turn, on slot 0 of table t of a fresh bin/prog: it ends as
+ * told, after writing nothing; the record is the one its publication
+ * leaves; repair makes it whole and, when the begin was published, counts
+ * the lost partition as failed. */
+static inline void tf_crashes(const char *prog, enum shm_table_id t, tf_send_fn *send,
+			      const struct tf_crash *cr, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *rule = cr[i].rule;
+		struct t_child c;
+
+		tf_spawn(&c, prog, "0", rule, 0);
+		tf_hello(&c);
+		uint64_t gen = send(&c, cr[i].job);
+		int st = t_wait(&c, 5000);
+
+		CHECK(st >= 0, "%s: still running after 5 s", rule);
+		tf_fired(&c, rule, 1);
+		if (cr[i].sig)
+			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == cr[i].sig, "%s: status 0x%x", rule, st);
+		else
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == cr[i].code, "%s: status 0x%x", rule, st);
+		uint64_t failed = tf_slot(t, 0).failed;
+
+		tf_check_busy(t, cr[i].job, gen, cr[i].published);
+		struct shm_slot v = tf_repair(t, st);
+
+		if (cr[i].published)
+			CHECK(v.failed == failed + 1 && v.gen == gen,
+			      "%s: repair did not count the lost partition", rule);
+		else
+			CHECK(v.failed == failed, "%s: repair counted a partition never begun", rule);
+	}
+}
+
 #endif

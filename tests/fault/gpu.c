@@ -63,21 +63,6 @@ static void expect_result(struct t_child *c, uint64_t job)
 	free(p);
 }
 
-/* One partition to a worker that must die of it: its wait status. */
-static int die_on_part(const char *rule, uint64_t job, uint64_t *gen)
-{
-	struct t_child c;
-
-	tf_spawn(&c, "gpuworker", "0", rule, 0);
-	tf_hello(&c);
-	*gen = send_part(&c, job);
-	int st = t_wait(&c, 5000);
-
-	CHECK(st >= 0, "%s: still running after 5 s", rule);
-	tf_fired(&c, rule, 1);
-	return st;
-}
-
 static void test_start(void)
 {
 	struct t_child c;
@@ -95,24 +80,13 @@ static void test_start(void)
 
 static void test_crashes(void)
 {
-	uint64_t gen;
-	int st;
+	static const struct tf_crash cr[] = {
+		{ "gpu.0:before:abort", 2, SIGABRT, 0, 0 },
+		{ "gpu:during:exit=7", 3, 0, 7, 1 },
+		{ "any:after:segv", 4, SIGSEGV, 0, 1 },
+	};
 
-	st = die_on_part("gpu.0:before:abort", 2, &gen);
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "before:abort: status 0x%x", st);
-	tf_check_busy(SHM_T_GPU, 2, gen, 0);
-	tf_repair(SHM_T_GPU, st);
-
-	st = die_on_part("gpu:during:exit=7", 3, &gen);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7, "during:exit=7: status 0x%x", st);
-	tf_check_busy(SHM_T_GPU, 3, gen, 1);
-	struct shm_slot v = tf_repair(SHM_T_GPU, st);
-	CHECK(v.failed >= 1 && v.gen == gen, "repair did not count the lost partition");
-
-	st = die_on_part("any:after:segv", 4, &gen);
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "after:segv: status 0x%x", st);
-	tf_check_busy(SHM_T_GPU, 4, gen, 1);
-	tf_repair(SHM_T_GPU, st);
+	tf_crashes("gpuworker", SHM_T_GPU, send_part, cr, sizeof cr / sizeof cr[0]);
 }
 
 /* The first result corrupted after its seal, the second sound. */
@@ -142,9 +116,16 @@ static void test_frame(void)
 /* Killed in copy 0 of the begin's write: odd sequence, old record. */
 static void test_shm(void)
 {
-	uint64_t gen, before = tf_slot(SHM_T_GPU, 0).gen;
-	int st = die_on_part("gpu.0:shm:kill", 7, &gen);
+	struct t_child c;
+	uint64_t before = tf_slot(SHM_T_GPU, 0).gen;
 
+	tf_spawn(&c, "gpuworker", "0", "gpu.0:shm:kill", 0);
+	tf_hello(&c);
+	uint64_t gen = send_part(&c, 7);
+	int st = t_wait(&c, 5000);
+
+	CHECK(st >= 0, "shm:kill: still running after 5 s");
+	tf_fired(&c, "gpu.0:shm:kill", 1);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "shm:kill: status 0x%x", st);
 	CHECK(tf_seq(SHM_T_GPU, 0) % 2 == 1, "not killed inside a status write");
 	CHECK(tf_slot(SHM_T_GPU, 0).gen == before, "readers do not see the last record");

@@ -33,20 +33,6 @@ static uint64_t send_req(struct t_child *c, uint64_t job)
 	return tf_gen;
 }
 
-static int die_on_req(const char *rule, uint64_t job, uint64_t *gen)
-{
-	struct t_child c;
-
-	tf_spawn(&c, "synth", "0", rule, 0);
-	tf_hello(&c);
-	*gen = send_req(&c, job);
-	int st = t_wait(&c, 5000);
-
-	CHECK(st >= 0, "%s: still running after 5 s", rule);
-	tf_fired(&c, rule, 1);
-	return st;
-}
-
 static void test_start(void)
 {
 	struct t_child c;
@@ -63,24 +49,13 @@ static void test_start(void)
 
 static void test_crashes(void)
 {
-	uint64_t gen;
-	int st;
+	static const struct tf_crash cr[] = {
+		{ "synth:before:kill", 2, SIGKILL, 0, 0 },
+		{ "synth:during:exit=7", 3, 0, 7, 1 },
+		{ "any:after:abort", 4, SIGABRT, 0, 1 },
+	};
 
-	st = die_on_req("synth:before:kill", 2, &gen);
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "before:kill: status 0x%x", st);
-	tf_check_busy(SHM_T_SYNTH, 2, gen, 0);
-	tf_repair(SHM_T_SYNTH, st);
-
-	st = die_on_req("synth:during:exit=7", 3, &gen);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7, "during:exit=7: status 0x%x", st);
-	tf_check_busy(SHM_T_SYNTH, 3, gen, 1);
-	struct shm_slot v = tf_repair(SHM_T_SYNTH, st);
-	CHECK(v.failed >= 1 && v.gen == gen, "repair did not count the lost partition");
-
-	st = die_on_req("any:after:abort", 4, &gen);
-	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "after:abort: status 0x%x", st);
-	tf_check_busy(SHM_T_SYNTH, 4, gen, 1);
-	tf_repair(SHM_T_SYNTH, st);
+	tf_crashes("synth", SHM_T_SYNTH, send_req, cr, sizeof cr / sizeof cr[0]);
 }
 
 static void test_frame(void)
