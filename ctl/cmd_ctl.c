@@ -132,7 +132,7 @@ static int cmd_ctl_check_name(const char *cmd, const char *name)
 
 /* cancel JOB, drain, stop, ping, worker enable|disable SLOT: the words
  * after the command name are the request's arguments, nargs of them. */
-static int cmd_ctl_simple(int argc, char **argv, int nargs, const char *usage)
+static int cmd_ctl_simple(int argc, char **argv, int nargs)
 {
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
@@ -151,22 +151,12 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs, const char *usage)
 		switch (opt) {
 		case 'n': t.name = optarg; break;
 		case 'S': t.socket = optarg; break;
-		case 'h': printf("usage: provisor %s\n", usage); return 0;
-		case ':':
-			fprintf(stderr, "provisor %s: option %s needs a value (usage: provisor %s)\n",
-				argv[0], argv[optind - 1], usage);
-			return 2;
-		default:
-			fprintf(stderr, "provisor %s: unknown option '%s' (usage: provisor %s)\n",
-				argv[0], argv[optind - 1], usage);
-			return 2;
+		case 'h': return cmd_help(argv[0]);
+		default: return cmd_bad_option(opt, argv);
 		}
 	}
-	if (argc - optind != nargs) {
-		fprintf(stderr, "provisor %s: expected %d argument%s (usage: provisor %s)\n",
-			argv[0], nargs, nargs == 1 ? "" : "s", usage);
-		return 2;
-	}
+	if (argc - optind != nargs)
+		return cmd_usage_error(argv[0], "expected %d argument%s", nargs, nargs == 1 ? "" : "s");
 	off = (size_t)snprintf(line, sizeof line, "%s", argv[0]);
 	for (int i = optind; i < argc && off < sizeof line; i++)
 		off += (size_t)snprintf(line + off, sizeof line - off, " %s", argv[i]);
@@ -185,28 +175,27 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs, const char *usage)
 
 int cmd_cancel(int argc, char **argv)
 {
-	return cmd_ctl_simple(argc, argv, 1, "cancel JOB [--name NAME] [--socket PATH]");
+	return cmd_ctl_simple(argc, argv, 1);
 }
 
 int cmd_drain(int argc, char **argv)
 {
-	return cmd_ctl_simple(argc, argv, 0, "drain [--name NAME] [--socket PATH]");
+	return cmd_ctl_simple(argc, argv, 0);
 }
 
 int cmd_stop(int argc, char **argv)
 {
-	return cmd_ctl_simple(argc, argv, 0, "stop [--name NAME] [--socket PATH]");
+	return cmd_ctl_simple(argc, argv, 0);
 }
 
 int cmd_ping(int argc, char **argv)
 {
-	return cmd_ctl_simple(argc, argv, 0, "ping [--name NAME] [--socket PATH]");
+	return cmd_ctl_simple(argc, argv, 0);
 }
 
 int cmd_worker(int argc, char **argv)
 {
-	return cmd_ctl_simple(argc, argv, 2,
-			      "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]");
+	return cmd_ctl_simple(argc, argv, 2);
 }
 
 /* Find job id in the table: 1 and *out, 0 when it is not there. */
@@ -290,9 +279,6 @@ static int cmd_ctl_wait(const char *name, uint64_t id, const char *result)
 	return rc;
 }
 
-#define SUBMIT_USAGE "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] " \
-		     "[--name NAME] [--socket PATH]"
-
 struct cmd_ctl_submit {
 	const char *kind, *seed, *k, *parts;
 	int wait;
@@ -326,26 +312,14 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 		case 'w': s->wait = 1; break;
 		case 'n': s->t.name = optarg; break;
 		case 'S': s->t.socket = optarg; break;
-		case 'h': printf("usage: provisor %s\n", SUBMIT_USAGE); exit(0);
-		case ':':
-			fprintf(stderr, "provisor submit: option %s needs a value (usage: provisor %s)\n",
-				argv[optind - 1], SUBMIT_USAGE);
-			return 2;
-		default:
-			fprintf(stderr, "provisor submit: unknown option '%s' (usage: provisor %s)\n",
-				argv[optind - 1], SUBMIT_USAGE);
-			return 2;
+		case 'h': exit(cmd_help("submit"));
+		default: return cmd_bad_option(opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "provisor submit: unexpected argument '%s' (usage: provisor %s)\n",
-			argv[optind], SUBMIT_USAGE);
-		return 2;
-	}
-	if (!s->kind) {
-		fprintf(stderr, "provisor submit: missing --kind (usage: provisor %s)\n", SUBMIT_USAGE);
-		return 2;
-	}
+	if (optind < argc)
+		return cmd_bad_option(-1, argv);
+	if (!s->kind)
+		return cmd_usage_error("submit", "missing --kind");
 	return cmd_ctl_check_name("submit", s->t.name);
 }
 

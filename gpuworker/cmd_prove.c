@@ -22,8 +22,6 @@
 #include "supervisor/cmds.h"
 #include "synth/synth.h"
 
-#define PROVE_USAGE "usage: provisor prove -i FILE -o FILE [--backend auto|cuda|cpu] [--device N]"
-
 /* 0 when out's directory exists and we may create files in it; else one
  * error line and -errno. */
 static int prove_check_outdir(const char *out)
@@ -90,26 +88,15 @@ int cmd_prove(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf("%s\n", PROVE_USAGE);
-			return 0;
-		case ':':
-			fprintf(stderr, "provisor prove: option %s needs a value (%s)\n",
-				argv[optind - 1], PROVE_USAGE);
-			return 2;
+			return cmd_help("prove");
 		default:
-			fprintf(stderr, "provisor prove: unknown option '%s' (%s)\n",
-				argv[optind - 1], PROVE_USAGE);
-			return 2;
+			return cmd_bad_option(opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "provisor prove: unexpected argument '%s' (%s)\n", argv[optind], PROVE_USAGE);
-		return 2;
-	}
-	if (!in || !out) {
-		fprintf(stderr, "provisor prove: missing %s (%s)\n", !in ? "-i FILE" : "-o FILE", PROVE_USAGE);
-		return 2;
-	}
+	if (optind < argc)
+		return cmd_bad_option(-1, argv);
+	if (!in || !out)
+		return cmd_usage_error("prove", "missing %s", !in ? "-i FILE" : "-o FILE");
 
 	/* A wrong -o should fail now, not after the transform. pfile's writer
 	 * still reports any later failure (disk full, a race). */

@@ -2,7 +2,11 @@
  * provisor: one binary, one subcommand per operator task. The table below
  * is the whole dispatch; each command parses its own arguments.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "supervisor/cmds.h"
@@ -28,9 +32,56 @@ static const struct cmd cmds[] = {
 	{ "worker", cmd_worker, "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]" },
 	{ "ping", cmd_ping, "ping [--name NAME] [--socket PATH]" },
 	{ "status", cmd_status, "status [--name NAME] [--json] [--prometheus]" },
-	{ "top", cmd_top, "top [--name NAME] [-d TENTHS] [--once] [--no-color] [--ascii]" },
+	{ "top", cmd_top, "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii]" },
 	{ "exporter", cmd_exporter, "exporter --listen ADDR:PORT [--name NAME]" },
 };
+
+static const char *usage_of(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (!strcmp(cmd, cmds[i].name))
+			return cmds[i].usage;
+	return cmd;
+}
+
+int cmd_help(const char *cmd)
+{
+	printf("usage: provisor %s\n", usage_of(cmd));
+	return 0;
+}
+
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "provisor %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (usage: provisor %s)\n", usage_of(cmd));
+	return 2;
+}
+
+int cmd_bad_option(int opt, char **argv)
+{
+	if (opt == -1)
+		return cmd_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	/* an unknown short option in a cluster ("-xq") is not all of its word */
+	if (opt == '?' && optopt)
+		return cmd_usage_error(argv[0], "unknown option '-%c'", optopt);
+	if (opt == ':')
+		return cmd_usage_error(argv[0], "option %s needs a value", argv[optind - 1]);
+	return cmd_usage_error(argv[0], "unknown option '%s'", argv[optind - 1]);
+}
+
+int cmd_parse_int(const char *s, long lo, long hi, long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtol(s, &end, 10);
+	return errno || !*s || *end || *n < lo || *n > hi ? -1 : 0;
+}
 
 static void usage(FILE *f)
 {

@@ -305,12 +305,6 @@ static int mkdirs(const char *path)
 	return mkdir(buf, 0750) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: provisor run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto]\n"
-		   "                    [--workers-per-gpu K] [--synth N] [--backend auto|cuda|cpu]\n");
-}
-
 static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
 {
 	char *end;
@@ -334,29 +328,33 @@ static int configure(struct sup *s, int argc, char **argv)
 		{ "synth", required_argument, NULL, 's' }, { "backend", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL;
+	const char *optstring = ":c:n:d:g:w:s:b:h", *config = NULL;
 	struct conf *c = &s->conf;
 	char err[512];
 	int o;
 
+	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "c:n:d:g:w:s:b:h", opts, NULL)) != -1)
+	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1)
 		if (o == 'c')
 			config = optarg;
-		else if (o == 'h') {
-			usage(stdout);
-			exit(0);
-		} else if (o == '?') {
-			usage(stderr);
+		else if (o == 'h')
+			exit(cmd_help("run"));
+		else if (o == '?' || o == ':') {
+			cmd_bad_option(o, argv);
 			return -1;
 		}
+	if (optind < argc) {
+		cmd_bad_option(-1, argv);
+		return -1;
+	}
 	conf_defaults(c);
 	if (config && conf_load(c, config, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
 	}
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "c:n:d:g:w:s:b:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		enum hterm_backend be;
 		switch (o) {
 		case 'n':
@@ -389,10 +387,6 @@ static int configure(struct sup *s, int argc, char **argv)
 			c->backend = (int)be;
 			break;
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "provisor run: unexpected argument '%s'\n", argv[optind]);
-		return -1;
 	}
 	if (conf_check(c, err, sizeof err) < 0) {	/* the flags may have broken it */
 		fprintf(stderr, "provisor run: %s\n", err);

@@ -17,8 +17,6 @@
 #include "supervisor/cmds.h"
 #include "synth/synth.h"
 
-#define SYNTH_USAGE "usage: provisor synth --seed HEX --partition I --log-size K -o FILE"
-
 /* Parse a decimal in [lo, hi] with nothing around it. 0 or -EINVAL. */
 static int synth_parse_u32(const char *s, unsigned long lo, unsigned long hi, uint32_t *out)
 {
@@ -84,28 +82,17 @@ int cmd_synth(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'h':
-			printf("%s\n", SYNTH_USAGE);
-			return 0;
-		case ':':
-			fprintf(stderr, "provisor synth: option %s needs a value (%s)\n",
-				argv[optind - 1], SYNTH_USAGE);
-			return 2;
+			return cmd_help("synth");
 		default:
-			fprintf(stderr, "provisor synth: unknown option '%s' (%s)\n",
-				argv[optind - 1], SYNTH_USAGE);
-			return 2;
+			return cmd_bad_option(opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "provisor synth: unexpected argument '%s' (%s)\n", argv[optind], SYNTH_USAGE);
-		return 2;
-	}
-	if (!id.seed_len || !have_part || !have_k || !out) {
-		fprintf(stderr, "provisor synth: missing %s (%s)\n",
-			!id.seed_len ? "--seed" : !have_part ? "--partition" : !have_k ? "--log-size" : "-o FILE",
-			SYNTH_USAGE);
-		return 2;
-	}
+	if (optind < argc)
+		return cmd_bad_option(-1, argv);
+	if (!id.seed_len || !have_part || !have_k || !out)
+		return cmd_usage_error("synth", "missing %s",
+				       !id.seed_len ? "--seed" : !have_part ? "--partition" :
+				       !have_k ? "--log-size" : "-o FILE");
 
 	n = (size_t)1 << id.k;
 	a = malloc(n * sizeof *a);

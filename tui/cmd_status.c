@@ -6,18 +6,13 @@
  * responding (the data printed is its last), 1 when there is no segment.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "supervisor/cmds.h"
 #include "tui/snap.h"
 #include "tui/status.h"
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: provisor status [--name NAME] [--json] [--prometheus]\n");
-	return 2;
-}
 
 int cmd_status(int argc, char **argv)
 {
@@ -27,20 +22,30 @@ int cmd_status(int argc, char **argv)
 	struct snap s = { 0 };
 	char err[256];
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--prometheus"))
-			prom = 1;
-		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
-			name = argv[++i];
-		else if (!strncmp(argv[i], "--name=", 7))
-			name = argv[i] + 7;
-		else
-			return usage();
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': name = optarg; break;
+		case 'j': json = 1; break;
+		case 'p': prom = 1; break;
+		case 'h': return cmd_help("status");
+		default: return cmd_bad_option(opt, argv);
+		}
 	}
+	if (optind < argc)
+		return cmd_bad_option(-1, argv);
 	if (json && prom)
-		return usage();
+		return cmd_usage_error("status", "--json and --prometheus are two formats: choose one");
 	if (snap_reader_init(&r, name, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor status: %s\n", err);
 		return 2;

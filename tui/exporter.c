@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <signal.h>
@@ -103,12 +104,6 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, int *v6)
 	return 0;
 }
 
-static int usage(void)
-{
-	fprintf(stderr, "usage: provisor exporter --listen ADDR:PORT [--name NAME]\n");
-	return 2;
-}
-
 int cmd_exporter(int argc, char **argv)
 {
 	const char *listen = NULL, *name = "default";
@@ -120,16 +115,28 @@ int cmd_exporter(int argc, char **argv)
 	char err[256];
 	int v6 = 0, sig = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--listen") && i + 1 < argc)
-			listen = argv[++i];
-		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
-			name = argv[++i];
-		else
-			return usage();
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': listen = optarg; break;
+		case 'n': name = optarg; break;
+		case 'h': return cmd_help("exporter");
+		default: return cmd_bad_option(opt, argv);
+		}
 	}
+	if (optind < argc)
+		return cmd_bad_option(-1, argv);
 	if (!listen)
-		return usage();
+		return cmd_usage_error("exporter", "missing --listen ADDR:PORT");
 	if (parse_listen(listen, &ss, &v6) < 0) {
 		fprintf(stderr, "provisor exporter: bad --listen '%s': want ADDR:PORT, [ADDR]:PORT or :PORT\n", listen);
 		return 2;

@@ -11,6 +11,7 @@
  * real, and exits: 0 running, 3 not running/responding, 1 no segment.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
@@ -32,34 +33,50 @@ struct top_opts {
 	int once, color, ascii, width;
 };
 
-static int usage(void)
-{
-	fprintf(stderr, "usage: provisor top [--name NAME] [-d TENTHS] [--once] [--width N] "
-		"[--no-color] [--ascii]\n");
-	return 2;
-}
-
+/* 0 to go on, 2 after saying what was wrong, -1 after --help. */
 static int parse(int argc, char **argv, struct top_opts *o)
 {
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "once", no_argument, NULL, '1' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "no-color", no_argument, NULL, 'C' },
+		{ "ascii", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
 	const char *nc = getenv("NO_COLOR");
+	long n;
+	int opt;
 
 	*o = (struct top_opts){ .name = "default", .tenths = 5, .color = !(nc && *nc) };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--once")) o->once = 1;
-		else if (!strcmp(a, "--no-color")) o->color = 0;
-		else if (!strcmp(a, "--ascii")) o->ascii = 1;
-		else if (!strcmp(a, "--name") && v) o->name = argv[++i];
-		else if (!strcmp(a, "--width") && v) o->width = atoi(argv[++i]);
-		else if ((!strcmp(a, "-d") || !strcmp(a, "--delay")) && v) {
-			int d = atoi(argv[++i]);
-			if (d < 1 || d > 600)
-				return -1;
-			o->tenths = (unsigned)d;
-		} else
-			return -1;
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': o->name = optarg; break;
+		case '1': o->once = 1; break;
+		case 'C': o->color = 0; break;
+		case 'a': o->ascii = 1; break;
+		case 'h': return cmd_help("top") - 1;
+		case 'd':
+			if (cmd_parse_int(optarg, 1, 600, &n) < 0)
+				return cmd_usage_error("top", "-d '%s' is not a delay in tenths of a second, 1..600",
+						       optarg);
+			o->tenths = (unsigned)n;
+			break;
+		case 'w':
+			if (cmd_parse_int(optarg, 1, 10000, &n) < 0)
+				return cmd_usage_error("top", "--width '%s' is not a number of columns in 1..10000",
+						       optarg);
+			o->width = (int)n;
+			break;
+		default:
+			return cmd_bad_option(opt, argv);
+		}
 	}
-	return 0;
+	return optind < argc ? cmd_bad_option(-1, argv) : 0;
 }
 
 static int exit_code(const struct snap *s)
@@ -248,8 +265,8 @@ int cmd_top(int argc, char **argv)
 	char err[256];
 	int rc;
 
-	if (parse(argc, argv, &o) < 0)
-		return usage();
+	if ((rc = parse(argc, argv, &o)))
+		return rc < 0 ? 0 : rc;	/* -1: --help was printed */
 	setlocale(LC_ALL, "");
 	if (strcmp(nl_langinfo(CODESET), "UTF-8"))
 		o.ascii = 1;	/* no UTF-8: line art and glyphs in ASCII */

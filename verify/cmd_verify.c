@@ -18,8 +18,6 @@
 #include "synth/synth.h"
 #include "verify/verify.h"
 
-#define VERIFY_USAGE "usage: provisor verify FILE..."
-
 /* Check one partition's H and print its line. 0 ok, else nonzero. */
 static int verify_report(const char *path, const struct synth_id *id, const fr_t *h)
 {
@@ -98,18 +96,10 @@ int cmd_verify(int argc, char **argv)
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			printf("%s\n", VERIFY_USAGE);
-			return 0;
-		}
-		fprintf(stderr, "provisor verify: unknown option '%s' (%s)\n", argv[optind - 1], VERIFY_USAGE);
-		return 2;
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "provisor verify: no files given (%s)\n", VERIFY_USAGE);
-		return 2;
-	}
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1)
+		return opt == 'h' ? cmd_help("verify") : cmd_bad_option(opt, argv);
+	if (optind >= argc)
+		return cmd_usage_error("verify", "no files given");
 	for (int i = optind; i < argc; i++) {
 		if (pfile_probe(argv[i], &kind, err, sizeof err)) {
 			fprintf(stderr, "provisor verify: %s\n", err);

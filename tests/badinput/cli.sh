@@ -43,8 +43,11 @@ r "--synth: 'abc' is not a number" --synth abc
 r "--synth: '-3' is not a number" --synth -3
 r "--workers-per-gpu: '0' is not" --workers-per-gpu 0
 r "--backend: 'opencl' is not auto, cuda or cpu" --backend opencl
-r "option '--backend' requires an argument" --backend
-r "unrecognized option '--colour'" --colour
+r "provisor run: option --backend needs a value" --backend
+r "provisor run: unknown option '--colour'" --colour
+r "provisor run: unexpected argument 'now'" now
+r "provisor run: unknown option '-Z'" -Z
+r "provisor run: option --gpus needs a value" --gpus
 refuse "--name: instance name 'a/b' has '/'" run --name a/b --state-dir "$dir/state"
 refuse "--name: instance name must be 1 to 32" run --name "$(printf 'n%.0s' $(seq 40))" --state-dir "$dir/state"
 refuse "longer than 90 bytes" run --name "$name" --state-dir "/tmp/$(printf 'd%.0s' $(seq 120))"
@@ -85,6 +88,35 @@ mkdir -p adir
 r "adir: not a regular file" --config adir
 [ ! -e "$dir/state" ] || fail "a refused run created its state directory"
 [ ! -e "/dev/shm/provisor.$name" ] || fail "a refused run created a segment"
+
+# Every subcommand: an unknown option, an option without its value and an
+# argument it does not take are each one line on stderr naming the word,
+# with the usage; nothing on stdout.
+oneline() {  # oneline PATTERN CMD...
+  refuse "$@"
+  [ "$(wc -l <err)" -eq 1 ] && [ ! -s out ] ||
+    fail "provisor ${*:2}: not one line on stderr: $(head -c 300 err out)"
+}
+# (command, an option of it that takes a value, or - when none does; run
+# is checked above, with a private name and state directory)
+for spec in "synth --seed" "prove --backend" "verify -" "submit --name" \
+    "cancel --name" "drain --name" "stop --name" "worker --name" "ping --socket" \
+    "status --name" "top -d" "exporter --listen"; do
+  c=${spec% *} o=${spec#* }
+  oneline "^provisor $c: unknown option '--bogus' \(usage: provisor $c " $c --bogus
+  oneline "^provisor $c: unknown option '-Z' \(usage: provisor $c " $c -Z
+  [ "$o" = - ] || oneline "^provisor $c: option $o needs a value \(usage: provisor $c " $c $o
+done
+for c in synth prove submit drain stop ping status top exporter; do
+  oneline "^provisor $c: unexpected argument 'extra'|^provisor $c: expected 0 arguments" $c extra
+done
+oneline "provisor top: -d '0' is not a delay in tenths" top -d 0
+oneline "provisor top: -d '2x' is not a delay in tenths" top -d 2x
+oneline "provisor top: --width 'x' is not a number of columns" top --width x --once
+oneline "provisor status: --json and --prometheus" status --json --prometheus
+oneline "provisor exporter: missing --listen" exporter --name "$name"
+oneline "provisor cancel: expected 1 argument" cancel --name "$name"
+oneline "provisor verify: no files given" verify
 
 # submit/cancel/worker: refused before any connection (none exists).
 refuse "unknown --kind 'stark'" submit --name "$name" --kind stark
