@@ -562,7 +562,8 @@ int cmd_run(int argc, char **argv)
 		s->ngpu, s->nsynth, s->conf.state_dir);
 	/* Test hooks: said aloud, so that one left in a unit is noticed. */
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
-					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS" };
+					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS",
+					     "PROVISOR_NO_PIDFD" };
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		const char *v = secure_getenv(hooks[i]);
 		if (v)

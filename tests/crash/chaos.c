@@ -82,23 +82,6 @@ static int count_fds(pid_t pid)
 	return n;
 }
 
-static int zombies(pid_t parent)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d))) {
-		pid_t ppid = 0;
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
-		    proc_state((pid_t)atoi(e->d_name), &ppid) == 'Z' && ppid == parent)
-			n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static void all_idle(void)
 {
 	struct shm_slot s;
@@ -169,12 +152,12 @@ int main(void)
 		}
 	int fds_after = count_fds(sv.pid);
 	printf("info: %d jobs, %u kills, %llu restarts, supervisor fds %d before / %d after, %d zombies%s\n",
-	       njobs, nkills, (unsigned long long)restarts, fds_before, fds_after, zombies(sv.pid),
+	       njobs, nkills, (unsigned long long)restarts, fds_before, fds_after, sv_count_state(sv.pid, 'Z'),
 	       events_ok ? "" : " (event ring wrapped: once-only not checked by events)");
 	CHECK(njobs >= 50 && nkills >= KILLS, "not enough chaos");
 	CHECK(restarts == nkills, "restarts %llu != kills %u", (unsigned long long)restarts, nkills);
 	CHECK(fds_after == fds_before, "supervisor fds %d before, %d after", fds_before, fds_after);
-	CHECK(zombies(sv.pid) == 0, "zombie children");
+	CHECK(sv_count_state(sv.pid, 'Z') == 0, "zombie children");
 	crash_stop(&sv);
 	sv_check_clean(&sv);
 	return 0;

@@ -224,8 +224,9 @@ static inline int sv_verify(struct sv *v, uint64_t id)
 	return system(cmd);
 }
 
-/* Processes whose parent is pid (or, once it is gone, us). */
-static inline int sv_count_children(pid_t parent)
+/* Processes whose parent is pid, in /proc's state letter state ('Z' a
+ * zombie), or in any state when state is 0. */
+static inline int sv_count_state(pid_t parent, char state)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -241,8 +242,9 @@ static inline int sv_count_children(pid_t parent)
 		if (!f)
 			continue;
 		if (fgets(buf, sizeof buf, f)) {
-			char *p = strrchr(buf, ')');
-			if (p && sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == parent)
+			char *p = strrchr(buf, ')'), st;
+			if (p && sscanf(p + 2, "%c %d", &st, &ppid) == 2 && ppid == parent &&
+			    (!state || st == state))
 				n++;
 		}
 		fclose(f);
@@ -250,6 +252,12 @@ static inline int sv_count_children(pid_t parent)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* Processes whose parent is pid (or, once it is gone, us). */
+static inline int sv_count_children(pid_t parent)
+{
+	return sv_count_state(parent, 0);
 }
 
 /* After the supervisor exited: nothing of it may remain. */
