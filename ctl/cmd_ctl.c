@@ -152,7 +152,7 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs)
 		case 'n': t.name = optarg; break;
 		case 'S': t.socket = optarg; break;
 		case 'h': return cmd_help(argv[0]);
-		default: return cmd_bad_option(opt, argv);
+		default: return cmd_bad_option(opt, argv, opts);
 		}
 	}
 	if (argc - optind != nargs)
@@ -313,11 +313,11 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 		case 'n': s->t.name = optarg; break;
 		case 'S': s->t.socket = optarg; break;
 		case 'h': exit(cmd_help("submit"));
-		default: return cmd_bad_option(opt, argv);
+		default: return cmd_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_bad_option(-1, argv);
+		return cmd_extra_arg(argv);
 	if (!s->kind)
 		return cmd_usage_error("submit", "missing --kind");
 	return cmd_ctl_check_name("submit", s->t.name);

@@ -90,11 +90,11 @@ int cmd_prove(int argc, char **argv)
 		case 'h':
 			return cmd_help("prove");
 		default:
-			return cmd_bad_option(opt, argv);
+			return cmd_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_bad_option(-1, argv);
+		return cmd_extra_arg(argv);
 	if (!in || !out)
 		return cmd_usage_error("prove", "missing %s", !in ? "-i FILE" : "-o FILE");
 

@@ -5,7 +5,7 @@
 #ifndef SUPERVISOR_CMDS_H
 #define SUPERVISOR_CMDS_H
 
-#include <stdint.h>
+#include <getopt.h>
 
 int cmd_run(int argc, char **argv);	/* supervisor/run.c */
 int cmd_synth(int argc, char **argv);	/* synth/cmd_synth.c */
@@ -30,10 +30,12 @@ int cmd_help(const char *cmd);	/* the usage line on stdout; returns 0 */
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));	/* returns 2 */
 /* The error for what getopt_long returned when it was not one of the
- * command's options (optstring starting with ':', opterr 0): ':' is an
- * option without its value, anything else an unknown option; with -1, the
- * argument argv[optind] that the command does not take. Returns 2. */
-int cmd_bad_option(int opt, char **argv);
+ * command's options opts (optstring starting with ':', opterr 0): ':' an
+ * option without its value, '?' an unknown option or a value given to one
+ * that takes none. Returns 2. */
+int cmd_bad_option(int opt, char **argv, const struct option *opts);
+/* The error for argv[optind], an argument the command does not take. */
+int cmd_extra_arg(char **argv);
 /* n in lo..hi from all of s, decimal: 0, or -1 when it is not. */
 int cmd_parse_int(const char *s, long lo, long hi, long *n);
 

@@ -62,16 +62,28 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
-int cmd_bad_option(int opt, char **argv)
+int cmd_bad_option(int opt, char **argv, const struct option *opts)
 {
-	if (opt == -1)
-		return cmd_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-	/* an unknown short option in a cluster ("-xq") is not all of its word */
-	if (opt == '?' && optopt)
+	const char *word = argv[optind - 1];
+
+	if (opt == ':')		/* only at the end of argv: word is the option */
+		return cmd_usage_error(argv[0], "option %s needs a value", word);
+	/* "--name=VALUE" for an option without one: getopt_long gives '?' with
+	 * optopt set to that option's value */
+	size_t len = strcspn(word, "=");
+	for (const struct option *o = opts; optopt && o->name; o++)
+		if (o->val == optopt && word[len] && !strncmp(word, "--", 2) &&
+		    !strncmp(word + 2, o->name, len - 2))
+			return cmd_usage_error(argv[0], "option --%s takes no value", o->name);
+	/* an unknown short option may be inside a cluster ("-xq"): not word */
+	if (optopt)
 		return cmd_usage_error(argv[0], "unknown option '-%c'", optopt);
-	if (opt == ':')
-		return cmd_usage_error(argv[0], "option %s needs a value", argv[optind - 1]);
-	return cmd_usage_error(argv[0], "unknown option '%s'", argv[optind - 1]);
+	return cmd_usage_error(argv[0], "unknown option '%s'", word);
+}
+
+int cmd_extra_arg(char **argv)
+{
+	return cmd_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
 }
 
 int cmd_parse_int(const char *s, long lo, long hi, long *n)

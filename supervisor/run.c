@@ -341,11 +341,11 @@ static int configure(struct sup *s, int argc, char **argv)
 		else if (o == 'h')
 			exit(cmd_help("run"));
 		else if (o == '?' || o == ':') {
-			cmd_bad_option(o, argv);
+			cmd_bad_option(o, argv, opts);
 			return -1;
 		}
 	if (optind < argc) {
-		cmd_bad_option(-1, argv);
+		cmd_extra_arg(argv);
 		return -1;
 	}
 	conf_defaults(c);

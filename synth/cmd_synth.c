@@ -84,11 +84,11 @@ int cmd_synth(int argc, char **argv)
 		case 'h':
 			return cmd_help("synth");
 		default:
-			return cmd_bad_option(opt, argv);
+			return cmd_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_bad_option(-1, argv);
+		return cmd_extra_arg(argv);
 	if (!id.seed_len || !have_part || !have_k || !out)
 		return cmd_usage_error("synth", "missing %s",
 				       !id.seed_len ? "--seed" : !have_part ? "--partition" :

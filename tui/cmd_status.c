@@ -16,12 +16,6 @@
 
 int cmd_status(int argc, char **argv)
 {
-	const char *name = "default";
-	int json = 0, prom = 0, rc;
-	struct snap_reader r;
-	struct snap s = { 0 };
-	char err[256];
-
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
@@ -29,7 +23,11 @@ int cmd_status(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	int opt;
+	const char *name = "default";
+	int json = 0, prom = 0, rc, opt;
+	struct snap_reader r;
+	struct snap s = { 0 };
+	char err[256];
 
 	opterr = 0;
 	optind = 0;
@@ -39,11 +37,11 @@ int cmd_status(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'p': prom = 1; break;
 		case 'h': return cmd_help("status");
-		default: return cmd_bad_option(opt, argv);
+		default: return cmd_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_bad_option(-1, argv);
+		return cmd_extra_arg(argv);
 	if (json && prom)
 		return cmd_usage_error("status", "--json and --prometheus are two formats: choose one");
 	if (snap_reader_init(&r, name, err, sizeof err) < 0) {

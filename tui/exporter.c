@@ -106,6 +106,12 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, int *v6)
 
 int cmd_exporter(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
 	const char *listen = NULL, *name = "default";
 	struct sockaddr_storage ss;
 	struct exporter e = { 0 };
@@ -113,15 +119,7 @@ int cmd_exporter(int argc, char **argv)
 	const union MHD_DaemonInfo *info;
 	sigset_t set;
 	char err[256];
-	int v6 = 0, sig = 0;
-
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	int opt;
+	int v6 = 0, sig = 0, opt;
 
 	opterr = 0;
 	optind = 0;
@@ -130,11 +128,11 @@ int cmd_exporter(int argc, char **argv)
 		case 'l': listen = optarg; break;
 		case 'n': name = optarg; break;
 		case 'h': return cmd_help("exporter");
-		default: return cmd_bad_option(opt, argv);
+		default: return cmd_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_bad_option(-1, argv);
+		return cmd_extra_arg(argv);
 	if (!listen)
 		return cmd_usage_error("exporter", "missing --listen ADDR:PORT");
 	if (parse_listen(listen, &ss, &v6) < 0) {

@@ -73,10 +73,10 @@ static int parse(int argc, char **argv, struct top_opts *o)
 			o->width = (int)n;
 			break;
 		default:
-			return cmd_bad_option(opt, argv);
+			return cmd_bad_option(opt, argv, opts);
 		}
 	}
-	return optind < argc ? cmd_bad_option(-1, argv) : 0;
+	return optind < argc ? cmd_extra_arg(argv) : 0;
 }
 
 static int exit_code(const struct snap *s)

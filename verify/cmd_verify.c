@@ -97,7 +97,7 @@ int cmd_verify(int argc, char **argv)
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1)
-		return opt == 'h' ? cmd_help("verify") : cmd_bad_option(opt, argv);
+		return opt == 'h' ? cmd_help("verify") : cmd_bad_option(opt, argv, opts);
 	if (optind >= argc)
 		return cmd_usage_error("verify", "no files given");
 	for (int i = optind; i < argc; i++) {

@@ -114,6 +114,8 @@ oneline "provisor top: -d '0' is not a delay in tenths" top -d 0
 oneline "provisor top: -d '2x' is not a delay in tenths" top -d 2x
 oneline "provisor top: --width 'x' is not a number of columns" top --width x --once
 oneline "provisor status: --json and --prometheus" status --json --prometheus
+oneline "provisor status: option --json takes no value" status --json=1
+oneline "provisor submit: option --wait takes no value" submit --kind porep --wait=yes
 oneline "provisor exporter: missing --listen" exporter --name "$name"
 oneline "provisor cancel: expected 1 argument" cancel --name "$name"
 oneline "provisor verify: no files given" verify
