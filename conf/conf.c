@@ -232,8 +232,9 @@ struct conf_key {
 	const char *what;	/* for CK_FN; the others say it from type */
 };
 
+/* A number with its range; a field whose type says what is valid; a setter. */
 #define CK_NUM(k, t, s, f, l, h) { k, t, offsetof(struct s, f), l, h, NULL, NULL }
-#define CK_TIME(k, t, s, f) { k, t, offsetof(struct s, f), 0, 0, NULL, NULL }
+#define CK_FIELD(k, t, s, f) { k, t, offsetof(struct s, f), 0, 0, NULL, NULL }
 #define CK_SET(k, fn, w) { k, CK_FN, 0, 0, 0, fn, w }
 
 static int conf_set_name(struct conf *c, const char *v)
@@ -306,25 +307,25 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_NUM("synth", CK_INT, conf, synth, 1, CONF_MAX_SLOTS),
 	CK_SET("backend", conf_set_backend, "auto, cuda or cpu"),
 	CK_SET("mem_budget", conf_set_mem_budget, "a size"),
-	CK_TIME("shm_mode", CK_MODE, conf, shm_mode),
-	CK_TIME("socket_mode", CK_MODE, conf, socket_mode),
+	CK_FIELD("shm_mode", CK_MODE, conf, shm_mode),
+	CK_FIELD("socket_mode", CK_MODE, conf, socket_mode),
 	CK_SET("socket_group", conf_set_socket_group, "a group on this system"),
 	CK_NUM("max_jobs", CK_U32, conf, max_jobs, 1, 1u << 20),
 	CK_NUM("max_log_size", CK_U32, conf, max_log_size, 1, 26),
 	CK_NUM("restart_intensity", CK_U32, conf, restart_intensity, 1, 1000000),
-	CK_TIME("restart_period", CK_MS, conf, restart_period_ms),
-	CK_TIME("backoff_max", CK_MS, conf, backoff_max_ms),
-	CK_TIME("stable_run", CK_MS, conf, stable_run_ms),
+	CK_FIELD("restart_period", CK_MS, conf, restart_period_ms),
+	CK_FIELD("backoff_max", CK_MS, conf, backoff_max_ms),
+	CK_FIELD("stable_run", CK_MS, conf, stable_run_ms),
 	CK_NUM("poison_attempts", CK_U32, conf, poison_attempts, 1, 255),
-	CK_TIME("heartbeat_timeout", CK_MS, conf, heartbeat_timeout_ms),
-	CK_TIME("stop_timeout", CK_MS, conf, stop_timeout_ms),
+	CK_FIELD("heartbeat_timeout", CK_MS, conf, heartbeat_timeout_ms),
+	CK_FIELD("stop_timeout", CK_MS, conf, stop_timeout_ms),
 };
 
 static const struct conf_key conf_kind_keys[] = {
 	CK_NUM("log_size", CK_U32, conf_kind, log_size, 1, 26),
 	CK_NUM("partitions", CK_U32, conf_kind, partitions, 1, SHM_JOB_MAX_PARTS),
 	CK_NUM("priority", CK_U32, conf_kind, priority, 0, 255),
-	CK_TIME("deadline", CK_DUR, conf_kind, deadline_ms),
+	CK_FIELD("deadline", CK_DUR, conf_kind, deadline_ms),
 };
 
 static_assert(CONF_MAX_SLOTS == 256, "the gpus key's message says 1..256");

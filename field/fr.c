@@ -362,6 +362,17 @@ fr_muln_fn_t fr_muln_fn(void)
 	return fr_cur->muln;
 }
 
+void fr_muln_const(fr_t *out, const fr_t *a, const fr_t *c, size_t n)
+{
+	enum { CHUNK = 64 };
+	fr_t cs[CHUNK];
+
+	for (size_t i = 0; i < CHUNK && i < n; i++)
+		cs[i] = *c;
+	for (size_t i = 0; i < n; i += CHUNK)
+		fr_cur->muln(out + i, a + i, cs, n - i < CHUNK ? n - i : CHUNK);
+}
+
 int fr_batch_wide(void)
 {
 	return fr_cur->wide;

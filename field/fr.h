@@ -92,6 +92,8 @@ fr_sqr_fn_t fr_sqr_fn(void);
  * IFMA. out may be a or b, but must not overlap them otherwise. */
 typedef void (*fr_muln_fn_t)(fr_t *out, const fr_t *a, const fr_t *b, size_t n);
 fr_muln_fn_t fr_muln_fn(void);
+/* out[i] = a[i] * c for i < n, through fr_muln; out may be a. */
+void fr_muln_const(fr_t *out, const fr_t *a, const fr_t *c, size_t n);
 /* 1 when fr_muln_fn() is faster than one product at a time (IFMA); else
  * a loop interleaving single products with other work is as fast. */
 int fr_batch_wide(void);

@@ -432,22 +432,15 @@ static void ntt_negate_scale(fr_t *x, size_t n, const fr_t *tab,
 	fr_t lo, hi, t;
 
 	if (tab || !r) {	/* reverse, then scale in batches */
-		fr_muln_fn_t muln = fr_muln_fn();
-		fr_t cs[NTT_CHUNK];
-
 		for (size_t i = 1; i < n / 2; i++) {
 			t = x[i];
 			x[i] = x[n - i];
 			x[n - i] = t;
 		}
-		if (tab) {
-			muln(x, x, tab, n);
-			return;
-		}
-		for (size_t i = 0; i < NTT_CHUNK; i++)
-			cs[i] = *c;
-		for (size_t i = 0; i < n; i += NTT_CHUNK)
-			muln(x + i, x + i, cs, n - i < NTT_CHUNK ? n - i : NTT_CHUNK);
+		if (tab)
+			fr_muln_fn()(x, x, tab, n);
+		else
+			fr_muln_const(x, x, c, n);
 		return;
 	}
 	/* Two running products: s_i upwards from i = 1, s_(n-i) downwards

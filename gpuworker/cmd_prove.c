@@ -59,7 +59,7 @@ int cmd_prove(int argc, char **argv)
 	fr_t *a = NULL, *b = NULL, *c = NULL;
 	size_t bad;
 	long dev = 0;
-	char err[512], *end;
+	char err[512];
 	int opt, rc = 1;
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
@@ -79,9 +79,7 @@ int cmd_prove(int argc, char **argv)
 			}
 			break;
 		case 'd':
-			errno = 0;
-			dev = strtol(optarg, &end, 10);
-			if (errno || !optarg[0] || *end || dev < 0 || dev > INT_MAX) {
+			if (cmd_parse_int(optarg, 0, INT_MAX, &dev) < 0) {
 				fprintf(stderr, "provisor prove: --device '%s' is not a device ordinal (0, 1, ...)\n",
 					optarg);
 				return 2;

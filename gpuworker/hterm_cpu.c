@@ -85,15 +85,13 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 	/* In batches for fr_muln (eight lanes at a time with IFMA). */
 	enum { CHUNK = 64 };
 	fr_muln_fn_t muln = fr_muln_fn();
-	fr_t t[CHUNK], zs[CHUNK];
-	for (size_t i = 0; i < CHUNK; i++)
-		zs[i] = zinv;
+	fr_t t[CHUNK];
 	for (size_t i = 0; i < n; i += CHUNK) {
 		size_t m = n - i < CHUNK ? n - i : CHUNK;
 		muln(t, a + i, b + i, m);
 		for (size_t j = 0; j < m; j++)
 			fr_sub(&t[j], &t[j], &c[i + j]);
-		muln(a + i, t, zs, m);
+		fr_muln_const(a + i, t, &zinv, m);
 	}
 	return ntt_coset_inverse(a, k);
 }

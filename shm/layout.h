@@ -24,6 +24,7 @@
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
 #define SHM_JOB_MAX_PARTS 64
+#define SHM_NKINDS 4		/* job kinds 1..4 (format/pfile.h) */
 #define SHM_MAX_TABLES 8
 
 enum shm_table_id {
@@ -203,7 +204,7 @@ struct shm_sup {
 	uint64_t parts_failed;		/* 48 */
 	uint64_t mem_budget;		/* 56: bytes */
 	uint64_t mem_used;		/* 64: bytes */
-	uint64_t jobs_done_kind[4];	/* 72: jobs_done by kind 1..4 (format/pfile.h) */
+	uint64_t jobs_done_kind[SHM_NKINDS];	/* 72: jobs_done by kind 1..SHM_NKINDS */
 	uint64_t reserved[3];		/* 104 */
 };
 

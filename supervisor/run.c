@@ -307,10 +307,9 @@ static int mkdirs(const char *path)
 
 static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
 {
-	char *end;
-	long n = strtol(v, &end, 10);
+	long n;
 
-	if (!*v || *end || n < lo || n > hi) {
+	if (cmd_parse_int(v, lo, hi, &n) < 0) {
 		fprintf(stderr, "provisor run: %s: '%s' is not a number in %d..%d\n", opt, v, lo, hi);
 		return -1;
 	}

@@ -255,7 +255,7 @@ static void job_finish(struct sup *s, int ji, uint32_t state, const char *reason
 	}
 	if (state == SHM_JOB_DONE) {
 		s->stats.jobs_done++;
-		if (j->kind >= 1 && j->kind <= 4)
+		if (j->kind >= 1 && j->kind <= SHM_NKINDS)
 			s->stats.jobs_done_kind[j->kind - 1]++;
 	} else
 		s->stats.jobs_failed++;

@@ -109,10 +109,11 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 	int known = 0;
 	for (int i = 0; i < sv_nall; i++)
 		known |= sv_all[i] == v;
-	if (!known && sv_nall < (int)(sizeof sv_all / sizeof sv_all[0]))
+	if (!known && sv_nall < (int)(sizeof sv_all / sizeof sv_all[0])) {
+		if (!sv_nall)
+			atexit(sv_atexit);
 		sv_all[sv_nall++] = v;
-	if (sv_nall == 1 && !known)
-		atexit(sv_atexit);
+	}
 	snprintf(v->name, sizeof v->name, "t-%s-%d", tag, (int)getpid());
 	snprintf(v->dir, sizeof v->dir, "/tmp/provisor-test-%s-%d", tag, (int)getpid());
 	snprintf(v->sock, sizeof v->sock, "%s/control.sock", v->dir);

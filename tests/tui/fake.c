@@ -241,7 +241,7 @@ static void settle_jobs(struct fake *f, uint64_t now)
 			j->state = SHM_JOB_DONE;
 			j->end_mono_ns = now;
 			f->sup.jobs_done++;
-			if (j->kind >= 1 && j->kind <= 4)
+			if (j->kind >= 1 && j->kind <= SHM_NKINDS)
 				f->sup.jobs_done_kind[j->kind - 1]++;
 			write_job(f, e);
 			event(f, SHM_EV_JOB_DONE, 0, 0, j->id, 0, 0, "job done");

@@ -200,7 +200,7 @@ int main(void)
 	CHECK_EQ_U64(prom(pr, "provisor_jobs{state=\"running\"}"), f.sup.jobs_running);
 	/* Done jobs by kind: the same in all three views, and they add up. */
 	uint64_t by_kind = 0;
-	for (uint32_t k = 1; k <= 4; k++) {
+	for (uint32_t k = 1; k <= SHM_NKINDS; k++) {
 		char key[80], shown[40];
 		const char *kb = pfile_job_kind_name(k);
 		uint64_t n = f.sup.jobs_done_kind[k - 1];
