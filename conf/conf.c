@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "conf/conf.h"
+#include "util/text.h"
 #include "format/pfile.h"
 #include "gpuworker/hterm.h"
 #include "shm/shm.h"
@@ -393,26 +394,11 @@ static int conf_section(const char *s)
 	return -1;
 }
 
-/* A value as it may be echoed in a message: bytes outside printable
- * ASCII (non-UTF-8, control characters) as \xNN, cut to fit, so a bad
- * file cannot put escape sequences on the operator's terminal. */
+/* A value as it may be echoed in a message (util/text.h): a bad file
+ * cannot put escape sequences on the operator's terminal. */
 static const char *conf_shown(const char *v, char *buf, size_t len)
 {
-	size_t o = 0;
-
-	for (; *v && o + 5 < len; v++) {
-		unsigned char ch = (unsigned char)*v;
-		if (ch >= 0x20 && ch < 0x7f)
-			buf[o++] = (char)ch;
-		else
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
-	}
-	if (*v && o + 4 < len) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
+	return util_clean(buf, len, v);
 }
 
 /* inih's callback: one key of one section. Returns 0 (error) at most

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "shm/shm.h"
+#include "util/text.h"
 
 static const uint32_t payload_sizes[SHM_NTABLES] = {
 	[SHM_T_SUP] = sizeof(struct shm_sup),
@@ -74,11 +75,13 @@ int shm_name_check(const char *name, char *err, size_t errlen)
 			    "instance name must be 1 to %d characters", SHM_NAME_MAX);
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
+		char shown[4 * SHM_NAME_MAX + 8], ch[8];
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
 			return fail(err, errlen, -EINVAL,
-				    "instance name '%s' has '%c'; use letters, digits, '_', '-', '.'",
-				    name, c);
+				    "instance name '%s' has '%s'; use letters, digits, '_', '-', '.'",
+				    util_clean(shown, sizeof shown, name),
+				    util_cleann(ch, sizeof ch, &name[i], 1));
 	}
 	if (name[0] == '.')
 		return fail(err, errlen, -EINVAL, "instance name must not start with '.'");

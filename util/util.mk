@@ -1,0 +1,4 @@
+# util: small helpers every folder may use (header-only; util/*.h include
+# only libc), and their tests.
+TESTS += $(BIN)/tests/util_text
+$(BIN)/tests/util_text: $(call objs,tests/util/text.c)
