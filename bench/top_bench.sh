@@ -17,7 +17,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-topbench.XXXXXX")
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 fpid=
 cleanup() { T kill-server 2>/dev/null; [ -n "$fpid" ] && kill "$fpid" 2>/dev/null; wait 2>/dev/null
-            rm -f "/dev/shm/provisor.$name"; rm -rf "$dir"; }
+            rm -f "/run/provisor/$name.status"; rm -rf "$dir"; }
 trap cleanup EXIT
 
 "$fake" --name "$name" --gpus 64 --synth 32 --min-ms 300 --max-ms 900 --ready "$dir/ready" & fpid=$!

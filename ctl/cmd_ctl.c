@@ -16,29 +16,122 @@
  * (one "provisor: REASON" line on stderr), 2 bad arguments.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl/ctl.h"
 #include "format/pfile.h"
 #include "shm/shm.h"
 #include "supervisor/cmds.h"
+#include "util/text.h"
 
 #define CMD_CTL_TIMEOUT_MS 5000
 #define CMD_CTL_POLL_NS 50000000L	/* --wait polls the job table every 50 ms */
 #define CMD_CTL_GRACE_NS 2000000000ull	/* a new job may take this long to appear */
 
-/* Where to send: --socket, or the instance --name publishes. */
+/* Where to send: --socket, or the instance --name publishes; and whom
+ * we expect to find serving it. */
 struct cmd_ctl_target {
 	const char *name;
 	const char *socket;
 	char path[sizeof ((struct shm_header *)0)->control_path + 1];
+	pid_t pid;		/* the supervisor expected at the socket; 0 = any */
+	uid_t uid;		/* and its uid */
+	int any_trusted;	/* --socket: any peer that is us or root */
+	struct ctl_peer peer;	/* who answered */
+	char inst[SHM_NAME_MAX + 1];	/* --socket --wait: the instance behind it */
 };
 
-/* Fill t->path. 0, or 1 after printing why there is nothing to talk to. */
+/* Who may answer: the supervisor the segment names, or (--socket) a
+ * process of our own uid or root's. Asked before a byte is sent. */
+static int cmd_ctl_vet(const struct ctl_peer *p, void *arg, char *err, size_t errlen)
+{
+	struct cmd_ctl_target *t = arg;
+
+	t->peer = *p;
+	if (t->any_trusted && (p->uid == getuid() || p->uid == 0) && (!t->pid || p->pid == t->pid))
+		return 0;
+	if (!t->any_trusted && p->pid == t->pid && p->uid == t->uid)
+		return 0;
+	if (t->pid)
+		snprintf(err, errlen, "the socket %s is served by pid %d (uid %u), not by %s's "
+			 "supervisor (pid %d, uid %u): refusing to talk to it", t->path, (int)p->pid,
+			 (unsigned)p->uid, t->name, (int)t->pid, (unsigned)t->uid);
+	else
+		snprintf(err, errlen, "the socket %s is served by uid %u, neither you nor root: "
+			 "refusing to talk to it", t->path, (unsigned)p->uid);
+	return -EPERM;
+}
+
+/* The socket a segment publishes must be STATE/control.sock in a state
+ * directory that the segment's owner owns and nobody else can write, a
+ * socket of that owner, and (where we may read it) STATE/lock must name
+ * this instance: 0, or 1 after saying why. */
+static int cmd_ctl_check_path(const struct cmd_ctl_target *t)
+{
+	static const char tail[] = "/control.sock";
+	char dir[sizeof t->path], lockp[sizeof t->path + 8], who[128], shown[300];
+	size_t n = strlen(t->path);
+	struct stat st;
+	FILE *f;
+
+	if (t->path[0] != '/' || n <= sizeof tail - 1 || strcmp(t->path + n - (sizeof tail - 1), tail) ||
+	    strstr(t->path, "/../") || strstr(t->path, "/./") || strstr(t->path, "//") ||
+	    !util_is_clean(t->path)) {
+		fprintf(stderr, "provisor: instance '%s' publishes '%s' as its socket, not STATE/control.sock "
+			"on a clean absolute path: refusing it\n", t->name,
+			util_clean(shown, sizeof shown, t->path));
+		return 1;
+	}
+	memcpy(dir, t->path, n - (sizeof tail - 1));
+	dir[n - (sizeof tail - 1)] = '\0';
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != t->uid || (st.st_mode & 022)) {
+		fprintf(stderr, "provisor: instance '%s': its state directory %s is not a directory of uid %u "
+			"that only it can write: refusing its socket\n", t->name, dir, (unsigned)t->uid);
+		return 1;
+	}
+	if (lstat(t->path, &st) < 0) {
+		fprintf(stderr, "provisor: supervisor '%s' is not running (no control socket at %s: %s)\n",
+			t->name, t->path, strerror(errno));
+		return 1;
+	}
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != t->uid) {
+		fprintf(stderr, "provisor: %s is not a socket of uid %u: refusing it\n", t->path,
+			(unsigned)t->uid);
+		return 1;
+	}
+	snprintf(lockp, sizeof lockp, "%s/lock", dir);
+	int fd = open(lockp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && (f = fdopen(fd, "r"))) {
+		char name[SHM_NAME_MAX + 2] = "";
+		unsigned pid = 0;
+		int ok = fgets(who, sizeof who, f) && sscanf(who, "%33s %u", name, &pid) == 2 &&
+			 !strcmp(name, t->name) && (pid_t)pid == t->pid;
+		fclose(f);
+		if (!ok) {
+			fprintf(stderr, "provisor: state directory %s is held by '%s', not by instance '%s' "
+				"(pid %d): refusing its socket\n", dir,
+				util_clean(shown, sizeof shown, who[0] ? strtok(who, "\n") : "nobody"),
+				t->name, (int)t->pid);
+			return 1;
+		}
+	} else if (fd >= 0) {
+		close(fd);
+	} else if (errno != EACCES) {	/* a group member may not read it: the peer check holds */
+		fprintf(stderr, "provisor: instance '%s': %s: %s\n", t->name, lockp, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* Fill t->path and whom to expect there. 0, or 1 after printing why
+ * there is nothing to talk to. */
 static int cmd_ctl_find_socket(struct cmd_ctl_target *t)
 {
 	const struct shm_header *h;
@@ -48,6 +141,7 @@ static int cmd_ctl_find_socket(struct cmd_ctl_target *t)
 
 	if (t->socket) {
 		snprintf(t->path, sizeof t->path, "%s", t->socket);
+		t->any_trusted = 1;
 		return 0;
 	}
 	rc = shm_open_ro(&seg, t->name, err, sizeof err);
@@ -62,6 +156,8 @@ static int cmd_ctl_find_socket(struct cmd_ctl_target *t)
 	h = shm_hdr(&seg);
 	memcpy(t->path, h->control_path, sizeof h->control_path);
 	t->path[sizeof h->control_path] = '\0';
+	t->pid = (pid_t)h->supervisor_pid;
+	t->uid = seg.uid;
 	rc = shm_health(&seg, 10ull * 1000000000, NULL) == SHM_HEALTH_NOT_RUNNING;
 	shm_close(&seg);
 	if (rc) {
@@ -73,7 +169,7 @@ static int cmd_ctl_find_socket(struct cmd_ctl_target *t)
 		fprintf(stderr, "provisor: instance '%s' publishes no control socket\n", t->name);
 		return 1;
 	}
-	return 0;
+	return cmd_ctl_check_path(t);
 }
 
 /* Send line and read the reply. Returns 0 on "ok" with reply holding the
@@ -84,10 +180,10 @@ static int cmd_ctl_send(struct cmd_ctl_target *t, const char *line, char *reply,
 	const char *who;
 	int rc;
 
-	if (cmd_ctl_find_socket(t))
+	if (!t->path[0] && cmd_ctl_find_socket(t))
 		return 1;
 	who = t->socket ? t->socket : t->name;
-	rc = ctl_call(t->path, line, reply, rlen, CMD_CTL_TIMEOUT_MS, err, sizeof err);
+	rc = ctl_call_vet(t->path, line, reply, rlen, CMD_CTL_TIMEOUT_MS, cmd_ctl_vet, t, err, sizeof err);
 	if (rc == 0) {
 		const char *v = reply[2] ? reply + 3 : reply + 2;
 		memmove(reply, v, strlen(v) + 1);
@@ -365,6 +461,44 @@ static int cmd_ctl_submit_line(const struct cmd_ctl_submit *s, char *line, size_
 	return 0;
 }
 
+/* --socket with --wait: ask the socket's supervisor its instance name
+ * ("hello"), and check that the segment of that name is the one this
+ * very process publishes; from then on only that pid may take the job.
+ * 0, or 1 after saying why. */
+static int cmd_ctl_whoami(struct cmd_ctl_target *t)
+{
+	char reply[256], err[256], *end;
+	struct shm_seg seg;
+	long pid;
+	int rc;
+
+	if (cmd_ctl_send(t, "hello", reply, sizeof reply))
+		return 1;
+	end = strchr(reply, ' ');
+	if (!end || (*end++ = '\0', cmd_parse_int(end, 1, INT32_MAX, &pid) < 0) ||
+	    shm_name_check(reply, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor: unexpected reply to hello from %s\n", t->path);
+		return 1;
+	}
+	snprintf(t->inst, sizeof t->inst, "%.*s", SHM_NAME_MAX, reply);
+	t->name = t->inst;
+	if ((rc = shm_open_ro(&seg, t->name, err, sizeof err)) < 0) {
+		fprintf(stderr, "provisor: cannot watch instance '%s' behind %s: %s; nothing submitted\n",
+			t->name, t->path, err);
+		return 1;
+	}
+	rc = (pid_t)shm_hdr(&seg)->supervisor_pid != (pid_t)pid || t->peer.pid != (pid_t)pid ||
+	     seg.uid != t->peer.uid;
+	shm_close(&seg);
+	if (rc) {
+		fprintf(stderr, "provisor: %s is served by pid %d, but instance '%s''s segment names "
+			"another supervisor: nothing submitted\n", t->path, (int)t->peer.pid, t->name);
+		return 1;
+	}
+	t->pid = (pid_t)pid;
+	return 0;
+}
+
 /* provisor submit: prints the job id; with --wait, then the outcome. */
 int cmd_submit(int argc, char **argv)
 {
@@ -375,6 +509,11 @@ int cmd_submit(int argc, char **argv)
 
 	if ((rc = cmd_ctl_submit_args(argc, argv, &s)) || (rc = cmd_ctl_submit_line(&s, line, sizeof line)))
 		return rc;
+	/* --wait watches the instance that takes the job: known before it is
+	 * sent, so that a job is never accepted unwatched (a script that
+	 * retries on failure would submit it twice). */
+	if (s.wait && s.t.socket && cmd_ctl_whoami(&s.t))
+		return 1;
 	if (cmd_ctl_send(&s.t, line, reply, sizeof reply))
 		return 1;
 	/* "JOB_ID RESULT_PATH" */

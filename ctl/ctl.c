@@ -200,6 +200,7 @@ int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size
 {
 	static const struct { const char *word; enum ctl_op op; } plain[] = {
 		{ "ping", CTL_PING }, { "drain", CTL_DRAIN }, { "stop", CTL_STOP },
+		{ "hello", CTL_HELLO },
 	};
 	char buf[CTL_MAX_LINE + 1], *w[CTL_MAX_WORDS];
 	struct ctl_req r = { .op = 0 };
@@ -281,6 +282,7 @@ int ctl_format(const struct ctl_req *req, char *buf, size_t buflen)
 
 	switch (req->op) {
 	case CTL_PING: rc = ctl_put(buf, buflen, &off, "ping"); break;
+	case CTL_HELLO: rc = ctl_put(buf, buflen, &off, "hello"); break;
 	case CTL_DRAIN: rc = ctl_put(buf, buflen, &off, "drain"); break;
 	case CTL_STOP: rc = ctl_put(buf, buflen, &off, "stop"); break;
 	case CTL_CANCEL:
@@ -436,8 +438,25 @@ static int ctl_reply_kind(const char *r, char *err, size_t errlen)
 	return ctl_fail(err, errlen, -EPROTO, "malformed reply '%.40s'", r);
 }
 
+/* Ask vet about whoever serves fd. */
+static int ctl_vet_peer(int fd, ctl_vet_fn vet, void *arg, char *err, size_t errlen)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return ctl_fail(err, errlen, -errno, "SO_PEERCRED: %s", strerror(errno));
+	return vet(&(struct ctl_peer){ .pid = cred.pid, .uid = cred.uid }, arg, err, errlen);
+}
+
 int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
 	     int timeout_ms, char *err, size_t errlen)
+{
+	return ctl_call_vet(path, line, reply, replylen, timeout_ms, NULL, NULL, err, errlen);
+}
+
+int ctl_call_vet(const char *path, const char *line, char *reply, size_t replylen,
+		 int timeout_ms, ctl_vet_fn vet, void *arg, char *err, size_t errlen)
 {
 	struct timespec deadline;
 	size_t len = strlen(line);
@@ -455,6 +474,10 @@ int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
 	}
 	if ((fd = ctl_connect(path, &deadline, err, errlen)) < 0)
 		return fd;
+	if (vet && (rc = ctl_vet_peer(fd, vet, arg, err, errlen)) < 0) {
+		close(fd);
+		return rc;
+	}
 	/* the '\n' ends the request; add it when the caller left it off */
 	rc = ctl_send(fd, line, len, &deadline, err, errlen);
 	if (!rc && (!len || line[len - 1] != '\n'))

@@ -5,6 +5,7 @@
  * A request is one line of at most CTL_MAX_LINE bytes including the '\n',
  * words separated by single spaces, printable ASCII only:
  *   ping
+ *   hello                             (reply: ok NAME PID)
  *   submit KIND [seed=HEX] [k=N] [partitions=N]
  *   cancel JOB
  *   drain
@@ -18,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CTL_MAX_LINE 512
 
@@ -29,6 +31,7 @@ enum ctl_op {
 	CTL_STOP,
 	CTL_WORKER_ENABLE,
 	CTL_WORKER_DISABLE,
+	CTL_HELLO,
 };
 
 struct ctl_req {
@@ -59,5 +62,17 @@ int ctl_format(const struct ctl_req *req, char *buf, size_t buflen);
  * starts with "ok", 1 when with "err", -errno on failure (err says why). */
 int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
 	     int timeout_ms, char *err, size_t errlen);
+
+/* Who serves the socket a client reached (SO_PEERCRED). */
+struct ctl_peer {
+	pid_t pid;
+	uid_t uid;
+};
+/* A client's judgment of that peer, made after connect and before a byte
+ * is sent: 0 to go on, or -errno with one line in err. */
+typedef int (*ctl_vet_fn)(const struct ctl_peer *peer, void *arg, char *err, size_t errlen);
+/* ctl_call, with vet (may be NULL) asked about the peer first. */
+int ctl_call_vet(const char *path, const char *line, char *reply, size_t replylen,
+		 int timeout_ms, ctl_vet_fn vet, void *arg, char *err, size_t errlen);
 
 #endif

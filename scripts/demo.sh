@@ -84,6 +84,6 @@ fi
 wait "$sup" || true
 sup=
 rm -f "$state.log"
-left=$(ls /dev/shm | grep -c "provisor\.$name" || true)
+left=$(ls /run/provisor /dev/shm "${XDG_RUNTIME_DIR:-/nonexistent}/provisor" 2>/dev/null | grep -c "^$name\.status\|provisor\.$name" || true)
 echo "stopped: $left status segment(s) left, $(pgrep -f "instance $name" | wc -l) worker(s) left"
 [ ${#results[@]} -eq "$ok" ]

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -88,9 +89,80 @@ int shm_name_check(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-static void seg_path(struct shm_seg *s, const char *name)
+/* Where this process's instances keep their segments: a directory only
+ * its uid can create files in (docs/shm-layout.md, "Where the segment
+ * lives"). Root's: /run/provisor. Another user's: $XDG_RUNTIME_DIR/provisor
+ * when that is set and absolute, else /dev/shm/provisor-UID. */
+int shm_base_dir(uid_t uid, char *buf, size_t len)
 {
-	snprintf(s->path, sizeof s->path, "/provisor.%s", name);
+	const char *xdg = uid == geteuid() ? secure_getenv("XDG_RUNTIME_DIR") : NULL;
+	int n;
+
+	if (uid == 0)
+		n = snprintf(buf, len, "%s", SHM_SYSTEM_DIR);
+	else if (xdg && xdg[0] == '/')
+		n = snprintf(buf, len, "%s/provisor", xdg);
+	else
+		n = snprintf(buf, len, "/dev/shm/provisor-%u", (unsigned)uid);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int shm_path(const char *name, char *buf, size_t len)
+{
+	char base[sizeof ((struct shm_seg *)0)->path];
+	int n;
+
+	if (shm_base_dir(geteuid(), base, sizeof base) < 0)
+		return -ENAMETOOLONG;
+	n = snprintf(buf, len, "%s/%s%s", base, name, SHM_SUFFIX);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* May a directory hold uid's segments? It must be a real directory (not
+ * a symlink), owned by uid, and writable by nobody else. */
+static int base_ok(const char *dir, const struct stat *st, uid_t uid, char *err, size_t errlen)
+{
+	if (!S_ISDIR(st->st_mode))
+		return fail(err, errlen, -ENOTDIR, "%s is not a directory", dir);
+	if (st->st_uid != uid)
+		return fail(err, errlen, -EPERM,
+			    "%s is owned by uid %u, not uid %u: refusing the segments in it",
+			    dir, (unsigned)st->st_uid, (unsigned)uid);
+	if (st->st_mode & 022)
+		return fail(err, errlen, -EPERM,
+			    "%s is writable by group or others (mode %04o): refusing the segments in it; "
+			    "chmod go-w %s", dir, (unsigned)(st->st_mode & 07777), dir);
+	return 0;
+}
+
+/* Open uid's base directory (O_PATH-like, for openat), creating it when
+ * create is set. -ENOENT when it is missing and create is not. */
+static int base_open(uid_t uid, int create, char *dir, size_t dirlen, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (shm_base_dir(uid, dir, dirlen) < 0)
+		return fail(err, errlen, -ENAMETOOLONG, "runtime directory path too long");
+	if (create && mkdir(dir, uid == 0 ? 0755 : 0700) < 0 && errno != EEXIST)
+		return fail(err, errlen, -errno, "mkdir %s: %s", dir, strerror(errno));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return fail(err, errlen, -ENOENT, "no %s", dir);
+		if (errno == ELOOP || errno == ENOTDIR)
+			return fail(err, errlen, -ENOTDIR, "%s is not a directory (a symlink?)", dir);
+		return fail(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0)
+		rc = fail(err, errlen, -errno, "fstat %s: %s", dir, strerror(errno));
+	else
+		rc = base_ok(dir, &st, uid, err, errlen);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)
@@ -203,24 +275,65 @@ static int map_fd(struct shm_seg *s, int fd, int writable, char *err, size_t err
 	return 0;
 }
 
+/* Open NAME's segment in uid's base directory: -ENOENT when there is
+ * none; the file must be a regular file owned by uid (not a symlink). */
+static int open_in(struct shm_seg *s, uid_t uid, const char *name, int writable,
+		   char *err, size_t errlen)
+{
+	char dir[sizeof s->path - SHM_NAME_MAX - 16], file[SHM_NAME_MAX + 16];
+	struct stat st;
+	int dfd, fd, rc;
+
+	dfd = base_open(uid, 0, dir, sizeof dir, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	snprintf(file, sizeof file, "%s%s", name, SHM_SUFFIX);
+	snprintf(s->path, sizeof s->path, "%s/%s", dir, file);
+	fd = openat(dfd, file, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return fail(err, errlen, -ENOENT, "no provisor instance '%s' (no %s)", name, s->path);
+		if (errno == ELOOP)
+			return fail(err, errlen, -ELOOP, "%s is a symbolic link: refusing it", s->path);
+		return fail(err, errlen, -errno, "open %s: %s", s->path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0)
+		rc = fail(err, errlen, -errno, "fstat %s: %s", s->path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = fail(err, errlen, -EBADMSG, "%s is not a regular file: refusing it", s->path);
+	else if (st.st_uid != uid)
+		rc = fail(err, errlen, -EPERM,
+			  "status segment %s is owned by uid %u, not uid %u: refusing it",
+			  s->path, (unsigned)st.st_uid, (unsigned)uid);
+	else
+		rc = map_fd(s, fd, writable, err, errlen);
+	close(fd);
+	if (rc == 0)
+		s->uid = uid;
+	return rc;
+}
+
+/* This user's own instance NAME, else root's: the first place that has
+ * one is the answer (a refusal there is not passed over). */
 static int open_named(struct shm_seg *s, const char *name, int writable,
 		      char *err, size_t errlen)
 {
-	int fd, rc;
+	uid_t me = geteuid();
+	int rc;
 
 	memset(s, 0, sizeof *s);
 	if ((rc = shm_name_check(name, err, errlen)) < 0)
 		return rc;
-	seg_path(s, name);
-	fd = shm_open(s->path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return fail(err, errlen, -ENOENT,
-				    "no provisor instance '%s' (no /dev/shm%s)", name, s->path);
-		return fail(err, errlen, -errno, "shm_open %s: %s", s->path, strerror(errno));
+	rc = open_in(s, me, name, writable, err, errlen);
+	if (rc == -ENOENT && me != 0) {
+		char mine[sizeof s->path];
+		snprintf(mine, sizeof mine, "%s", s->path);
+		rc = open_in(s, 0, name, writable, err, errlen);
+		if (rc == -ENOENT)
+			fail(err, errlen, -ENOENT, "no provisor instance '%s' (no %s or %s)", name,
+			     mine[0] ? mine : "runtime directory", s->path);
 	}
-	rc = map_fd(s, fd, writable, err, errlen);
-	close(fd);
 	return rc;
 }
 
@@ -256,7 +369,7 @@ void shm_close(struct shm_seg *s)
 void shm_destroy(struct shm_seg *s)
 {
 	if (s->owner && s->path[0])
-		shm_unlink(s->path);
+		unlink(s->path);
 	shm_close(s);
 }
 
@@ -284,16 +397,17 @@ static int pid_alive(pid_t pid)
 }
 
 /* A segment left by a supervisor that is gone may be replaced. */
-static int stale_owner(const char *path, pid_t *pid)
+static int stale_owner(int dfd, const char *file, pid_t *pid)
 {
 	struct shm_seg old = { 0 };
-	int fd = shm_open(path, O_RDONLY | O_CLOEXEC, 0);
+	struct stat st;
+	int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	*pid = 0;
 	if (fd < 0)
 		return 1;
 	strcpy(old.path, "(old)");
-	if (map_fd(&old, fd, 0, NULL, 0) == 0) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && map_fd(&old, fd, 0, NULL, 0) == 0) {
 		*pid = (pid_t)shm_hdr(&old)->supervisor_pid;
 		shm_close(&old);
 	}
@@ -327,8 +441,9 @@ int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_
 	struct shm_config c = *cfg;
 	struct shm_header tmp = { 0 };
 	struct shm_header *h;
+	char dir[sizeof s->path - SHM_NAME_MAX - 16], file[SHM_NAME_MAX + 16];
 	pid_t pid;
-	int fd = -1, rc;
+	int fd = -1, dfd, rc;
 
 	memset(s, 0, sizeof *s);
 	if (!c.name)
@@ -349,23 +464,34 @@ int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_
 		return fail(err, errlen, -EINVAL,
 			    "segment sizes out of range: gpu slots %u, synth slots %u (1..4096), jobs %u, events %u (..65536)",
 			    c.gpu_slots, c.synth_slots, c.jobs, c.events);
-	seg_path(s, c.name);
 	layout_tables(&tmp, &c);
-
+	dfd = base_open(geteuid(), 1, dir, sizeof dir, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	snprintf(file, sizeof file, "%s%s", c.name, SHM_SUFFIX);
+	snprintf(s->path, sizeof s->path, "%s/%s", dir, file);
 	for (int attempt = 0; attempt < 2 && fd < 0; attempt++) {
-		fd = shm_open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, c.mode & 0777);
+		fd = openat(dfd, file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			break;
-		if (!stale_owner(s->path, &pid))
+		if (!stale_owner(dfd, file, &pid)) {
+			close(dfd);
 			return fail(err, errlen, -EEXIST,
 				    "instance '%s' is already running (supervisor pid %d)",
 				    c.name, (int)pid);
-		shm_unlink(s->path);
+		}
+		unlinkat(dfd, file, 0);	/* ours: nobody else can write this directory */
 	}
-	if (fd < 0)
-		return fail(err, errlen, -errno, "shm_open %s: %s", s->path, strerror(errno));
+	if (fd < 0) {
+		rc = fail(err, errlen, -errno, "create %s: %s", s->path, strerror(errno));
+		close(dfd);
+		return rc;
+	}
+	close(dfd);
 	s->owner = 1;
-	if (fchmod(fd, c.mode & 0777) < 0 || ftruncate(fd, (off_t)tmp.segment_size) < 0) {
+	s->uid = geteuid();
+	if ((c.has_group && fchown(fd, (uid_t)-1, c.group) < 0) ||
+	    fchmod(fd, c.mode & 0777) < 0 || ftruncate(fd, (off_t)tmp.segment_size) < 0) {
 		rc = fail(err, errlen, -errno, "sizing %s: %s", s->path, strerror(errno));
 		goto fail;
 	}
@@ -424,7 +550,7 @@ enum shm_health shm_health(const struct shm_seg *s, uint64_t stale_ns, uint64_t 
 	if (!pid_alive(pid))
 		return SHM_HEALTH_NOT_RUNNING;
 	if (s->ino) {
-		fd = shm_open(s->path, O_RDONLY | O_CLOEXEC, 0);
+		fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			return SHM_HEALTH_NOT_RUNNING;
 		int moved = fstat(fd, &st) == 0 && (st.st_ino != s->ino || st.st_dev != s->dev);

@@ -1,6 +1,8 @@
 /*
- * shm: the status segment. One POSIX shared-memory object per instance,
- * /provisor.NAME, created by the supervisor, opened read-write by each
+ * shm: the status segment. One file per instance on a memory filesystem,
+ * /run/provisor/NAME.status for root (shm_base_dir for other users; a
+ * directory only the owner can create files in, so a name cannot be
+ * squatted), created by the supervisor, opened read-write by each
  * worker for its own slot and read-only by every reader (top, status,
  * exporter). The layout is in shm/layout.h and docs/shm-layout.md.
  *
@@ -34,7 +36,8 @@ struct shm_seg {
 	struct shm_table tab[SHM_NTABLES];	/* validated copies of the header's */
 	dev_t dev;		/* identity of the object, to notice a restart */
 	ino_t ino;
-	char path[SHM_NAME_MAX + 16];
+	uid_t uid;		/* the file's owner: the supervisor's uid */
+	char path[4096];
 };
 
 struct shm_config {
@@ -45,7 +48,17 @@ struct shm_config {
 	uint32_t jobs;		/* job table entries, default 256 */
 	uint32_t events;	/* event ring entries, default 1024 */
 	const char *control_path;	/* published for clients; may be NULL */
+	int has_group;		/* give the segment to group (socket_group) */
+	gid_t group;
 };
+
+#define SHM_SYSTEM_DIR "/run/provisor"	/* root's segments */
+#define SHM_SUFFIX ".status"
+
+/* The directory that holds uid's segments (see seg.c): 0 or -ENAMETOOLONG. */
+int shm_base_dir(uid_t uid, char *buf, size_t len);
+/* The path of this process's instance NAME's segment. */
+int shm_path(const char *name, char *buf, size_t len);
 
 /* Instance name check: 0, or -EINVAL with the reason in err. */
 int shm_name_check(const char *name, char *err, size_t errlen);
@@ -57,7 +70,9 @@ int shm_create(struct shm_seg *s, const struct shm_config *c, char *err, size_t 
 /* Supervisor: unmap and unlink. */
 void shm_destroy(struct shm_seg *s);
 
-/* Worker (read-write) and reader (PROT_READ) opens, validated. */
+/* Worker (read-write) and reader (PROT_READ) opens, validated: this
+ * user's instance NAME, else root's. The file and its directory must be
+ * owned by that uid and writable by nobody else; s->uid says which. */
 int shm_open_rw(struct shm_seg *s, const char *name, char *err, size_t errlen);
 int shm_open_ro(struct shm_seg *s, const char *name, char *err, size_t errlen);
 /* Validate bytes that are already in memory (tests, fuzzing, files). */

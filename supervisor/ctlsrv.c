@@ -1,17 +1,21 @@
 /*
  * ctlsrv: the control socket. One request line per connection, one reply
- * line, then close. Everything is bounded: connections (SUP_MAX_CONNS),
- * line length (CTL_MAX_LINE), and time (a read gets a linked timeout), so
- * a client that sends garbage, too much, or nothing at all costs a slot
- * for a few seconds at most and never disturbs the loop.
+ * line, then close. Everything is bounded: connections (SUP_MAX_CONNS, at
+ * most SUP_MAX_CONNS_PER_UID from one uid, the last SUP_CONNS_RESERVED
+ * for the supervisor's uid and root), line length (CTL_MAX_LINE), and
+ * time (a whole request must arrive within 5 s of accept: each read's
+ * linked timeout is what is left of that), so a client that sends
+ * garbage, too much, nothing, or a byte at a time costs a slot for 5 s at
+ * most, never locks out `stop`, and never disturbs the loop.
  * Peers are checked with SO_PEERCRED: same uid as the supervisor, or root,
  * or (with socket_group set) a member of that group, by the peer's gid or
  * its supplementary groups (SO_PEERGROUPS). The socket file then belongs
- * to that group with group read/write, so members can connect at all.
+ * to that group with group read/write, so members can connect at all
+ * (the state directory and the segment are given to it too: statedir.c,
+ * run.c).
  * Anyone else gets "err permission denied" and the connection is closed.
  */
 #include <errno.h>
-#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,11 +26,7 @@
 
 #include "supervisor/sup.h"
 
-#define CONN_TIMEOUT_S 5
-
-static struct __kernel_timespec conn_timeout = { .tv_sec = CONN_TIMEOUT_S };
-/* socket_group's gid, resolved once at open: no NSS lookup per accept. */
-static gid_t ctl_gid = (gid_t)-1;
+#define CONN_DEADLINE_NS (5ull * 1000000000u)	/* a whole request, from accept */
 
 static void arm_accept(struct sup *s)
 {
@@ -38,6 +38,8 @@ int ctlsrv_open(struct sup *s, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int n = snprintf(s->sock_path, sizeof s->sock_path, "%s/control.sock", s->conf.state_dir);
+	mode_t mode = s->conf.socket_mode | (s->has_group ? 0060 : 0), old;
+	int rc;
 
 	if (n < 0 || (size_t)n >= sizeof sa.sun_path) {
 		snprintf(err, errlen, "control socket path too long (state dir %s)", s->conf.state_dir);
@@ -49,22 +51,14 @@ int ctlsrv_open(struct sup *s, char *err, size_t errlen)
 	s->sockfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s->sockfd < 0)
 		goto fail;
-	unlink(s->sock_path);	/* the segment proved no live instance owns it */
-	ctl_gid = (gid_t)-1;
-	if (s->conf.socket_group[0]) {
-		struct group *g = getgrnam(s->conf.socket_group);
-		if (!g) {
-			snprintf(err, errlen, "socket_group '%s': no such group", s->conf.socket_group);
-			close(s->sockfd);
-			s->sockfd = -1;
-			return -ENOENT;
-		}
-		ctl_gid = g->gr_gid;
-	}
-	if (bind(s->sockfd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    (ctl_gid != (gid_t)-1 && chown(s->sock_path, (uid_t)-1, ctl_gid) < 0) ||
-	    chmod(s->sock_path, s->conf.socket_mode | (ctl_gid != (gid_t)-1 ? 0060 : 0)) < 0 ||
-	    listen(s->sockfd, 64) < 0)
+	/* The state directory's lock proved that no live instance owns it. */
+	unlinkat(s->state_fd, "control.sock", 0);
+	/* Created with no access beyond the final mode, even for a moment. */
+	old = umask(0777 & ~mode);
+	rc = bind(s->sockfd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (rc < 0 || (s->has_group && chown(s->sock_path, (uid_t)-1, s->group) < 0) ||
+	    chmod(s->sock_path, mode) < 0 || listen(s->sockfd, 64) < 0)
 		goto fail;
 	arm_accept(s);
 	return 0;
@@ -90,14 +84,20 @@ void ctlsrv_close(struct sup *s)
 		}
 }
 
+/* Each read's timeout is what is left of the connection's deadline, so a
+ * client that drips a byte at a time still has the whole request cut at
+ * CONN_DEADLINE_NS. */
 static void arm_read(struct sup *s, uint32_t ci)
 {
 	struct conn *c = &s->conn[ci];
 	struct io_uring_sqe *sqe = loop_sqe(&s->loop, loop_ud(EV_CONN_READ, ci));
+	uint64_t now = shm_now_mono(), left = c->deadline_ns > now ? c->deadline_ns - now : 1;
 
+	c->timeout.tv_sec = (long long)(left / 1000000000u);
+	c->timeout.tv_nsec = (long long)(left % 1000000000u);
 	io_uring_prep_recv(sqe, c->fd, c->buf + c->have, sizeof c->buf - c->have, 0);
 	sqe->flags |= IOSQE_IO_LINK;
-	io_uring_prep_link_timeout(loop_sqe(&s->loop, loop_ud(EV_CONN_TIMEOUT, ci)), &conn_timeout, 0);
+	io_uring_prep_link_timeout(loop_sqe(&s->loop, loop_ud(EV_CONN_TIMEOUT, ci)), &c->timeout, 0);
 }
 
 static void reply(struct sup *s, uint32_t ci, const char *fmt, ...)
@@ -126,8 +126,9 @@ static void close_conn(struct sup *s, uint32_t ci)
 }
 
 /* May this peer use the socket? Its uid is ours or root's, or
- * socket_group is set and the peer is in it (primary or supplementary). */
-static int peer_allowed(int fd)
+ * socket_group is set and the peer is in it (primary or supplementary).
+ * *owner says it is ours or root's. */
+static int peer_allowed(const struct sup *s, int fd, uid_t *uid, int *owner)
 {
 	struct ucred cred;
 	socklen_t len = sizeof cred;
@@ -135,24 +136,57 @@ static int peer_allowed(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return 0;
-	if (cred.uid == getuid() || cred.uid == 0)
+	*uid = cred.uid;
+	*owner = cred.uid == getuid() || cred.uid == 0;
+	if (*owner)
 		return 1;
-	if (ctl_gid == (gid_t)-1)
+	if (!s->has_group)
 		return 0;
-	if (cred.gid == ctl_gid)
+	if (cred.gid == s->group)
 		return 1;
 	len = sizeof groups;	/* more than 256 groups: ERANGE, refused */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
 		return 0;
 	for (size_t i = 0; i < len / sizeof groups[0]; i++)
-		if (groups[i] == ctl_gid)
+		if (groups[i] == s->group)
 			return 1;
 	return 0;
 }
 
+/* A free connection slot for this peer, or -1 with why. Any one uid holds
+ * at most SUP_MAX_CONNS_PER_UID; the last SUP_CONNS_RESERVED slots are
+ * kept for the supervisor's own uid and root, so that `stop` and
+ * `cancel` get through whatever group members do. */
+static int conn_slot(const struct sup *s, uid_t uid, int owner, const char **why)
+{
+	int used = 0, mine = 0, free_ci = -1;
+
+	for (int i = 0; i < SUP_MAX_CONNS; i++) {
+		if (s->conn[i].fd < 0) {
+			if (free_ci < 0)
+				free_ci = i;
+			continue;
+		}
+		used++;
+		mine += s->conn[i].uid == uid;
+	}
+	*why = "err busy\n";
+	if (free_ci < 0)
+		return -1;
+	if (mine >= SUP_MAX_CONNS_PER_UID) {
+		*why = "err busy: too many connections from this uid\n";
+		return -1;
+	}
+	if (!owner && used >= SUP_MAX_CONNS - SUP_CONNS_RESERVED)
+		return -1;
+	return free_ci;
+}
+
 void ctlsrv_on_accept(struct sup *s, int res)
 {
-	int ci = -1;
+	const char *why;
+	uid_t uid = (uid_t)-1;
+	int ci, owner = 0;
 
 	if (s->sockfd < 0) {
 		if (res >= 0)
@@ -165,25 +199,22 @@ void ctlsrv_on_accept(struct sup *s, int res)
 			sup_log("accept on the control socket: %s", strerror(-res));
 		return;
 	}
-	if (!peer_allowed(res)) {
+	if (!peer_allowed(s, res, &uid, &owner)) {
 		/* not ours to serve; say so, as "err busy" does (a fresh
 		 * socket's buffer always takes a short line) */
 		(void)!write(res, "err permission denied: uid not allowed on this socket\n", 54);
 		close(res);
 		return;
 	}
-	for (int i = 0; i < SUP_MAX_CONNS; i++)
-		if (s->conn[i].fd < 0) {
-			ci = i;
-			break;
-		}
-	if (ci < 0) {		/* full: refuse at once rather than queue */
-		(void)!write(res, "err busy\n", 9);
+	if ((ci = conn_slot(s, uid, owner, &why)) < 0) {	/* refuse at once rather than queue */
+		(void)!write(res, why, strlen(why));
 		close(res);
 		return;
 	}
 	s->conn[ci].fd = res;
+	s->conn[ci].uid = uid;
 	s->conn[ci].have = 0;
+	s->conn[ci].deadline_ns = shm_now_mono() + CONN_DEADLINE_NS;
 	arm_read(s, (uint32_t)ci);
 }
 
@@ -200,6 +231,9 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 	switch (rq.op) {
 	case CTL_PING:
 		reply(s, ci, "ok pong");
+		return;
+	case CTL_HELLO:
+		reply(s, ci, "ok %s %d", s->conf.name, (int)getpid());
 		return;
 	case CTL_SUBMIT:
 		if (sched_submit(s, rq.kind, rq.seed, rq.seed_len, rq.log_size, rq.partitions, &id,

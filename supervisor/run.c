@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <libgen.h>
 #include <poll.h>
 #include <signal.h>
@@ -286,25 +287,6 @@ static int count_gpus(void)
 	return n;
 }
 
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof buf)
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0750) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, 0750) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
 {
 	long n;
@@ -392,6 +374,11 @@ static int configure(struct sup *s, int argc, char **argv)
 		return -1;
 	}
 	conf_finish(c);
+	/* Published as clients in any directory will find it. */
+	if (statedir_absolute(c->state_dir, sizeof c->state_dir, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -469,18 +456,32 @@ static int setup(struct sup *s)
 			"socket lives there): %s\n", SUP_STATE_DIR_MAX, s->conf.state_dir);
 		return -1;
 	}
-	struct shm_config sc = { .name = s->conf.name, .mode = s->conf.shm_mode,
+	if (s->conf.socket_group[0]) {	/* resolved once: no NSS lookup per accept */
+		struct group *g = getgrnam(s->conf.socket_group);
+		if (!g) {
+			fprintf(stderr, "provisor run: socket_group '%s': no such group\n", s->conf.socket_group);
+			return -1;
+		}
+		s->has_group = 1;
+		s->group = g->gr_gid;
+	}
+	/* What exists of the state directory is checked before the name is
+	 * claimed; nothing is created until the name is ours. */
+	if (statedir_check(s->conf.state_dir, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
+	struct shm_config sc = { .name = s->conf.name, .mode = s->conf.shm_mode | (s->has_group ? 0040 : 0),
 				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = 256,
-				 .control_path = s->sock_path };
+				 .control_path = s->sock_path, .has_group = s->has_group,
+				 .group = s->group };
 	sup_path(s->sock_path, sizeof s->sock_path, "%s/control.sock", s->conf.state_dir);
 	if (shm_create(&s->seg, &sc, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
 	}
-	/* Only once the name is ours: a refused start creates nothing. */
-	if (mkdirs(s->conf.state_dir) < 0 || sup_path(exe, sizeof exe, "%s/results", s->conf.state_dir) < 0 ||
-	    mkdirs(exe) < 0 || sup_path(exe, sizeof exe, "%s/jobs", s->conf.state_dir) < 0 || mkdirs(exe) < 0) {
-		fprintf(stderr, "provisor run: state directory %s: %s\n", s->conf.state_dir, strerror(errno));
+	if (statedir_open(s, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;	/* cmd_run removes the segment */
 	}
 	s->njobs = shm_count(&s->seg, SHM_T_JOB);
@@ -531,6 +532,7 @@ static void teardown(struct sup *s)
 	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)
 		rmdir(dir);
 	shm_destroy(&s->seg);
+	statedir_close(s);	/* last: the directory is free for the next one */
 	loop_exit(&s->loop);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
@@ -547,14 +549,15 @@ int cmd_run(int argc, char **argv)
 	static struct sup sup;
 	struct sup *s = &sup;
 
-	s->sigfd = s->sockfd = s->nullfd = -1;
+	s->sigfd = s->sockfd = s->nullfd = s->state_fd = s->lock_fd = -1;
 	s->next_job_id = 1;
 	if (configure(s, argc, argv) < 0 || make_children(s) < 0)
 		return 2;
 	if (setup(s) < 0) {
+		ctlsrv_close(s);
 		if (s->seg.base)
 			shm_destroy(&s->seg);
-		ctlsrv_close(s);
+		statedir_close(s);
 		return 1;
 	}
 	sup_log("instance '%s': %u GPU worker slot(s), %u synth, state in %s", s->conf.name,

@@ -5,6 +5,7 @@
  *   child.c    spawning, reaping and restarting workers; reading frames
  *   sched.c    jobs and partitions: queueing, dispatch, relay, results
  *   ctlsrv.c   the control socket
+ *   statedir.c the state directory: path, ownership checks, the lock
  *
  * Ownership: the supervisor owns every job and partition; a child only
  * ever holds references (job index, partition) to what it works on, so a
@@ -24,6 +25,8 @@
 #include "supervisor/loop.h"
 
 #define SUP_MAX_CONNS 32
+#define SUP_MAX_CONNS_PER_UID 8
+#define SUP_CONNS_RESERVED 8	/* for the supervisor's own uid and root */
 #define SUP_GPU_DEPTH 2		/* partitions a gpuworker holds: proving + received */
 #define SUP_TICK_MS 100
 #define SUP_PIPE_SIZE (1 << 20)	/* children's pipes: fewer, larger transfers */
@@ -136,6 +139,9 @@ struct job {
 
 struct conn {
 	int fd;			/* -1 = free */
+	uid_t uid;		/* the peer's */
+	uint64_t deadline_ns;	/* the whole request must arrive by then */
+	struct __kernel_timespec timeout;	/* the read in flight's */
 	char buf[CTL_MAX_LINE];
 	uint32_t have;
 	char reply[256];
@@ -147,6 +153,9 @@ struct sup {
 	struct loop loop;
 	struct shm_seg seg;
 	int sigfd, sockfd, nullfd;
+	int state_fd, lock_fd;	/* the state directory, and its lock (statedir.c) */
+	int has_group;		/* socket_group is set: its gid */
+	gid_t group;
 	int no_pidfd;		/* pidfd_open missing: exits come by SIGCHLD */
 	char sock_path[108];
 	char bindir[4096];
@@ -222,6 +231,18 @@ void ctlsrv_close(struct sup *s);
 void ctlsrv_on_accept(struct sup *s, int res);
 void ctlsrv_on_read(struct sup *s, uint32_t ci, int res);
 void ctlsrv_on_write(struct sup *s, uint32_t ci, int res);
+
+/* statedir.c */
+/* Make dir absolute and lexically clean, in place: 0 or -errno, err. */
+int statedir_absolute(char *dir, size_t len, char *err, size_t errlen);
+/* Check the parts of the state directory's path that exist (creates
+ * nothing): 0, or -errno with one line in err. */
+int statedir_check(const char *dir, char *err, size_t errlen);
+/* Create what is missing, check it all, take the lock: s->state_fd and
+ * s->lock_fd. 0, or -errno (-EBUSY: another instance holds it). */
+int statedir_open(struct sup *s, char *err, size_t errlen);
+/* Release the lock (removing the lock file) and close. */
+void statedir_close(struct sup *s);
 
 /* run.c */
 void sup_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -11,11 +11,12 @@ pass=0 fail=0 skip=0 failed=() skipped=()
 log=$(mktemp "${TMPDIR:-/tmp}/provisor-test.XXXXXX")
 trap 'rm -f "$log"' EXIT
 
-# What a test may not leave behind: status segments, and provisor's temp
+# What a test may not leave behind: status segments (root's live in
+# /run/provisor; /dev/shm/provisor.* is where they used to be), and provisor's temp
 # files and directories. (Run one suite at a time: a second one's files
 # would be counted against this one.)
 leftovers() {
-  ls -d /dev/shm/provisor.* "${TMPDIR:-/tmp}"/provisor-* 2>/dev/null | grep -vxF "$log" | sort
+  ls -d /run/provisor/*.status /dev/shm/provisor.* "${TMPDIR:-/tmp}"/provisor-* 2>/dev/null | grep -vxF "$log" | sort
 }
 
 limit_for() {

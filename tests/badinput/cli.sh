@@ -14,7 +14,10 @@ prov=$(cd "$(dirname "$bin/provisor")" 2>/dev/null && pwd)/provisor
 [ -x "$prov" ] || { echo "no $bin/provisor: build it first"; exit 77; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-badcli.XXXXXX")
 name=badcli-$$
-trap 'rm -rf "$dir"; rm -f /dev/shm/provisor.$name' EXIT
+seg=/run/provisor/$name.status
+[ "$(id -u)" = 0 ] || [ -z "${XDG_RUNTIME_DIR:-}" ] || seg=$XDG_RUNTIME_DIR/provisor/$name.status
+[ "$(id -u)" = 0 ] || [ -n "${XDG_RUNTIME_DIR:-}" ] || seg=/dev/shm/provisor-$(id -u)/$name.status
+trap 'rm -rf "$dir"; rm -f "$seg"' EXIT
 cd "$dir" || exit 1
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -87,7 +90,7 @@ r "nonexistent.ini: No such file" --config nonexistent.ini
 mkdir -p adir
 r "adir: not a regular file" --config adir
 [ ! -e "$dir/state" ] || fail "a refused run created its state directory"
-[ ! -e "/dev/shm/provisor.$name" ] || fail "a refused run created a segment"
+[ ! -e "$seg" ] || fail "a refused run created a segment"
 
 # Every subcommand: an unknown option, an option without its value and an
 # argument it does not take are each one line on stderr naming the word,
@@ -190,7 +193,7 @@ refuse "No such file" verify nothing.h
 ls ./*.tmp.* >/dev/null 2>&1 && fail "a refused command left a temp file"
 
 # status and top --once against a garbage segment posing as an instance.
-seg=/dev/shm/provisor.$name
+mkdir -p "$(dirname "$seg")"
 segbad() {  # segbad WHY: every reader refuses it, saying WHY
   refuse "provisor status: .*$1" status --name "$name"
   refuse "\"error\":.*$1" status --name "$name" --json

@@ -17,7 +17,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-vg.XXXXXX")
 sup=
 cleanup() {
   [ -n "$sup" ] && kill "$sup" 2>/dev/null && wait "$sup" 2>/dev/null
-  rm -f "/dev/shm/provisor.$name"
+  rm -f "/run/provisor/$name.status"
   rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -66,8 +66,8 @@ static inline void sv_atexit(void)
 		if (v->mapped)
 			shm_close(&v->seg);
 		v->mapped = 0;
-		snprintf(cmd, sizeof cmd, "/dev/shm/provisor.%s", v->name);
-		unlink(cmd);
+		if (shm_path(v->name, cmd, sizeof cmd) == 0)
+			unlink(cmd);
 		if (getenv("KEEP_LOG")) {
 			fprintf(stderr, "supervisor log: %s, state in %s\n", v->log, v->dir);
 			continue;
@@ -273,7 +273,7 @@ static inline void sv_check_clean(struct sv *v)
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	CHECK(sv_count_children(getpid()) == 0, "a worker outlived the supervisor");
-	snprintf(path, sizeof path, "/dev/shm/provisor.%s", v->name);
+	CHECK(shm_path(v->name, path, sizeof path) == 0, "segment path");
 	CHECK(stat(path, &st) < 0, "the status segment was left behind");
 	CHECK(stat(v->sock, &st) < 0, "the control socket was left behind");
 	/* Partial results of unfinished jobs stay (the journal resumes

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "tests/shm/common.h"
 
@@ -99,11 +100,13 @@ int main(void)
 	free(b);
 
 	/* A real shared-memory object: a truncated one is refused by name. */
-	char name[64], path[80];
+	char name[64], path[4200];
 	snprintf(name, sizeof name, "t-badseg-trunc-%d", (int)getpid());
-	snprintf(path, sizeof path, "/provisor.%s", name);
-	int fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
-	CHECK(fd >= 0, "shm_open");
+	CHECK(shm_base_dir(geteuid(), path, sizeof path) == 0, "base dir");
+	mkdir(path, 0755);
+	CHECK(shm_path(name, path, sizeof path) == 0, "segment path");
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0, "create %s", path);
 	CHECK(write(fd, img, 300) == 300, "write");
 	CHECK(shm_open_ro(&v, name, err, sizeof err) < 0 && strstr(err, "truncated"),
 	      "truncated object: '%s'", err);
@@ -112,7 +115,7 @@ int main(void)
 	CHECK(pwrite(fd, "NOTPROVI", 8, 0) == 8, "pwrite");
 	CHECK(shm_open_ro(&v, name, err, sizeof err) < 0 && strstr(err, "magic"), "magic: '%s'", err);
 	close(fd);
-	shm_unlink(path);
+	unlink(path);
 
 	CHECK(shm_open_ro(&v, "no-such-instance-here", err, sizeof err) == -ENOENT &&
 	      strstr(err, "no provisor instance"), "missing instance: '%s'", err);

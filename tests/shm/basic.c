@@ -15,18 +15,18 @@
 
 static mode_t seg_mode(const char *name)
 {
-	char path[80];
+	char path[4200];
 	struct stat st;
 
-	snprintf(path, sizeof path, "/dev/shm/provisor.%s", name);
+	CHECK(shm_path(name, path, sizeof path) == 0, "path of %s", name);
 	CHECK(stat(path, &st) == 0, "stat %s", path);
 	return st.st_mode & 0777;
 }
 
 static int exists(const char *name)
 {
-	char path[80];
-	snprintf(path, sizeof path, "/dev/shm/provisor.%s", name);
+	char path[4200];
+	CHECK(shm_path(name, path, sizeof path) == 0, "path of %s", name);
 	return access(path, F_OK) == 0;
 }
 

@@ -14,7 +14,7 @@ cleanup() {
   [ -n "$epid" ] && kill "$epid" 2>/dev/null
   [ -n "$fpid" ] && kill "$fpid" 2>/dev/null
   wait 2>/dev/null
-  rm -f "/dev/shm/provisor.$name"; rm -rf "$dir"
+  rm -f "/run/provisor/$name.status"; rm -rf "$dir"
 }
 trap cleanup EXIT
 fails=0

@@ -18,7 +18,7 @@ spid=
 cleanup() {
   T kill-server 2>/dev/null
   if [ -n "$spid" ]; then kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
-  rm -f "/dev/shm/provisor.$name"
+  rm -f "/run/provisor/$name.status"
   rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -19,7 +19,7 @@ fpid=
 cleanup() {
   T kill-server 2>/dev/null
   [ -n "$fpid" ] && kill "$fpid" 2>/dev/null && wait "$fpid" 2>/dev/null
-  rm -f "/dev/shm/provisor.$name"
+  rm -f "/run/provisor/$name.status"
   rm -rf "$dir"
 }
 trap cleanup EXIT
