@@ -40,7 +40,7 @@
 
 enum fault_action {
 	FAULT_A_EXIT, FAULT_A_SEGV, FAULT_A_ABORT, FAULT_A_KILL,
-	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT,
+	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT, FAULT_A_HOSTILE,
 };
 
 struct fault_rule {
@@ -113,7 +113,7 @@ static int fault_who(const char *rule, const char *who, const char *kind, unsign
 static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 {
 	static const char *const names[] = {
-		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt",
+		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt", "hostile",
 	};
 	unsigned long code;
 
@@ -131,7 +131,7 @@ static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 			return;
 		}
 	fault_bad(rule, "unknown ACTION \"%s\" (exit[=CODE], segv, abort, kill, hang, "
-		  "stop, corrupt)", a);
+		  "stop, corrupt, hostile)", a);
 }
 
 /* Parse one RULE (modified in place; text keeps a copy as written). */
@@ -158,8 +158,8 @@ static void fault_rule_parse(char *s, const char *kind, unsigned slot, struct fa
 			  "frame, shm)", f[1]);
 	r->point = (enum fault_point)i;
 	fault_action(r->text, f[2], r);
-	if ((r->point == FAULT_FRAME) != (r->action == FAULT_A_CORRUPT))
-		fault_bad(r->text, "%scorrupt goes with the frame point, and only there", "");
+	if ((r->point == FAULT_FRAME) != (r->action == FAULT_A_CORRUPT || r->action == FAULT_A_HOSTILE))
+		fault_bad(r->text, "%scorrupt and hostile go with the frame point, and only there", "");
 	r->count = 1;
 	if (f[3] && !strcmp(f[3], "inf"))
 		r->count = FAULT_INF;
@@ -258,6 +258,7 @@ static void fault_act(const struct fault_rule *r)
 		raise(SIGSTOP);
 		return;
 	case FAULT_A_CORRUPT:
+	case FAULT_A_HOSTILE:
 		return;
 	}
 }
@@ -327,12 +328,12 @@ void fault_point(enum fault_point p)
 		fault_act(r);
 }
 
-int fault_corrupt(void)
+enum fault_frame fault_frame(void)
 {
 	struct fault_rule *r;
 
 	if (!(fault.mask & (1u << FAULT_FRAME)) || !(r = fault_take(FAULT_FRAME)))
-		return 0;
+		return FAULT_FRAME_OK;
 	fault_say(r);
-	return 1;
+	return r->action == FAULT_A_HOSTILE ? FAULT_FRAME_HOSTILE : FAULT_FRAME_CORRUPT;
 }

@@ -16,6 +16,9 @@
  *   ACTION  exit[=CODE] (default 4) | segv | abort | kill (SIGKILL self)
  *           | hang (the working thread sleeps forever; heartbeats go on)
  *           | stop (SIGSTOP: the whole process, heartbeats too) | corrupt
+ *           | hostile (frame point: the frame is replaced by a FAIL whose
+ *             reason holds terminal escape sequences, FAULT_HOSTILE_REASON,
+ *             as a hostile worker's could)
  *   COUNT   how many times the rule fires in all, across restarts of the
  *           worker (default 1; "inf" = every time). Counted in the file
  *           named by PROVISOR_FAULT_STATE (one byte appended per firing,
@@ -36,9 +39,12 @@ enum fault_point {
 void fault_init(const char *kind, unsigned slot);
 /* At a point: perform the action of the first rule that matches and
  * still has firings left. Returns only for actions that return (none but
- * corrupt, which is reported by fault_corrupt instead). */
+ * corrupt and hostile, which fault_frame reports instead). */
 void fault_point(enum fault_point p);
-/* At FAULT_FRAME: 1 when this frame must be corrupted (and counts it). */
-int fault_corrupt(void);
+/* At FAULT_FRAME: what to do to this frame (and counts it). */
+enum fault_frame { FAULT_FRAME_OK, FAULT_FRAME_CORRUPT, FAULT_FRAME_HOSTILE };
+enum fault_frame fault_frame(void);
+
+#define FAULT_HOSTILE_REASON "\x1b]0;pwned\x07\x1b[2J\x1b[31mhostile \xff reason"
 
 #endif

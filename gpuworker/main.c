@@ -357,8 +357,9 @@ static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, const char 
 }
 
 /* The H_RESULT frame of h's partition from H in Montgomery form. */
-static void gw_result_out(struct gw_out *o, const struct frame_hdr *h, const fr_t *H,
-			  uint64_t work_ns)
+/* Returns 1, or 0 when fault injection made it a FAIL frame instead. */
+static int gw_result_out(struct gw_out *o, const struct frame_hdr *h, const fr_t *H,
+			 uint64_t work_ns)
 {
 	size_t n = (size_t)1 << h->log_size;
 
@@ -372,8 +373,18 @@ static void gw_result_out(struct gw_out *o, const struct frame_hdr *h, const fr_
 	for (size_t i = 0; i < n; i++)
 		fr_to_bytes(o->payload + i * FR_BYTES, &H[i]);
 	frame_seal(&o->hdr, o->payload, n * FR_BYTES);
-	if (fault_corrupt())	/* after the seal: the receiver's check must catch it */
+	switch (fault_frame()) {
+	case FAULT_FRAME_OK:
+		break;
+	case FAULT_FRAME_CORRUPT:	/* after the seal: the receiver's check must catch it */
 		o->payload[n * FR_BYTES / 2] ^= 0xff;
+		break;
+	case FAULT_FRAME_HOSTILE:
+		free(o->payload);
+		gw_fail_out(o, h, FAULT_HOSTILE_REASON);
+		return 0;
+	}
+	return 1;
 }
 
 /* Prove one partition through begin/end. Returns 0 to carry on, -1 when
@@ -426,8 +437,7 @@ static int gw_prove(struct gw_part *p)
 		gw_log("job %llu partition %u: %s", (unsigned long long)h->job, h->partition, why);
 		gw_fail_out(&o, h, why);
 	} else {
-		gw_result_out(&o, h, p->buf, shm_now_mono() - t0);
-		o.ok = 1;
+		o.ok = gw_result_out(&o, h, p->buf, shm_now_mono() - t0);
 	}
 	fault_point(FAULT_AFTER);
 	gw_hand(&o);

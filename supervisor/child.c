@@ -24,6 +24,7 @@
 
 #include "gpuworker/hterm.h"
 #include "supervisor/sup.h"
+#include "util/text.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -270,7 +271,7 @@ static void on_header(struct sup *s, uint32_t ci)
 static void on_payload(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
-	char reason[FRAME_FAIL_MAX + 1];
+	char reason[FRAME_FAIL_MAX * 4 + 1];
 
 	if (frame_checksum(c->buf, c->buf_have) != c->hdr.checksum) {
 		child_kill(s, ci, "payload checksum mismatch");
@@ -281,9 +282,8 @@ static void on_payload(struct sup *s, uint32_t ci)
 		if (c->state == CH_STARTING)
 			c->state = CH_READY;
 		break;
-	case FRAME_FAIL:
-		memcpy(reason, c->buf, c->buf_have);
-		reason[c->buf_have] = '\0';
+	case FRAME_FAIL:	/* untrusted text: shown safely wherever it goes */
+		util_cleann(reason, sizeof reason, (const char *)c->buf, c->buf_have);
 		sched_part_failed(s, ci, reason);
 		break;
 	case FRAME_H_RESULT:

@@ -28,6 +28,7 @@
 #include "format/pfile.h"
 #include "journal/journal.h"
 #include "supervisor/sup.h"
+#include "util/text.h"
 #include "verify/verify.h"
 
 
@@ -878,7 +879,14 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 	    s->child[r.from_child].pid == r.from)
 		child_kill(s, (uint32_t)r.from_child, "sent a partition that failed its checksum");
 	s->stats.parts_failed++;
-	snprintf(reason, sizeof reason, "failed (%.50s)", why);
+	/* why is the worker's text, made safe by child.c; cut at a whole
+	 * character (never half of a \xNN) to fit an event and a reason */
+	char shown[40];
+	util_clean(shown, sizeof shown, why);
+	sup_event(s, SHM_EV_INFO, c->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH, c->slot, 0, r.id,
+		  r.part, "%s.%u: job %llu partition %u failed: %s", c->kind == CHILD_GPU ? "gpu" : "synth",
+		  c->slot, (unsigned long long)r.id, r.part, shown);
+	snprintf(reason, sizeof reason, "failed (%s)", shown);
 	requeue_one(s, &r, reason);
 }
 

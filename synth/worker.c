@@ -219,8 +219,17 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 	frame_init(&h, FRAME_PART_DATA, req->job, req->partition, req->kind, req->log_size, req->gen);
 	h.work_ns = shm_now_mono() - t0;
 	frame_seal(&h, *buf, 3 * n * FR_BYTES);
-	if (fault_corrupt())	/* after the seal: the receiver's check must catch it */
+	switch (fault_frame()) {
+	case FAULT_FRAME_OK:
+		break;
+	case FAULT_FRAME_CORRUPT:	/* after the seal: the receiver's check must catch it */
 		((uint8_t *)*buf)[3 * n * FR_BYTES / 2] ^= 0xff;
+		break;
+	case FAULT_FRAME_HOSTILE:
+		shm_slot_end(w, req->gen, 0);
+		sw_send_fail(req, FAULT_HOSTILE_REASON);
+		return;
+	}
 	shm_slot_end(w, req->gen, 1);
 	sw_send(&h, *buf);
 }

@@ -23,8 +23,9 @@ static const struct { const char *rule, *why; } bad[] = {
 	{ "gpu:during:kill:2x", "bad COUNT \"2x\"" },
 	{ "gpu:during:exit=", "bad exit code \"\"" },
 	{ "gpu:during:exit=256", "bad exit code \"256\"" },
-	{ "gpu:during:corrupt", "corrupt goes with the frame point" },
-	{ "synth:frame:exit", "corrupt goes with the frame point" },
+	{ "gpu:during:corrupt", "corrupt and hostile go with the frame point" },
+	{ "synth:frame:exit", "corrupt and hostile go with the frame point" },
+	{ "gpu:after:hostile", "corrupt and hostile go with the frame point" },
 	{ "gpu:during:kill,", "an empty rule" },
 	{ ",gpu:during:kill", "an empty rule" },
 	{ "any:start:exit:inf,any:start:exit:inf,any:start:exit:inf,any:start:exit:inf,"

@@ -1,0 +1,8 @@
+# tests/trust: the trust boundaries (docs/security.md): what another user
+# could have made, a second instance, hostile text. The shell tests need
+# root and create an unprivileged user and group of their own, removed at
+# the end (they skip with 77 where that is impossible).
+TRUST_TESTS := reason
+TESTS += $(patsubst %,$(BIN)/tests/trust_%,$(TRUST_TESTS))
+$(foreach t,$(TRUST_TESTS),$(eval $(BIN)/tests/trust_$(t): $(call objs,tests/trust/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
+$(foreach t,$(TRUST_TESTS),$(eval LDLIBS_tests/trust_$(t) = $(call pc_libs,libsodium)))
