@@ -109,16 +109,15 @@ static int cmd_ctl_check_path(const struct cmd_ctl_target *t)
 	snprintf(lockp, sizeof lockp, "%s/lock", dir);
 	int fd = open(lockp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0 && (f = fdopen(fd, "r"))) {
-		char name[SHM_NAME_MAX + 2] = "";
+		char name[SHM_NAME_MAX + 2] = "?";
 		unsigned pid = 0;
 		int ok = fgets(who, sizeof who, f) && sscanf(who, "%33s %u", name, &pid) == 2 &&
 			 !strcmp(name, t->name) && (pid_t)pid == t->pid;
 		fclose(f);
 		if (!ok) {
-			fprintf(stderr, "provisor: state directory %s is held by '%s', not by instance '%s' "
-				"(pid %d): refusing its socket\n", dir,
-				util_clean(shown, sizeof shown, who[0] ? strtok(who, "\n") : "nobody"),
-				t->name, (int)t->pid);
+			fprintf(stderr, "provisor: state directory %s is held by instance '%s' (pid %u), "
+				"not by '%s' (pid %d): refusing its socket\n", dir,
+				util_clean(shown, sizeof shown, name), pid, t->name, (int)t->pid);
 			return 1;
 		}
 	} else if (fd >= 0) {

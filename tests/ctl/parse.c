@@ -57,6 +57,7 @@ static void test_valid(void)
 
 	CHECK(parse_ok("ping").op == CTL_PING, "ping");
 	CHECK(parse_ok("ping\n").op == CTL_PING, "ping with newline");
+	CHECK(parse_ok("hello").op == CTL_HELLO, "hello");
 	CHECK(parse_ok("drain").op == CTL_DRAIN, "drain");
 	CHECK(parse_ok("stop\n").op == CTL_STOP, "stop");
 	r = parse_ok("cancel 42");
@@ -119,6 +120,7 @@ static void test_refused(void)
 	refuse("submit porep deadline=3", "unknown option 'deadline'");
 	refuse("submit porep extra", "unexpected word 'extra'");
 	refuse("ping now", "takes no arguments");
+	refuse("hello there", "takes no arguments");
 	refuse("stop ", "stray space");
 	refuse("stop \n", "stray space");
 	refuse(" stop", "stray space");
@@ -142,7 +144,7 @@ static void test_refused(void)
 static void test_roundtrip(void)
 {
 	static const char *lines[] = {
-		"ping\n", "drain\n", "stop\n", "cancel 7\n", "submit porep\n",
+		"ping\n", "hello\n", "drain\n", "stop\n", "cancel 7\n", "submit porep\n",
 		"submit winning-post seed=00ff k=26 partitions=64\n",
 		"submit snap-deals seed=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20\n",
 		"submit window-post k=14\n", "worker enable gpu.3\n", "worker disable synth.0\n",
