@@ -13,6 +13,7 @@
 #include "supervisor/cmds.h"
 #include "tui/snap.h"
 #include "tui/status.h"
+#include "util/text.h"
 
 int cmd_status(int argc, char **argv)
 {
@@ -52,7 +53,8 @@ int cmd_status(int argc, char **argv)
 	if (!s.attached)
 		snprintf(s.name, sizeof s.name, "%s", name);
 	if (rc < 0 && !json && !prom) {
-		fprintf(stderr, "provisor status: %s\n", rc == -ENOMEM ? "out of memory" : s.err);
+		fprintf(stderr, "provisor status: %s\n", rc == -ENOMEM ? "out of memory" :
+			util_clean(err, sizeof err, s.err));
 		snap_reader_close(&r);
 		return 1;
 	}

@@ -22,6 +22,7 @@
 #include "supervisor/cmds.h"
 #include "tui/snap.h"
 #include "tui/status.h"
+#include "util/text.h"
 
 struct exporter {
 	struct snap_reader r;
@@ -136,7 +137,9 @@ int cmd_exporter(int argc, char **argv)
 	if (!listen)
 		return cmd_usage_error("exporter", "missing --listen ADDR:PORT");
 	if (parse_listen(listen, &ss, &v6) < 0) {
-		fprintf(stderr, "provisor exporter: bad --listen '%s': want ADDR:PORT, [ADDR]:PORT or :PORT\n", listen);
+		char shown[256];
+		fprintf(stderr, "provisor exporter: bad --listen '%s': want ADDR:PORT, [ADDR]:PORT or :PORT\n",
+			util_clean(shown, sizeof shown, listen));
 		return 2;
 	}
 	if (snap_reader_init(&e.r, name, err, sizeof err) < 0) {

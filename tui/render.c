@@ -4,6 +4,12 @@
  * help or a detail view instead of the panes, and a footer with the keys.
  * Everything is clipped to the layout's rectangles; a pane tags the cells
  * it draws so the layout test can check who drew where.
+ *
+ * Text from the segment (instance name, event messages, job reasons) goes
+ * through util_clean (util/text.h), the one sanitiser, before it reaches
+ * the canvas: a byte outside printable ASCII shows as \xNN, four columns,
+ * cut by the canvas like any other text. (The canvas still turns any
+ * control code point into '?': a last guard for the renderer's own text.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,30 +18,68 @@
 
 #include "tui/fmt.h"
 #include "tui/render.h"
+#include "util/text.h"
+
+/* The health as the header shows it, as long as fits in w columns:
+ * "[not responding for 3.2s]", "[not responding]", "not responding". */
+static const char *health_text(char *buf, size_t len, const struct snap *s, int w, int *attr)
+{
+	char age[16];
+	const char *word = snap_health_word(s);
+
+	*attr = s->health == SHM_HEALTH_RUNNING ? CV_OK :
+		s->health == SHM_HEALTH_NOT_RESPONDING ? CV_WARN : CV_BAD;
+	fmt_dur(age, sizeof age, s->hb_age_ns);
+	if (s->health == SHM_HEALTH_NOT_RESPONDING &&
+	    snprintf(buf, len, "[%s for %s]", word, age) <= w)
+		return buf;
+	if (snprintf(buf, len, "[%s]", word) <= w)
+		return buf;
+	snprintf(buf, len, "%s", word);
+	return buf;
+}
+
+/* First header row: name, pid, uptime and health; what does not fit goes,
+ * in this order: the "provisor top" title, the pid, the end of the name,
+ * the uptime, the name. The health is always drawn (whole down to its
+ * word's width), so a dead or hung rig never looks fine on a narrow
+ * terminal. */
+static int header_line(struct canvas *cv, struct cv_rect r, const struct snap *s)
+{
+	char up[16], health[48], name[4 * sizeof s->name], left[160];
+	int attr, hw, room;
+
+	util_clean(name, sizeof name, s->name);
+	fmt_dur(up, sizeof up, snap_uptime_ns(s));
+	hw = (int)strlen(health_text(health, sizeof health, s, r.w, &attr));
+	room = r.w - hw;
+	if (snprintf(left, sizeof left, "provisor top  %s  pid %u  up %s  ", name, s->sup_pid, up) > room &&
+	    snprintf(left, sizeof left, "%s  pid %u  up %s  ", name, s->sup_pid, up) > room) {
+		int tail = (int)strlen(up) + 7;	/* "  up " + up + "  " */
+		if (room - tail >= 4)
+			snprintf(left, sizeof left, "%.*s  up %s  ", room - tail, name, up);
+		else if (snprintf(left, sizeof left, "up %s  ", up) > room &&
+			 snprintf(left, sizeof left, "%.*s ", room - 1 > 0 ? room - 1 : 0, name) > room)
+			left[0] = '\0';
+	}
+	int x = r.x + cv_text(cv, r.y, r.x, -1, CV_HEAD, left);
+	return x + cv_text(cv, r.y, x, -1, attr, health);
+}
 
 static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
 {
-	char up[16], age[16], clk[16], kb[16], health[48];
-	int x, attr = CV_OK;
+	char clk[16], kb[16], name[4 * sizeof s->name], err[4 * sizeof s->err];
+	int x;
 
 	(void)v;
 	if (!s->attached) {
-		cv_printf(cv, r.y, r.x, -1, CV_BAD, "provisor top  %s  not running: %s", s->name, s->err);
+		cv_printf(cv, r.y, r.x, -1, CV_BAD, "provisor top  %s  not running: %s",
+			  util_clean(name, sizeof name, s->name), util_clean(err, sizeof err, s->err));
 		return;
 	}
-	fmt_dur(up, sizeof up, s->now_mono_ns - s->start_mono_ns);
-	fmt_dur(age, sizeof age, s->hb_age_ns);
-	if (s->health == SHM_HEALTH_RUNNING)
-		snprintf(health, sizeof health, "running");
-	else if (s->health == SHM_HEALTH_NOT_RESPONDING)
-		snprintf(health, sizeof health, "not responding for %s", age), attr = CV_WARN;
-	else
-		snprintf(health, sizeof health, "not running"), attr = CV_BAD;
-	x = r.x + cv_printf(cv, r.y, r.x, -1, CV_HEAD, "provisor top  %s  pid %u  up %s  ",
-			    s->name, s->sup_pid, up);
-	cv_printf(cv, r.y, x, -1, attr, "[%s]", health);
+	x = header_line(cv, r, s);
 	fmt_clock(clk, sizeof clk, s->now_wall_ns);
-	if (r.w >= 70)
+	if (r.w >= 70 && x + 1 <= r.x + r.w - 8)
 		cv_text(cv, r.y, r.x + r.w - 8, 8, CV_NORMAL, clk);
 	if (r.h < 2)
 		return;
@@ -123,7 +167,7 @@ static void detail_slot(struct canvas *cv, struct cv_rect r, const struct snap *
 
 static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
 {
-	char kb[16], a[16], b[16], sa[16], sb[16];
+	char kb[16], a[16], b[16], sa[16], sb[16], why[4 * sizeof s->jobs[0].v.reason];
 	int sel = v->sel[L_JOBS], per, cols;
 
 	if (sel >= v->count[L_JOBS] || !v->jobs)
@@ -134,7 +178,7 @@ static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s
 		  (unsigned long long)j->v.id, fmt_kind(j->v.kind, kb, sizeof kb), fmt_job_state(j->v.state),
 		  j->count[SHM_PART_DONE], j->v.nparts, a, j->v.log_size);
 	if (j->v.reason[0] && r.h > 1)
-		cv_printf(cv, r.y + 1, r.x, -1, CV_BAD, "reason: %s", j->v.reason);
+		cv_printf(cv, r.y + 1, r.x, -1, CV_BAD, "reason: %s", util_clean(why, sizeof why, j->v.reason));
 	per = r.h - 3;
 	if (per < 1)
 		return;
@@ -164,19 +208,27 @@ static void detail(struct canvas *cv, struct cv_rect r, const struct snap *s, co
 		detail_slot(cv, r, s, v);
 	else if (v->sel[L_EVENTS] < (int)s->nevents) {
 		const struct shm_event *e = &s->events[s->nevents - 1 - v->sel[L_EVENTS]];
-		char clk[16];
+		char clk[16], msg[4 * sizeof e->msg];
 		fmt_clock(clk, sizeof clk, e->wall_ns);
 		cv_printf(cv, r.y, r.x, -1, CV_HEAD, "event #%llu at %s  (Esc to close)", (unsigned long long)e->seq, clk);
 		cv_printf(cv, r.y + 1, r.x, -1, CV_NORMAL, "%s, code %d, job %llu partition %u",
 			  fmt_event_type(e->type), e->code, (unsigned long long)e->job_id, e->partition);
-		cv_text(cv, r.y + 2, r.x, -1, CV_NORMAL, e->msg);
+		cv_text(cv, r.y + 2, r.x, -1, CV_NORMAL, util_clean(msg, sizeof msg, e->msg));
 	}
 }
 
-static void footer(struct canvas *cv, struct cv_rect r, const struct layout *l, const struct top_view *v)
+static void footer(struct canvas *cv, struct cv_rect r, const struct layout *l, const struct snap *s,
+		   const struct top_view *v)
 {
 	if (l->tiny) {
-		cv_printf(cv, r.y, r.x, -1, CV_WARN, "terminal too small (%dx%d): need %dx%d",
+		int x = r.x;
+		if (!layout_shown(l, L_HEADER) && s->attached && s->health != SHM_HEALTH_RUNNING) {
+			char health[48];	/* one row only: the health first */
+			int attr;
+			health_text(health, sizeof health, s, r.w, &attr);
+			x += cv_text(cv, r.y, x, -1, attr, health) + 1;
+		}
+		cv_printf(cv, r.y, x, -1, CV_WARN, "terminal too small (%dx%d): need %dx%d",
 			  cv->cols, cv->rows, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
 		return;
 	}
@@ -234,7 +286,7 @@ int render_frame(struct canvas *cv, const struct snap *s, struct top_view *v, st
 		}
 	}
 	cv_clip(cv, l->r[L_FOOTER], L_FOOTER);
-	footer(cv, l->r[L_FOOTER], l, v);
+	footer(cv, l->r[L_FOOTER], l, s, v);
 	v->msg[0] = v->msg[0] == 1 ? 0 : v->msg[0];
 	return 0;
 }

@@ -3,6 +3,12 @@
  * priority: a narrow pane keeps the most important ones (slot, state, job,
  * partition, utilization) and drops the rest, so 80 columns show what an
  * operator looks for first. Each pane's first row is its column headings.
+ *
+ * When the supervisor is gone (snap_sup_gone), a slot's record is its last
+ * word, not what a worker does now: STATE shows "unknown", the pid and
+ * assignment columns go, and "(supervisor gone)" follows where the row has
+ * room (from 35 columns).
+ * Event messages go through util_clean (util/text.h) first.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +16,7 @@
 
 #include "tui/fmt.h"
 #include "tui/render.h"
+#include "util/text.h"
 
 struct col {
 	const char *name;
@@ -111,6 +118,13 @@ static int slot_cell(char *b, size_t n, int c, const struct snap *s, const struc
 		snprintf(b, n, "?");
 		return CV_DIM;
 	}
+	if (snap_sup_gone(s)) {
+		switch (c) {
+		case SC_PID: case SC_JOB: case SC_KIND: case SC_PART: case SC_TIME: case SC_UTIL:
+			return CV_DIM;	/* "-" */
+		case SC_STATE: snprintf(b, n, "unknown"); return CV_BAD;
+		}
+	}
 	switch (c) {
 	case SC_GPU: if (pane == L_GPU) snprintf(b, n, "%u", x->gpu); break;
 	case SC_PID: if (x->pid) snprintf(b, n, "%u", x->pid); break;
@@ -139,7 +153,7 @@ static int slot_cell(char *b, size_t n, int c, const struct snap *s, const struc
 void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s, struct top_view *v, int pane)
 {
 	struct col c[SC_N];
-	int on[SC_N], busy = 0, first, vis = r.h - 1;
+	int on[SC_N], busy = 0, first, vis = r.h - 1, gone = snap_sup_gone(s);
 	uint32_t n;
 	const struct snap_slot *sl = snap_slots(s, pane == L_GPU ? SHM_T_GPU : SHM_T_SYNTH, &n);
 	char extra[48], b[48];
@@ -149,10 +163,15 @@ void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s, str
 		c[SC_DEV].w = c[SC_VRAM].w = c[SC_TEMP].w = c[SC_PWR].w = -1;
 	if (pane != L_GPU)
 		c[SC_GPU].w = -1;
-	pick(c, SC_N, r.w, on);
+	if (gone)	/* no pid, no assignment: room for "(supervisor gone)" */
+		c[SC_PID].w = c[SC_JOB].w = c[SC_KIND].w = c[SC_PART].w = c[SC_TIME].w = c[SC_UTIL].w = -1;
+	pick(c, SC_N, gone && r.w >= 35 ? r.w - 18 : r.w, on);
 	for (uint32_t i = 0; i < n; i++)
 		busy += sl[i].ok && sl[i].v.state == SHM_SLOT_BUSY;
-	snprintf(extra, sizeof extra, "busy=%d/%u", busy, n);
+	if (gone)
+		snprintf(extra, sizeof extra, "supervisor gone");
+	else
+		snprintf(extra, sizeof extra, "busy=%d/%u", busy, n);
 	heading(cv, r, c, SC_N, on, pane == L_GPU ? "GPU" : "SYNTH", extra, v->focus == pane);
 	first = scroll(v, pane, (int)n, vis);
 	for (int row = 0; row < vis && first + row < (int)n; row++) {
@@ -166,6 +185,8 @@ void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s, str
 			cv_text(cv, y, x, c[k].w, a, b);
 			x += c[k].w + 1;
 		}
+		if (gone && sl[i].ok && x + 17 <= r.x + r.w)
+			cv_text(cv, y, x, -1, CV_DIM, "(supervisor gone)");
 		if (v->focus == pane && (int)i == v->sel[pane])
 			cv_attr_span(cv, y, r.x, r.w, CV_SEL);
 	}
@@ -317,7 +338,7 @@ void render_events(struct canvas *cv, struct cv_rect r, const struct snap *s, st
 	};
 	static const int on[5] = { 1, 1, 1, 1, 1 };
 	int n = (int)s->nevents, vis = r.h - 1, first;
-	char extra[48], b[32];
+	char extra[48], b[32], msg[4 * sizeof s->events[0].msg];
 
 	snprintf(extra, sizeof extra, "%s", s->events_missed ? "" : (n ? "" : "(none)"));
 	if (s->events_missed)
@@ -342,7 +363,7 @@ void render_events(struct canvas *cv, struct cv_rect r, const struct snap *s, st
 		else
 			snprintf(b, sizeof b, "-");
 		cv_text(cv, y, x + 9, 6, CV_NORMAL, b);
-		cv_text(cv, y, x + 16, -1, CV_NORMAL, e->msg[0] ? e->msg : "-");
+		cv_text(cv, y, x + 16, -1, CV_NORMAL, e->msg[0] ? util_clean(msg, sizeof msg, e->msg) : "-");
 		if (v->focus == L_EVENTS && first + row == v->sel[L_EVENTS])
 			cv_attr_span(cv, y, r.x, r.w, CV_SEL);
 	}

@@ -9,6 +9,7 @@
  * happened in between.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,7 @@ static void copy_identity(const struct snap_reader *r, struct snap *s)
 	memcpy(s->boot_id, h->boot_id, sizeof s->boot_id);
 	s->start_mono_ns = h->start_mono_ns;
 	s->start_wall_ns = h->start_wall_ns;
+	s->hb_mono_ns = atomic_load_explicit(&h->heartbeat_mono_ns, memory_order_acquire);
 	s->reattached = r->reattached;
 }
 
@@ -203,7 +205,9 @@ static int read_jobs(struct snap_reader *r, struct snap *s, uint32_t *cap)
 			j->v.nparts = SHM_JOB_MAX_PARTS;
 		j->v.reason[sizeof j->v.reason - 1] = '\0';
 		j->index = i;
-		derive_job(j, s->now_mono_ns);
+		derive_job(j, s->start_mono_ns + snap_uptime_ns(s));	/* now, or its last beat */
+		if (snap_sup_gone(s) && j->v.state < SHM_JOB_DONE)
+			j->eta_ns = -1;	/* nobody works on it */
 		if (j->v.state < SHM_JOB_NSTATES)
 			s->jobs_by_state[j->v.state]++;
 		s->njobs++;
@@ -268,8 +272,8 @@ static void rate(struct snap_reader *r, struct snap *s)
 	uint32_t last = (r->rate_head + SNAP_RATE_SAMPLES - 1) % SNAP_RATE_SAMPLES;
 
 	s->parts_per_min = -1;
-	if (!s->sup_ok)
-		return;
+	if (!s->sup_ok || snap_sup_gone(s))
+		return;	/* unknown; a gone supervisor proves nothing */
 	if (!r->rate_n || now - r->rate_t[last] >= 1000000000ull) {
 		r->rate_t[r->rate_head] = now;
 		r->rate_v[r->rate_head] = s->sup.parts_done;
@@ -340,6 +344,15 @@ void snap_free(struct snap *s)
 	s->gpu = s->synth = NULL;
 	s->jobs = NULL;
 	s->cap_gpu = s->cap_synth = s->cap_jobs = 0;
+}
+
+uint64_t snap_uptime_ns(const struct snap *s)
+{
+	uint64_t end = s->now_mono_ns;
+
+	if (snap_sup_gone(s))
+		end = s->hb_mono_ns > s->start_mono_ns ? s->hb_mono_ns : s->start_mono_ns;
+	return end > s->start_mono_ns ? end - s->start_mono_ns : 0;
 }
 
 const char *snap_health_word(const struct snap *s)

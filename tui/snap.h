@@ -11,7 +11,8 @@
  * marked (ok = 0) and shown as unknown, never as a wrong value. The reader
  * re-attaches by itself when the name holds a new segment (supervisor
  * restarted) and keeps the last data, marked stale, when the supervisor is
- * gone.
+ * gone: then the clocks of that data (uptime, job elapsed) stop at its last
+ * heartbeat, and what only a live supervisor makes (ETA, rate) is unknown.
  */
 #ifndef TUI_SNAP_H
 #define TUI_SNAP_H
@@ -53,6 +54,7 @@ struct snap {
 	uint32_t sup_pid;
 	uint8_t boot_id[16];
 	uint64_t start_mono_ns, start_wall_ns;
+	uint64_t hb_mono_ns;	/* the supervisor's last heartbeat (0: none yet) */
 	uint64_t now_mono_ns, now_wall_ns;
 	uint64_t interval_ns;	/* since the previous snapshot; 0 for the first */
 	uint32_t reattached;	/* times the reader switched to a new segment */
@@ -118,8 +120,20 @@ static inline struct snap_slot *snap_slots(const struct snap *s, uint32_t t, uin
 	return t == SHM_T_GPU ? s->gpu : s->synth;
 }
 
+/* Is the supervisor gone (not running, or the name holds a newer segment
+ * that could not be opened)? Then the slots' records are its last words,
+ * not what the workers do: views show them as unknown. */
+static inline int snap_sup_gone(const struct snap *s)
+{
+	return s->attached && (s->health == SHM_HEALTH_NOT_RUNNING || s->health == SHM_HEALTH_RESTARTED);
+}
+
+/* The supervisor's uptime: to now while it runs (or hangs), frozen at its
+ * last heartbeat once it is gone. */
+uint64_t snap_uptime_ns(const struct snap *s);
+
 /* A one-word summary of the supervisor's health for headers:
- * "running", "not responding", "not running", "no segment". */
+ * "running", "not responding", "not running", "restarted", "no segment". */
 const char *snap_health_word(const struct snap *s);
 
 #endif

@@ -151,7 +151,7 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "heartbeat_age_seconds", j_sec(s->hb_age_ns));
 	J_ADD(j, "boot_id", j_str(boot));
 	J_ADD(j, "start_wall_seconds", j_sec(s->start_wall_ns));
-	J_ADD(j, "uptime_seconds", j_sec(s->now_mono_ns - s->start_mono_ns));
+	J_ADD(j, "uptime_seconds", j_sec(snap_uptime_ns(s)));
 	J_ADD(j, "control_socket", s->control_path[0] ? j_str(s->control_path) : NULL);
 	J_ADD(j, "readable", json_object_new_boolean(s->sup_ok));
 	if (!s->sup_ok)

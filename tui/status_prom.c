@@ -5,6 +5,11 @@
  * nothing here is averaged. A record that was unreadable is left out (a
  * missing sample, never a wrong one) and counted in
  * provisor_status_unreadable_records.
+ *
+ * The one label value that comes from the segment as text (the instance
+ * name) goes through util_clean (util/text.h: \xNN for every byte
+ * outside printable ASCII) and is then escaped as the format wants (\\,
+ * \", \n), so no control byte and no stray quote reaches a scrape.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +18,23 @@
 #include "shm/shm.h"
 #include "tui/fmt.h"
 #include "tui/status.h"
+#include "util/text.h"
+
+/* A label value from untrusted text: sanitised, then escaped. */
+static const char *label_value(char *buf, size_t len, const char *raw)
+{
+	char clean[4 * SHM_NAME_MAX + 8];
+	size_t o = 0;
+
+	util_clean(clean, sizeof clean, raw);
+	for (const char *p = clean; *p && o + 3 <= len; p++) {
+		if (*p == '\\' || *p == '"')
+			buf[o++] = '\\';
+		buf[o++] = *p;
+	}
+	buf[o] = '\0';
+	return buf;
+}
 
 static void head(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -82,13 +104,13 @@ static void slot_states(FILE *f, const struct snap *s)
 
 static void supervisor(FILE *f, const struct snap *s)
 {
-	char boot[33];
+	char boot[33], name[8 * SHM_NAME_MAX + 16];
 
 	fmt_hex(boot, s->boot_id, sizeof s->boot_id);
 	head(f, "provisor_supervisor_info", "gauge",
 	     "Identity of the supervisor that owns the status segment (value 1).");
 	fprintf(f, "provisor_supervisor_info{name=\"%s\",pid=\"%u\",boot_id=\"%s\",state=\"%s\"} 1\n",
-		s->name, s->sup_pid, boot, s->sup_ok ? fmt_sup_state(s->sup.state) : "unknown");
+		label_value(name, sizeof name, s->name), s->sup_pid, boot, s->sup_ok ? fmt_sup_state(s->sup.state) : "unknown");
 	head(f, "provisor_supervisor_heartbeat_age_seconds", "gauge",
 	     "Seconds since the supervisor's last heartbeat.");
 	fprintf(f, "provisor_supervisor_heartbeat_age_seconds %.3f\n", (double)s->hb_age_ns / 1e9);

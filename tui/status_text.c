@@ -3,6 +3,14 @@
  * the supervisor, one line per worker slot, every job with one line per
  * partition, and the recent events. Columns are whitespace-separated words
  * ("-" for none, "?" for unreadable) so that awk can read them too.
+ *
+ * Every string that comes from the segment (instance name, event messages,
+ * job reasons, the reason it could not be read) goes through util_clean
+ * (util/text.h) on its way out: a byte outside printable ASCII shows as
+ * \xNN, so no escape sequence in a record reaches the terminal. When the
+ * supervisor is gone, each slot's state is "unknown (supervisor gone)",
+ * not its last published state, and the uptime stops at its last
+ * heartbeat.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +18,7 @@
 #include "shm/shm.h"
 #include "tui/fmt.h"
 #include "tui/status.h"
+#include "util/text.h"
 
 static void gib(char *buf, size_t len, uint64_t bytes)
 {
@@ -18,12 +27,12 @@ static void gib(char *buf, size_t len, uint64_t bytes)
 
 static void header(FILE *f, const struct snap *s)
 {
-	char up[16], age[16], used[16], budget[16];
+	char up[16], age[16], used[16], budget[16], name[4 * sizeof s->name];
 
-	fmt_dur(up, sizeof up, s->now_mono_ns - s->start_mono_ns);
+	fmt_dur(up, sizeof up, snap_uptime_ns(s));
 	fmt_dur(age, sizeof age, s->hb_age_ns);
 	fprintf(f, "instance %s: supervisor pid %u, %s (heartbeat %s ago), up %s",
-		s->name, s->sup_pid, snap_health_word(s), age, up);
+		util_clean(name, sizeof name, s->name), s->sup_pid, snap_health_word(s), age, up);
 	if (!s->sup_ok) {
 		fprintf(f, "\nsupervisor record unreadable\n");
 		return;
@@ -58,6 +67,18 @@ static void slots(FILE *f, const struct snap *s, uint32_t t)
 			fprintf(f, "%-9s ? unreadable\n", name);
 			continue;
 		}
+		if (snap_sup_gone(s)) {	/* its last words are not what runs now */
+			fmt_exit(ex, sizeof ex, v->last_exit_kind, v->last_exit_code);
+			fprintf(f, "%-9s ", name);
+			if (t == SHM_T_GPU)
+				fprintf(f, "%-4u ", v->gpu);
+			else
+				fprintf(f, "%-4s ", "-");
+			fprintf(f, "%-8s %-9s %-8" PRIu64 " %-7s %-12s %-5s %-7s %5s %-6" PRIu64 " %-5" PRIu64
+				" %-4" PRIu64 " %s (supervisor gone)\n", "-", "unknown", v->gen, "-", "-", "-",
+				"-", "-", v->done, v->failed, v->restarts, ex);
+			continue;
+		}
 		fmt_dur(tm, sizeof tm, busy ? s->now_mono_ns - v->part_since_ns : 0);
 		fmt_exit(ex, sizeof ex, v->last_exit_kind, v->last_exit_code);
 		fprintf(f, "%-9s ", name);
@@ -88,7 +109,7 @@ static void slot_ref(char *buf, size_t len, uint32_t t, uint16_t i)
 static void job(FILE *f, const struct snap_job *j)
 {
 	const struct shm_job *v = &j->v;
-	char kb[16], el[16], eta[16], a[24], b[24], st[16], gt[16];
+	char kb[16], el[16], eta[16], a[24], b[24], st[16], gt[16], why[4 * sizeof v->reason];
 
 	fmt_dur(el, sizeof el, j->elapsed_ns);
 	if (j->eta_ns >= 0)
@@ -98,7 +119,7 @@ static void job(FILE *f, const struct snap_job *j)
 	fprintf(f, "job %" PRIu64 " %s %s: %u/%u partitions done, %.0f%%, elapsed %s, eta %s%s%s\n",
 		v->id, fmt_kind(v->kind, kb, sizeof kb), fmt_job_state(v->state),
 		j->count[SHM_PART_DONE], v->nparts, j->progress * 100, el, eta,
-		v->reason[0] ? ", reason: " : "", v->reason);
+		v->reason[0] ? ", reason: " : "", util_clean(why, sizeof why, v->reason));
 	for (uint32_t p = 0; p < v->nparts; p++) {
 		const struct shm_part *pp = &v->part[p];
 		slot_ref(a, sizeof a, SHM_T_SYNTH, pp->synth_slot);
@@ -112,7 +133,7 @@ static void job(FILE *f, const struct snap_job *j)
 
 static void events(FILE *f, const struct snap *s)
 {
-	char clk[16], slot[24];
+	char clk[16], slot[24], msg[4 * sizeof s->events[0].msg];
 
 	if (!s->nevents)
 		return;
@@ -125,14 +146,17 @@ static void events(FILE *f, const struct snap *s)
 		else
 			snprintf(slot, sizeof slot, "-");
 		fprintf(f, "  %s #%" PRIu64 " %-10s %-8s job %" PRIu64 " %s\n", clk, e->seq,
-			fmt_event_type(e->type), slot, e->job_id, e->msg);
+			fmt_event_type(e->type), slot, e->job_id, util_clean(msg, sizeof msg, e->msg));
 	}
 }
 
 int status_text(FILE *f, const struct snap *s)
 {
+	char name[4 * sizeof s->name], err[4 * sizeof s->err];
+
 	if (!s->attached) {
-		fprintf(f, "instance %s: not running (%s)\n", s->name, s->err);
+		fprintf(f, "instance %s: not running (%s)\n", util_clean(name, sizeof name, s->name),
+			util_clean(err, sizeof err, s->err));
 		return ferror(f) ? -EIO : 0;
 	}
 	header(f, s);

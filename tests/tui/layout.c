@@ -5,6 +5,15 @@
  * and detail: every pane inside the screen, no two panes overlapping, every
  * drawn cell inside the rectangle of the pane that drew it, and a "too
  * small" message where nothing else fits. Pure functions: no terminal.
+ *
+ * A dead rig (supervisor pid gone, heartbeat stopped) and a hung or
+ * replaced one: at every size with at least one row as wide as the health
+ * word, the frame shows that word ("not running", "not responding",
+ * "restarted"), even at 40 columns and in the one-row "too small" frame;
+ * no slot row shows busy or idle, every readable one shows "unknown"; and
+ * the uptime is frozen at the last heartbeat: frames 1.1 s apart have the
+ * same header at 32, 40 and 80 columns. Segment text with escape
+ * sequences (name, event message, job reason) reaches the canvas as \xNN.
  */
 #include <string.h>
 
@@ -70,7 +79,52 @@ static void check_layout(const struct layout *l, int rows, int cols)
 	}
 }
 
-static void check_frame(const struct canvas *cv, const struct layout *l)
+static int row_has(const struct canvas *cv, int y, const char *what)
+{
+	char line[300 * 4 + 1];
+
+	cv_row_text(cv, y, line);
+	return strstr(line, what) != NULL;
+}
+
+/* The health word, when the snapshot's supervisor is not running fine. */
+static const char *bad_word(const struct snap *s)
+{
+	return s->attached && s->health != SHM_HEALTH_RUNNING ? shm_health_name(s->health) : NULL;
+}
+
+/* Dead or hung rig: the health word shows wherever it fits; a gone
+ * supervisor's slots are unknown, never busy or idle. */
+static void check_health(const struct canvas *cv, const struct layout *l, const struct snap *s)
+{
+	const char *word = bad_word(s);
+	int seen = 0;
+
+	if (!word)
+		return;
+	for (int y = 0; y < cv->rows && !seen; y++)
+		seen = row_has(cv, y, word);
+	CHECK(seen || cv->cols < (int)strlen(word), "%dx%d: health '%s' not shown", cv->cols, cv->rows, word);
+	if (!snap_sup_gone(s))
+		return;
+	for (int p = L_GPU; p <= L_SYNTH; p++) {
+		const struct cv_rect *r = &l->r[p];
+		if (!layout_shown(l, p) || r->w < 17)	/* SLOT and STATE columns */
+			continue;
+		for (int y = r->y + 1; y < r->y + r->h; y++) {
+			char line[300 * 4 + 1];
+			cv_row_text(cv, y, line);
+			if (strncmp(line, p == L_GPU ? "gpu." : "synth.", p == L_GPU ? 4 : 6))
+				continue;
+			CHECK(!strstr(line, "busy") && !strstr(line, "idle"), "%dx%d: gone supervisor, slot row '%s'",
+			      cv->cols, cv->rows, line);
+			CHECK(strstr(line, "unknown") || strstr(line, " ?"), "%dx%d: slot row '%s' not unknown",
+			      cv->cols, cv->rows, line);
+		}
+	}
+}
+
+static void check_frame(const struct canvas *cv, const struct layout *l, const struct snap *s)
 {
 	char line[300 * 4 + 1];
 
@@ -85,10 +139,13 @@ static void check_frame(const struct canvas *cv, const struct layout *l)
 				      cv->cols, cv->rows, c->owner, y, x);
 		}
 	if (l->tiny && cv->cols >= 19) {
+		const char *want = cv->rows == 1 && bad_word(s) ? bad_word(s) : "terminal too small";
 		cv_row_text(cv, cv->rows - 1, line);
-		CHECK(!strncmp(line, "terminal too small", 18), "%dx%d: no message: '%s'",
-		      cv->cols, cv->rows, line);
+		CHECK(strstr(line, want) == line || (want[0] != 't' && line[0] == '[' &&
+						      !strncmp(line + 1, want, strlen(want))),
+		      "%dx%d: no message: '%s'", cv->cols, cv->rows, line);
 	}
+	check_health(cv, l, s);
 }
 
 /* Sweep every size; render every step-th size (the layout always). */
@@ -109,10 +166,97 @@ static unsigned long sweep(struct snap *s, struct top_view *v, int step)
 			CHECK(cv_init(&cv, rows, cols) == 0, "cv_init");
 			CHECK(render_frame(&cv, s, v, &l) == 0, "render");
 			check_layout(&l, rows, cols);
-			check_frame(&cv, &l);
+			check_frame(&cv, &l, s);
 			cv_free(&cv);
 			frames++;
 		}
+	return frames;
+}
+
+/* The header rows of a frame at cols x 24, as text. */
+static void header_at(struct snap *s, struct top_view *v, int cols, char *out, size_t len)
+{
+	struct canvas cv;
+	struct layout l;
+	char a[300 * 4 + 1], b[300 * 4 + 1];
+
+	CHECK(cv_init(&cv, 24, cols) == 0, "cv_init");
+	CHECK(render_frame(&cv, s, v, &l) == 0, "render");
+	cv_row_text(&cv, 0, a);
+	cv_row_text(&cv, 1, b);
+	snprintf(out, len, "%s\n%s", a, b);
+	cv_free(&cv);
+}
+
+/* Segment text with escape sequences reaches the canvas as \xNN. */
+static void check_escapes(struct snap *s, struct top_view *v)
+{
+	static const char evil[] = "\x1b]0;owned\x07\x1b[2J\xe9";
+	char all[100 * (300 * 4 + 2)], line[300 * 4 + 1];
+	struct canvas cv;
+	struct layout l;
+	size_t o = 0;
+
+	v->ascii = 1;	/* the renderer's own glyphs in ASCII: any other byte is a leak */
+	snprintf(s->name, sizeof s->name, "%s", evil);
+	snprintf(s->events[s->nevents - 1].msg, sizeof s->events[0].msg, "ev %s", evil);
+	snprintf(s->jobs[0].v.reason, sizeof s->jobs[0].v.reason, "why %s", evil);
+	for (int pass = 0; pass < 3; pass++) {	/* panes, event detail, job detail */
+		v->detail = pass > 0;
+		v->focus = pass == 1 ? L_EVENTS : pass == 2 ? L_JOBS : L_GPU;
+		v->sel[L_EVENTS] = 0;
+		v->sel[L_JOBS] = 0;
+		CHECK(cv_init(&cv, 100, 159) == 0, "cv_init");
+		CHECK(render_frame(&cv, s, v, &l) == 0, "render");
+		for (int y = 0; y < cv.rows; y++) {
+			cv_row_text(&cv, y, line);
+			o += (size_t)snprintf(all + o, sizeof all - o, "%s\n", line);
+		}
+		cv_free(&cv);
+	}
+	v->detail = 0;
+	CHECK(strstr(all, "\\x1b]0;owned\\x07\\x1b[2J\\xe9"), "escapes not shown as \\xNN:\n%s", all);
+	CHECK(strstr(all, "ev \\x1b") && strstr(all, "why \\x1b"), "event or reason not shown:\n%s", all);
+	for (const unsigned char *p = (const unsigned char *)all; *p; p++)
+		CHECK(*p >= 0x20 ? *p < 0x7f : *p == '\n', "byte 0x%02x in the frame", *p);
+}
+
+/* A dead rig: health word everywhere, slots unknown, uptime frozen. */
+static unsigned long dead(struct snap *s, struct top_view *v)
+{
+	static const int widths[] = { LAYOUT_MIN_COLS, 40, 80 };
+	static const enum shm_health bad[] = { SHM_HEALTH_NOT_RUNNING, SHM_HEALTH_NOT_RESPONDING,
+					       SHM_HEALTH_RESTARTED };
+	unsigned long frames = 0;
+	char a[2 * 300 * 4 + 2], b[2 * 300 * 4 + 2];
+
+	for (size_t h = 0; h < 3; h++) {
+		fill(s, 1);
+		snprintf(s->name, sizeof s->name, "t-dead");
+		s->health = bad[h];
+		s->hb_age_ns = 7000000000ull;
+		s->hb_mono_ns = 3000000000001ull;	/* died 1000 s ago, after 3000 s */
+		*v = (struct top_view){ .focus = L_GPU, .tenths = 5 };
+		frames += sweep(s, v, h == 0 ? 1 : 7);
+		v->help = 1;
+		frames += sweep(s, v, 11);
+		v->help = 0;
+		if (!snap_sup_gone(s))
+			continue;
+		for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+			s->now_mono_ns = 4000000000000ull;
+			header_at(s, v, widths[w], a, sizeof a);
+			s->now_mono_ns += 1100000000ull;
+			header_at(s, v, widths[w], b, sizeof b);
+			CHECK(!strcmp(a, b), "%d columns: uptime not frozen:\n%s\n%s", widths[w], a, b);
+			CHECK(strstr(a, "up 50m00s") || widths[w] < 40,
+			      "%d columns: no frozen uptime (50m00s): %s", widths[w], a);
+			CHECK(strstr(a, shm_health_name(s->health)), "%d columns: no health: %s", widths[w], a);
+		}
+	}
+	s->health = SHM_HEALTH_NOT_RUNNING;
+	check_escapes(s, v);
+	render_view_free(v);
 	return frames;
 }
 
@@ -139,6 +283,7 @@ int main(void)
 	snprintf(s.err, sizeof s.err, "no provisor instance 'x' (no /dev/shm/provisor.x)");
 	frames += sweep(&s, &v, 5);
 	render_view_free(&v);
-	printf("info: %lu frames rendered and checked, 6 x 30000 layouts\n", frames);
+	frames += dead(&s, &v);
+	printf("info: %lu frames rendered and checked, 12 x 30000 layouts; a dead rig shows as dead\n", frames);
 	return 0;
 }
