@@ -47,4 +47,21 @@ static inline uint64_t t_rand(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
+/* Run a shell command; its stdout into a malloc'd string (NUL-terminated),
+ * its exit status (128 if it did not exit) in *rc. */
+static inline char *t_capture(const char *cmd, int *rc)
+{
+	char *out = NULL, buf[4096];
+	size_t len = 0, n;
+	FILE *p = popen(cmd, "r"), *m = open_memstream(&out, &len);
+
+	CHECK(p && m, "popen %s", cmd);
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+		fwrite(buf, 1, n, m);
+	int st = pclose(p);
+	*rc = st >= 0 && (st & 0x7f) == 0 ? (st >> 8) & 0xff : 128;
+	fclose(m);
+	return out;
+}
+
 #endif

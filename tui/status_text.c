@@ -67,25 +67,19 @@ static void slots(FILE *f, const struct snap *s, uint32_t t)
 			fprintf(f, "%-9s ? unreadable\n", name);
 			continue;
 		}
-		if (snap_sup_gone(s)) {	/* its last words are not what runs now */
-			fmt_exit(ex, sizeof ex, v->last_exit_kind, v->last_exit_code);
-			fprintf(f, "%-9s ", name);
-			if (t == SHM_T_GPU)
-				fprintf(f, "%-4u ", v->gpu);
-			else
-				fprintf(f, "%-4s ", "-");
-			fprintf(f, "%-8s %-9s %-8" PRIu64 " %-7s %-12s %-5s %-7s %5s %-6" PRIu64 " %-5" PRIu64
-				" %-4" PRIu64 " %s (supervisor gone)\n", "-", "unknown", v->gen, "-", "-", "-",
-				"-", "-", v->done, v->failed, v->restarts, ex);
-			continue;
-		}
-		fmt_dur(tm, sizeof tm, busy ? s->now_mono_ns - v->part_since_ns : 0);
 		fmt_exit(ex, sizeof ex, v->last_exit_kind, v->last_exit_code);
 		fprintf(f, "%-9s ", name);
 		if (t == SHM_T_GPU)
 			fprintf(f, "%-4u ", v->gpu);
 		else
 			fprintf(f, "%-4s ", "-");
+		if (snap_sup_gone(s)) {	/* its last words are not what runs now */
+			fprintf(f, "%-8s %-9s %-8" PRIu64 " %-7s %-12s %-5s %-7s %5s %-6" PRIu64 " %-5" PRIu64
+				" %-4" PRIu64 " %s (supervisor gone)\n", "-", "unknown", v->gen, "-", "-", "-",
+				"-", "-", v->done, v->failed, v->restarts, ex);
+			continue;
+		}
+		fmt_dur(tm, sizeof tm, busy ? s->now_mono_ns - v->part_since_ns : 0);
 		fprintf(f, "%-8u %-9s %-8" PRIu64 " ", v->pid, shm_slot_state_name(v->state), v->gen);
 		if (busy)
 			fprintf(f, "%-7" PRIu64 " %-12s %-5u %-7s ", v->job_id,

@@ -74,19 +74,10 @@ static void supervise(int ready)
 
 static char *run(const char *args, int *rc)
 {
-	char cmd[1024], *out = NULL, buf[4096];
-	size_t len = 0, n;
-	FILE *p, *m = open_memstream(&out, &len);
+	char cmd[1024];
 
 	snprintf(cmd, sizeof cmd, "%s %s", prov, args);
-	p = popen(cmd, "r");
-	CHECK(p && m, "popen %s", cmd);
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		fwrite(buf, 1, n, m);
-	int st = pclose(p);
-	*rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	fclose(m);
-	return out;
+	return t_capture(cmd, rc);
 }
 
 static void clean_bytes(const char *what, const char *out)

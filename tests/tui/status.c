@@ -28,22 +28,12 @@ static void cleanup(void)
 /* Run provisor with args; its stdout into a malloc'd string; exit code in *rc. */
 static char *run(const char *args, int *rc)
 {
-	char cmd[1024], *out = NULL;
-	size_t len = 0, n;
-	FILE *p, *m = open_memstream(&out, &len);
-	char buf[4096];
+	char cmd[1024];
 
 	if (f.seg.base)
 		shm_heartbeat(&f.seg);
 	snprintf(cmd, sizeof cmd, "%s %s", prov, args);
-	p = popen(cmd, "r");
-	CHECK(p && m, "popen %s", cmd);
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-		fwrite(buf, 1, n, m);
-	int st = pclose(p);
-	*rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	fclose(m);
-	return out;
+	return t_capture(cmd, rc);
 }
 
 static json_object *get(json_object *o, const char *k)
