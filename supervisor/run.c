@@ -483,6 +483,11 @@ static int setup(struct sup *s)
 		fprintf(stderr, "provisor run: state directory %s: %s\n", s->conf.state_dir, strerror(errno));
 		return -1;	/* cmd_run removes the segment */
 	}
+	s->state_fd = open(s->conf.state_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sched_open(s, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
 	s->njobs = shm_count(&s->seg, SHM_T_JOB);
 	s->jobs = calloc(s->njobs, sizeof *s->jobs);
 	s->nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);

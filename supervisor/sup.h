@@ -147,6 +147,8 @@ struct sup {
 	struct loop loop;
 	struct shm_seg seg;
 	int sigfd, sockfd, nullfd;
+	int state_fd;		/* the state directory, O_DIRECTORY | O_NOFOLLOW (run.c) */
+	int jobs_fd, results_fd;	/* STATE/jobs and STATE/results, the same (sched_open) */
 	int no_pidfd;		/* pidfd_open missing: exits come by SIGCHLD */
 	char sock_path[108];
 	char bindir[4096];
@@ -194,6 +196,10 @@ int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 int child_alive(const struct child *c);
 
 /* sched.c */
+/* Open STATE/jobs and STATE/results relative to state_fd (its open's
+ * errno is reported when state_fd < 0): nothing in the state directory is
+ * looked up through a symbolic link afterwards. -1 and one line in err. */
+int sched_open(struct sup *s, char *err, size_t errlen);
 int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
