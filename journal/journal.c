@@ -222,12 +222,15 @@ int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *
 {
 	struct journal_replay rp = { 0 };
 	struct journal *j = NULL;
+	struct stat st;
 	int dfd, rc;
 
 	*jp = NULL;
 	journal_msg(warn, warnlen, 0, "%s", "");
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 && errno == ELOOP)
+	/* On a symbolic link O_DIRECTORY | O_NOFOLLOW fails with ENOTDIR. */
+	if (dfd < 0 && (errno == ELOOP || (errno == ENOTDIR && lstat(dir, &st) == 0 &&
+					    S_ISLNK(st.st_mode))))
 		return journal_msg(err, errlen, -ELOOP, "%s is a symbolic link, not a directory; "
 				   "give the directory itself", dir);
 	if (dfd < 0)
