@@ -96,6 +96,13 @@ int pfile_read_h(const char *path, struct synth_id *id, fr_t **h,
 struct pfile_writer;
 int pfile_result_begin(const char *path, const struct pfile_result *res,
 		       struct pfile_writer **w, char *err, size_t errlen);
+/* The same for name in directory dfd, which stays the file's directory to
+ * the end (temp file, renameat, fsync: nothing is looked up by path again,
+ * so no symbolic link swapped in meanwhile is followed). path only names
+ * the file in errors. The writer keeps its own dup of dfd. */
+int pfile_result_beginat(int dfd, const char *name, const char *path,
+			 const struct pfile_result *res, struct pfile_writer **w,
+			 char *err, size_t errlen);
 int pfile_result_put(struct pfile_writer *w, const fr_t *h, char *err, size_t errlen);
 /* The same from canonical 32-byte encodings (as they arrive on a pipe);
  * a non-canonical element is refused. */
@@ -112,6 +119,11 @@ void pfile_result_abort(struct pfile_writer *w);
 struct pfile_reader;
 int pfile_result_open(const char *path, struct pfile_result *res,
 		      struct pfile_reader **r, char *err, size_t errlen);
+/* The same for name in directory dfd, opened O_NOFOLLOW: a symbolic link
+ * there is refused ("PATH: is a symbolic link, not a regular file", -ELOOP),
+ * never followed. path only names the file in errors. */
+int pfile_result_openat(int dfd, const char *name, const char *path, struct pfile_result *res,
+			struct pfile_reader **r, char *err, size_t errlen);
 int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, size_t errlen);
 void pfile_result_close(struct pfile_reader *r);
 

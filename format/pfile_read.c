@@ -24,16 +24,29 @@ struct pfile_reader {
 	uint64_t n;		/* elements per section */
 };
 
-static int pfile_open_fd(const char *path, int *fd, char *err, size_t errlen)
+/* path, or (dfd >= 0) name in dfd without following a symbolic link. */
+static int pfile_openat_fd(int dfd, const char *name, const char *path, int *fd, char *err,
+			   size_t errlen)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer; the regular
 	 * file check comes next, and the flag means nothing for those. */
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (dfd >= 0)
+		*fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	else
+		*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*fd < 0) {
 		int rc = -errno;
+		if (rc == -ELOOP)
+			return pfile_err(err, errlen, rc, "%s: is a symbolic link, not a regular file",
+					 path);
 		return pfile_err(err, errlen, rc, "%s: cannot open: %s", path, strerror(-rc));
 	}
 	return 0;
+}
+
+static int pfile_open_fd(const char *path, int *fd, char *err, size_t errlen)
+{
+	return pfile_openat_fd(-1, NULL, path, fd, err, errlen);
 }
 
 /*
@@ -279,6 +292,12 @@ int pfile_probe(const char *path, enum pfile_kind *kind, char *err, size_t errle
 int pfile_result_open(const char *path, struct pfile_result *res,
 		      struct pfile_reader **rp, char *err, size_t errlen)
 {
+	return pfile_result_openat(-1, NULL, path, res, rp, err, errlen);
+}
+
+int pfile_result_openat(int dfd, const char *name, const char *path, struct pfile_result *res,
+			struct pfile_reader **rp, char *err, size_t errlen)
+{
 	struct pfile_reader *r;
 	int rc;
 
@@ -287,7 +306,7 @@ int pfile_result_open(const char *path, struct pfile_result *res,
 		free(r);
 		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
 	}
-	if ((rc = pfile_open_fd(path, &r->fd, err, errlen))) {
+	if ((rc = pfile_openat_fd(dfd, name, path, &r->fd, err, errlen))) {
 		r->fd = -1;
 		goto fail;
 	}

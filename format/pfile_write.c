@@ -8,12 +8,20 @@
  * rename, after fsync; the directory is fsynced after the rename, so once
  * commit returns 0 the file survives a crash, and before that a reader sees
  * the old file or none.
+ *
+ * Everything after the start works relative to one directory fd: the temp
+ * file is created O_EXCL | O_NOFOLLOW under a fresh random name, renamed
+ * with renameat and the same fd is fsynced, so a directory swapped for a
+ * symbolic link meanwhile is not followed. The *_at variants take that fd
+ * from the caller (the supervisor's STATE/results, opened O_NOFOLLOW); the
+ * path variants open the destination's directory themselves.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,8 +30,9 @@
 #include "format/pfile_priv.h"
 
 struct pfile_writer {
-	int fd;
-	char *path, *tmp;
+	int fd, dfd;		/* the temp file; its directory (ours, a dup) */
+	char *path;		/* the destination as errors name it */
+	char *name, *tmp;	/* destination and temp file, relative to dfd */
 	crypto_generichash_state hs;
 	uint64_t left;		/* elements still expected */
 	uint64_t per_put;	/* elements per pfile_result_put */
@@ -31,41 +40,93 @@ struct pfile_writer {
 	uint8_t buf[PFILE_BUF_ELEMS * FR_BYTES];
 };
 
-/* Open a temp file next to path and write the header. */
-static int pfile_writer_open(const char *path, const struct pfile_hdr *h,
+/* Create a temp file "NAME.tmp.XXXXXX" in dfd: O_EXCL | O_NOFOLLOW, so
+ * an existing name (a planted symbolic link included) is never opened,
+ * just passed over for another random one. */
+static int pfile_tmp_create(struct pfile_writer *w)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	size_t n = strlen(w->tmp);
+
+	for (int tries = 0; tries < 100; tries++) {
+		uint8_t r[6];
+		if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+			return -errno;
+		for (int i = 0; i < 6; i++)
+			w->tmp[n - 6 + (size_t)i] = abc[r[i] % (sizeof abc - 1)];
+		w->fd = openat(w->dfd, w->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (w->fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Open a temp file next to the destination and write the header. The
+ * destination is name in dfd, or, with dfd < 0, path (its directory is
+ * opened here). path names the destination in errors either way. */
+static int pfile_writer_open(int dfd, const char *name, const char *path, const struct pfile_hdr *h,
 			     struct pfile_writer **wp, char *err, size_t errlen)
 {
 	uint8_t hdr[PFILE_HEADER_BYTES];
 	struct pfile_writer *w;
+	const char *slash;
 	int rc;
 
 	pfile_sodium_init();
 	w = calloc(1, sizeof *w);
 	if (!w)
 		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
-	w->fd = -1;
+	w->fd = w->dfd = -1;
 	w->path = strdup(path);
-	if (!w->path || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0) {
+	if (dfd < 0) {
+		char *dir = NULL;
+		slash = strrchr(path, '/');
+		name = slash ? slash + 1 : path;
+		if (!slash)
+			dir = strdup(".");
+		else if (slash == path)
+			dir = strdup("/");
+		else
+			dir = strndup(path, (size_t)(slash - path));
+		if (!dir || !w->path) {
+			free(dir);
+			rc = pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+			goto fail;
+		}
+		w->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		rc = -errno;
+		free(dir);
+	} else {
+		w->dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+		rc = -errno;
+	}
+	if (w->dfd < 0) {
+		pfile_err(err, errlen, rc, "%s: cannot create temp file: directory: %s", path,
+			  strerror(-rc));
+		goto fail;
+	}
+	if (!w->path || !(w->name = strdup(name)) || asprintf(&w->tmp, "%s.tmp.XXXXXX", name) < 0) {
 		w->tmp = NULL;
 		rc = pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
-	w->fd = mkstemp(w->tmp);
-	if (w->fd < 0) {
-		rc = -errno;
+	if ((rc = pfile_tmp_create(w))) {
 		pfile_err(err, errlen, rc, "%s: cannot create temp file: %s", path, strerror(-rc));
 		free(w->tmp);
 		w->tmp = NULL;	/* nothing to unlink */
 		goto fail;
 	}
-	/* mkstemp makes 0600; these files are meant to be shared. */
+	/* Created 0600 (never wider, whatever the umask); these files are
+	 * meant to be shared. */
 	(void)fchmod(w->fd, 0644);
 	crypto_generichash_init(&w->hs, NULL, 0, PFILE_SUM_BYTES);
 	pfile_hdr_encode(hdr, h);
 	crypto_generichash_update(&w->hs, hdr, sizeof hdr);
 	rc = pfile_write_full(w->fd, hdr, sizeof hdr);
 	if (rc) {
-		pfile_err(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+		pfile_err(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 		goto fail;
 	}
 	w->left = h->count;
@@ -87,7 +148,7 @@ static int pfile_writer_flush(struct pfile_writer *w, char *err, size_t errlen)
 	rc = pfile_write_full(w->fd, w->buf, w->used);
 	w->used = 0;
 	if (rc)
-		return pfile_err(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+		return pfile_err(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 	return 0;
 }
 
@@ -123,8 +184,7 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 {
 	uint8_t sum[PFILE_SUM_BYTES];
-	char *dir = NULL, *slash;
-	int rc, dfd;
+	int rc;
 
 	if (w->left)
 		return pfile_err(err, errlen, -EINVAL, "%s: %llu elements missing at commit",
@@ -133,46 +193,31 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 		return rc;
 	crypto_generichash_final(&w->hs, sum, sizeof sum);
 	if ((rc = pfile_write_full(w->fd, sum, sizeof sum)))
-		return pfile_err(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+		return pfile_err(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 	if (fsync(w->fd) < 0) {
 		rc = -errno;
-		return pfile_err(err, errlen, rc, "%s: fsync failed: %s", w->tmp, strerror(-rc));
+		return pfile_err(err, errlen, rc, "%s.tmp: fsync failed: %s", w->path, strerror(-rc));
 	}
 	if (close(w->fd) < 0) {
 		rc = -errno;
 		w->fd = -1;
-		return pfile_err(err, errlen, rc, "%s: close failed: %s", w->tmp, strerror(-rc));
+		return pfile_err(err, errlen, rc, "%s.tmp: close failed: %s", w->path, strerror(-rc));
 	}
 	w->fd = -1;
-	if (rename(w->tmp, w->path) < 0) {
+	if (renameat(w->dfd, w->tmp, w->dfd, w->name) < 0) {
 		rc = -errno;
 		return pfile_err(err, errlen, rc, "%s: rename failed: %s", w->path, strerror(-rc));
 	}
 	free(w->tmp);
 	w->tmp = NULL;	/* renamed: nothing left to clean up */
 
-	/* The rename is durable only once the directory is. */
-	dir = strdup(w->path);
-	if (!dir)
-		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", w->path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) < 0) {
+	/* The rename is durable only once the directory is: the same
+	 * directory, by its fd. */
+	if (fsync(w->dfd) < 0) {
 		rc = -errno;
-		pfile_err(err, errlen, rc, "%s: fsync of directory %s failed: %s", w->path, dir, strerror(-rc));
-		if (dfd >= 0)
-			close(dfd);
-		free(dir);
-		return rc;
+		return pfile_err(err, errlen, rc, "%s: fsync of its directory failed: %s", w->path,
+				 strerror(-rc));
 	}
-	close(dfd);
-	free(dir);
 	return 0;
 }
 
@@ -182,9 +227,12 @@ void pfile_result_abort(struct pfile_writer *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
+	if (w->tmp && w->dfd >= 0)
+		unlinkat(w->dfd, w->tmp, 0);
+	if (w->dfd >= 0)
+		close(w->dfd);
 	free(w->tmp);
+	free(w->name);
 	free(w->path);
 	free(w);
 }
@@ -212,7 +260,7 @@ static int pfile_write_sections(const char *path, const struct pfile_hdr *h,
 {
 	struct pfile_writer *w;
 	uint64_t n = (uint64_t)1 << h->k;
-	int rc = pfile_writer_open(path, h, &w, err, errlen);
+	int rc = pfile_writer_open(-1, NULL, path, h, &w, err, errlen);
 
 	if (rc)
 		return rc;
@@ -249,6 +297,13 @@ int pfile_write_h(const char *path, const struct synth_id *id, const fr_t *hv,
 int pfile_result_begin(const char *path, const struct pfile_result *res,
 		       struct pfile_writer **w, char *err, size_t errlen)
 {
+	return pfile_result_beginat(-1, NULL, path, res, w, err, errlen);
+}
+
+int pfile_result_beginat(int dfd, const char *name, const char *path,
+			 const struct pfile_result *res, struct pfile_writer **w,
+			 char *err, size_t errlen)
+{
 	struct pfile_hdr h;
 
 	if (synth_id_check(&res->id) || !pfile_job_kind_name(res->job_kind) ||
@@ -266,7 +321,7 @@ int pfile_result_begin(const char *path, const struct pfile_result *res,
 	h.job_kind = res->job_kind;
 	h.job_id = res->job_id;
 	h.count = (uint64_t)res->partitions << res->id.k;
-	return pfile_writer_open(path, &h, w, err, errlen);
+	return pfile_writer_open(dfd, name, path, &h, w, err, errlen);
 }
 
 int pfile_result_put(struct pfile_writer *w, const fr_t *h, char *err, size_t errlen)

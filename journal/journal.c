@@ -9,6 +9,11 @@
  * and keeps the new file open for O_APPEND writes, one write() per
  * record, so a crash can tear at most the last record.
  *
+ * Nothing in DIR is followed if it is a symbolic link: DIR is opened
+ * O_NOFOLLOW, the journal O_NOFOLLOW and refused unless it is a regular
+ * file with one link, and the temp file is created O_EXCL | O_NOFOLLOW
+ * after a stale one (or a link planted under its name) is unlinked.
+ *
  * Not thread-safe: the supervisor's single loop owns a journal.
  */
 #include "journal/journal.h"
@@ -32,6 +37,20 @@ struct journal {
 	uint64_t next_id;	/* ids below this were used: submit refuses them */
 	int broken;		/* -errno once the file's tail is in doubt */
 };
+
+/* What a file that should be a regular file is instead, or NULL. */
+static const char *jr_not_regular(const struct stat *st)
+{
+	switch (st->st_mode & S_IFMT) {
+	case S_IFREG: return st->st_nlink > 1 ? "a hard link to a file that has other names" : NULL;
+	case S_IFLNK: return "a symbolic link, not a regular file";
+	case S_IFDIR: return "a directory, not a regular file";
+	case S_IFIFO: return "a FIFO, not a regular file";
+	case S_IFSOCK: return "a socket, not a regular file";
+	case S_IFCHR: case S_IFBLK: return "a device, not a regular file";
+	default: return "not a regular file";
+	}
+}
 
 /* Read all of fd into a malloc'd *buf (never NULL on success). */
 static int jr_read_all(int fd, uint8_t **buf, size_t *size)
@@ -89,7 +108,17 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 
 	if (!buf)
 		return journal_msg(err, errlen, -ENOMEM, "out of memory compacting the journal");
-	fd = openat(dfd, JR_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	/* A stale temp file is ours to remove; so is anything planted under
+	 * its name (unlinkat removes a symbolic link, never its target). Then
+	 * O_EXCL | O_NOFOLLOW: whatever appears there meanwhile is refused,
+	 * not opened. */
+	if (unlinkat(dfd, JR_TMP, 0) < 0 && errno != ENOENT) {
+		rc = -errno;
+		what = "remove stale";
+		goto fail;
+	}
+	fd = openat(dfd, JR_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
+		    0600);
 	if (fd < 0) {
 		rc = -errno;
 		what = "open";
@@ -135,13 +164,39 @@ static int jr_load(int dfd, const char *dir, struct journal_replay *rp, char *wa
 	char why[320];
 	uint8_t *buf = NULL;
 	size_t size = 0, good = 0;
+	struct stat st;
+	const char *bad;
 	int fd, rc;
 
-	fd = openat(dfd, JR_NAME, O_RDWR | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0)
-		return journal_msg(err, errlen, -errno, "open %s/%s: %s", dir, JR_NAME, strerror(errno));
+	/* Looked at before it is opened, as opening a FIFO or a device can
+	 * block or act; then opened O_NOFOLLOW | O_NONBLOCK and looked at
+	 * again, in case it was swapped between the two. */
+	if (fstatat(dfd, JR_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return journal_msg(err, errlen, -errno, "stat %s/%s: %s", dir, JR_NAME, strerror(errno));
+	}
+	fd = -1;
+	if (!(bad = jr_not_regular(&st))) {
+		fd = openat(dfd, JR_NAME, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0 && errno != ELOOP)
+			return journal_msg(err, errlen, -errno, "open %s/%s: %s", dir, JR_NAME,
+					   strerror(errno));
+		if (fd >= 0 && fstat(fd, &st) < 0) {
+			rc = journal_msg(err, errlen, -errno, "stat %s/%s: %s", dir, JR_NAME,
+					 strerror(errno));
+			close(fd);
+			return rc;
+		}
+		bad = fd < 0 ? "a symbolic link, not a regular file" : jr_not_regular(&st);
+	}
+	if (bad) {
+		rc = journal_msg(err, errlen, -EINVAL, "%s/%s is %s; remove it",
+				 dir, JR_NAME, bad);
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
 	if ((rc = jr_read_all(fd, &buf, &size))) {
 		journal_msg(err, errlen, rc, "read %s/%s: %s", dir, JR_NAME, strerror(-rc));
 		goto out;
@@ -167,11 +222,17 @@ int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *
 {
 	struct journal_replay rp = { 0 };
 	struct journal *j = NULL;
+	struct stat st;
 	int dfd, rc;
 
 	*jp = NULL;
 	journal_msg(warn, warnlen, 0, "%s", "");
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* On a symbolic link O_DIRECTORY | O_NOFOLLOW fails with ENOTDIR. */
+	if (dfd < 0 && (errno == ELOOP || (errno == ENOTDIR && lstat(dir, &st) == 0 &&
+					    S_ISLNK(st.st_mode))))
+		return journal_msg(err, errlen, -ELOOP, "%s is a symbolic link, not a directory; "
+				   "give the directory itself", dir);
 	if (dfd < 0)
 		return journal_msg(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
 	if ((rc = jr_load(dfd, dir, &rp, warn, warnlen, err, errlen)))

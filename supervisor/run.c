@@ -484,6 +484,10 @@ static int setup(struct sup *s)
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;	/* cmd_run removes the segment */
 	}
+	if (sched_open(s, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return -1;
+	}
 	s->njobs = shm_count(&s->seg, SHM_T_JOB);
 	s->jobs = calloc(s->njobs, sizeof *s->jobs);
 	s->nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -532,6 +536,10 @@ static void teardown(struct sup *s)
 	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)
 		rmdir(dir);
 	shm_destroy(&s->seg);
+	if (s->jobs_fd >= 0)
+		close(s->jobs_fd);
+	if (s->results_fd >= 0)
+		close(s->results_fd);
 	statedir_close(s);	/* last: the directory is free for the next one */
 	loop_exit(&s->loop);
 	if (s->sigfd >= 0)
@@ -550,6 +558,7 @@ int cmd_run(int argc, char **argv)
 	struct sup *s = &sup;
 
 	s->sigfd = s->sockfd = s->nullfd = s->state_fd = s->lock_fd = -1;
+	s->jobs_fd = s->results_fd = -1;
 	s->next_job_id = 1;
 	if (configure(s, argc, argv) < 0 || make_children(s) < 0)
 		return 2;

@@ -261,17 +261,6 @@ int statedir_open(struct sup *s, char *err, size_t errlen)
 			       dir, s->conf.socket_group, strerror(errno));
 	if ((rc = sd_lock(s, err, errlen)) < 0)
 		return rc;
-	static const char *const sub[] = { "results", "jobs" };
-	for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
-		if (mkdirat(s->state_fd, sub[i], 0750) < 0 && errno != EEXIST)
-			return sd_fail(err, errlen, -errno, "state directory: mkdir %s/%s: %s", dir, sub[i],
-				       strerror(errno));
-		if (fstatat(s->state_fd, sub[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != geteuid() || (st.st_mode & 022))
-			return sd_fail(err, errlen, -EPERM,
-				       "%s/%s is not a directory owned by this supervisor's uid and "
-				       "writable only by it; remove it", dir, sub[i]);
-	}
 	return 0;
 }
 

@@ -154,6 +154,7 @@ struct sup {
 	struct shm_seg seg;
 	int sigfd, sockfd, nullfd;
 	int state_fd, lock_fd;	/* the state directory, and its lock (statedir.c) */
+	int jobs_fd, results_fd;	/* STATE/jobs and STATE/results, O_NOFOLLOW (sched_open) */
 	int has_group;		/* socket_group is set: its gid */
 	gid_t group;
 	int no_pidfd;		/* pidfd_open missing: exits come by SIGCHLD */
@@ -203,6 +204,11 @@ int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 int child_alive(const struct child *c);
 
 /* sched.c */
+/* Open STATE/jobs and STATE/results relative to state_fd (statedir.c
+ * opened and checked it): real directories of ours, writable by nobody
+ * else, so nothing in the state directory is looked up through a symbolic
+ * link afterwards. -1 and one line in err. */
+int sched_open(struct sup *s, char *err, size_t errlen);
 int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);

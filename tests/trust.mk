@@ -7,7 +7,7 @@ TESTS += $(patsubst %,$(BIN)/tests/trust_%,$(TRUST_TESTS))
 $(foreach t,$(TRUST_TESTS),$(eval $(BIN)/tests/trust_$(t): $(call objs,tests/trust/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(TRUST_TESTS),$(eval LDLIBS_tests/trust_$(t) = $(call pc_libs,libsodium)))
 
-TESTS += tests/trust/statedir.sh tests/trust/squat.sh tests/trust/twosup.sh tests/trust/relative.sh \
+TESTS += tests/trust/symlink.sh tests/trust/statedir.sh tests/trust/squat.sh tests/trust/twosup.sh tests/trust/relative.sh \
 	 tests/trust/group.sh
 # drip: the slow-drip client tests/trust/group.sh runs as a group member
 PROGS += $(BIN)/tests/trust_drip
