@@ -38,6 +38,7 @@ t_cleanup() {
   rm -rf "$T"
 }
 trap t_cleanup EXIT
+trap 'exit 1' TERM INT HUP	# a timeout still removes the user and the rest
 
 # mkgroup NAME; mkuser NAME [GROUP...]: removed at exit.
 mkgroup() {
