@@ -7,16 +7,17 @@
 # "N passed, N failed".
 #
 # What is a test's own: every test runs with TMPDIR set to a fresh
-# directory of its own (mktemp -d /tmp/pvt.XXXXXX, 0700; short, because a
+# directory of its own (mktemp -d /tmp/pvt.XXXXXX, made 0711; short, because a
 # supervisor's state directory path is at most 90 bytes, and under the
 # sticky /tmp, because a state directory and every directory above it must
-# be root's and not writable by others unless sticky); whatever is left in
-# it is the test's, and it is removed afterwards. Status segments and
-# provisor-* files outside it are the test's only when they appeared while
-# it ran and their names contain its pid as a whole number (tests put
-# getpid() or $$ in their instance and file names), so a supervisor or a
-# test that someone else runs on the same machine meanwhile is not blamed
-# on this one.
+# be the supervisor user's and not writable by others unless sticky;
+# 0711 so that a test's client running as another uid can reach a socket
+# in it); whatever is left in it is the test's, and it is removed
+# afterwards. Status segments and provisor-* files outside it are the
+# test's only when they appeared while it ran and their names contain its
+# pid as a whole number (tests put getpid() or $$ in their instance and
+# file names), so a supervisor or a test that someone else runs on the
+# same machine meanwhile is not blamed on this one.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0 skip=0 failed=() skipped=()
@@ -55,6 +56,7 @@ for t in "$@"; do
   limit=$(limit_for "$name")
   before=$(segments_and_temps)
   tdir=$(mktemp -d /tmp/pvt.XXXXXX)
+  chmod 0711 "$tdir"
   : >"$pidfile"
   start=$(date +%s.%N)
   # The wrapper writes its pid and execs the test, so the pid is the test's.
