@@ -38,6 +38,16 @@ static inline uint64_t t_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Where a test puts its temp files: $TMPDIR when it is an absolute path
+ * (tests/run.sh gives every test a fresh one of its own and counts what
+ * is left in it against the test), else /tmp. */
+static inline const char *t_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
 /* xorshift64*: a fast deterministic generator for test data. */
 static inline uint64_t t_rand(uint64_t *s)
 {

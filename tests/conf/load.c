@@ -16,7 +16,7 @@
 #include "gpuworker/hterm.h"
 #include "tests/helpers.h"
 
-static char dir[] = "/tmp/provisor-conf.XXXXXX";
+static char dir[64];
 static char path[sizeof dir + 32];
 
 static void cleanup(void)
@@ -229,6 +229,7 @@ static void test_values(void)
 
 int main(void)
 {
+	snprintf(dir, sizeof dir, "%s/provisor-conf.XXXXXX", t_tmpdir());
 	CHECK(mkdtemp(dir), "mkdtemp");
 	snprintf(path, sizeof path, "%s/provisor.ini", dir);
 	atexit(cleanup);

@@ -18,7 +18,8 @@ static void crash_conf_rm(void)
 /* Write a configuration file; returns its path (for --config). */
 static inline const char *crash_config(const char *text)
 {
-	snprintf(crash_conf, sizeof crash_conf, "/tmp/provisor-test-conf-%d.ini", (int)getpid());
+	snprintf(crash_conf, sizeof crash_conf, "%s/provisor-test-conf-%d.ini", t_tmpdir(),
+		 (int)getpid());
 	FILE *f = fopen(crash_conf, "w");
 	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "write %s", crash_conf);
 	atexit(crash_conf_rm);
@@ -75,8 +76,8 @@ static void crash_fault_rm(void)
  * the firing count lives in a temp file removed at exit. */
 static inline void crash_fault(const char *rule)
 {
-	snprintf(crash_fault_state, sizeof crash_fault_state, "/tmp/provisor-test-fault-%d",
-		 (int)getpid());
+	snprintf(crash_fault_state, sizeof crash_fault_state, "%s/provisor-test-fault-%d",
+		 t_tmpdir(), (int)getpid());
 	unlink(crash_fault_state);
 	setenv("PROVISOR_FAULT", rule, 1);
 	setenv("PROVISOR_FAULT_STATE", crash_fault_state, 1);

@@ -18,7 +18,7 @@ int main(void)
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int ready = 0, pings = 0, stopping = 0;
 
-	snprintf(path, sizeof path, "/tmp/provisor-notify-%d", (int)getpid());
+	snprintf(path, sizeof path, "%s/provisor-notify-%d", t_tmpdir(), (int)getpid());
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "bind %s", path);
 	setenv("NOTIFY_SOCKET", path, 1);

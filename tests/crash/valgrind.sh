@@ -21,7 +21,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-vg="$(command -v valgrind) -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
+vg="$(command -v valgrind) -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
 export PROVISOR_WORKER_WRAP="$vg --log-file=$dir/vg.%p.log"
 $vg --log-file="$dir/vgsup.log" "$prov" run --name "$name" --state-dir "$dir/state" 2>"$dir/sup.log" &
 sup=$!

@@ -19,7 +19,7 @@
 
 enum mode { M_OK, M_ERR, M_SILENT, M_CLOSE, M_LONG, M_GARBAGE, M_SPLIT };
 
-static char dir[] = "/tmp/provisor-ctl.XXXXXX";
+static char dir[64];
 static char sock_path[sizeof dir + 16], dead_path[sizeof dir + 16];
 static int lfd = -1;
 static char got[CTL_MAX_LINE + 1];	/* what the server read */
@@ -108,6 +108,7 @@ int main(void)
 	int rc;
 
 	signal(SIGPIPE, SIG_IGN);	/* the server may write to a client that gave up */
+	snprintf(dir, sizeof dir, "%s/provisor-ctl.XXXXXX", t_tmpdir());
 	CHECK(mkdtemp(dir), "mkdtemp");
 	snprintf(sock_path, sizeof sock_path, "%s/ctl.sock", dir);
 	snprintf(dead_path, sizeof dead_path, "%s/dead.sock", dir);

@@ -33,7 +33,7 @@ static inline void tf_setup(const char *tag, uint32_t gpu, uint32_t synth)
 	tf_seg = t_seg_create(tag, gpu, synth);
 	snprintf(tf_name, sizeof tf_name, "%s", shm_hdr(tf_seg)->name);
 	snprintf(tf_state, sizeof tf_state, "%s/provisor-fault-%s-%d",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", tag, (int)getpid());
+		 t_tmpdir(), tag, (int)getpid());
 	unlink(tf_state);
 	atexit(tf_cleanup);
 	setenv("PROVISOR_FAULT_STATE", tf_state, 1);

@@ -16,7 +16,7 @@
 #include "synth/synth.h"
 #include "tests/helpers.h"
 
-static char t_dir[] = "/tmp/provisor-pfile.XXXXXX";
+static char t_dir[64];
 static char t_err[512];
 
 static char *t_path(const char *name)
@@ -368,6 +368,7 @@ static void t_cleanup(void)
 
 int main(void)
 {
+	snprintf(t_dir, sizeof t_dir, "%s/provisor-pfile.XXXXXX", t_tmpdir());
 	CHECK(mkdtemp(t_dir), "mkdtemp");
 	atexit(t_cleanup);
 	t_roundtrip();

@@ -115,9 +115,9 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 		sv_all[sv_nall++] = v;
 	}
 	snprintf(v->name, sizeof v->name, "t-%s-%d", tag, (int)getpid());
-	snprintf(v->dir, sizeof v->dir, "/tmp/provisor-test-%s-%d", tag, (int)getpid());
+	snprintf(v->dir, sizeof v->dir, "%s/provisor-test-%s-%d", t_tmpdir(), tag, (int)getpid());
 	snprintf(v->sock, sizeof v->sock, "%s/control.sock", v->dir);
-	snprintf(v->log, sizeof v->log, "/tmp/provisor-test-%s-%d.log", tag, (int)getpid());
+	snprintf(v->log, sizeof v->log, "%s/provisor-test-%s-%d.log", t_tmpdir(), tag, (int)getpid());
 	snprintf(path, sizeof path, "%s/provisor", sv_bin());
 	argv[n++] = path;
 	argv[n++] = "run";

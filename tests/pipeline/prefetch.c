@@ -100,7 +100,7 @@ int main(void)
 	pthread_t t;
 	unsigned overlaps = 0, idle_bad = 0, busy_bad = 0, busy = 0, idle = 0;
 
-	snprintf(dir, sizeof dir, "/tmp/provisor-trace-%d", (int)getpid());
+	snprintf(dir, sizeof dir, "%s/provisor-trace-%d", t_tmpdir(), (int)getpid());
 	CHECK(mkdir(dir, 0700) == 0, "mkdir %s", dir);
 	setenv("PROVISOR_TRACE_DIR", dir, 1);
 	samples = calloc(MAX_SAMPLES, sizeof *samples);
