@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
-#include "format/pfile.h"
 #include "shm/shm.h"
 #include "supervisor/cmds.h"
 #include "util/text.h"
@@ -442,14 +441,14 @@ static int cmd_ctl_submit_line(const struct cmd_ctl_submit *s, char *line, size_
 	uint32_t kind;
 	int n;
 
-	if (pfile_job_kind_parse(s->kind, &kind)) {
+	if (vocab_kind_parse(s->kind, &kind)) {
 		fprintf(stderr, "provisor submit: unknown --kind '%s' (winning-post, window-post, snap-deals or porep)\n",
 			s->kind);
 		return 2;
 	}
 	if (cmd_ctl_submit_flag(s->kind, "seed", "--seed", s->seed, "hex of 1 to 32 bytes") ||
-	    cmd_ctl_submit_flag(s->kind, "k", "--log-size", s->k, "a number in 1..26") ||
-	    cmd_ctl_submit_flag(s->kind, "partitions", "--partitions", s->parts, "a number in 1..64"))
+	    cmd_ctl_submit_flag(s->kind, "k", "--log-size", s->k, "a number in 1.." VOCAB_STR(VOCAB_LOG_MAX)) ||
+	    cmd_ctl_submit_flag(s->kind, "partitions", "--partitions", s->parts, "a number in 1.." VOCAB_STR(VOCAB_MAX_PARTS)))
 		return 2;
 	n = snprintf(line, len, "submit %s%s%s%s%s%s%s", s->kind,
 		     s->seed ? " seed=" : "", s->seed ? s->seed : "",

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
-#include "format/pfile.h"
 #include "shm/layout.h"
 
 #define CTL_MAX_WORDS 8
@@ -133,7 +132,7 @@ static int ctl_parse_submit(char **w, int n, struct ctl_req *r, char *err, size_
 
 	if (n < 2)
 		return ctl_fail(err, errlen, -EINVAL, "submit needs a kind");
-	if (pfile_job_kind_parse(w[1], &r->kind))
+	if (vocab_kind_parse(w[1], &r->kind))
 		return ctl_fail(err, errlen, -EINVAL, "unknown kind '%s'", w[1]);
 	for (int i = 2; i < n; i++) {
 		char *val = strchr(w[i], '=');
@@ -148,14 +147,14 @@ static int ctl_parse_submit(char **w, int n, struct ctl_req *r, char *err, size_
 				return ctl_fail(err, errlen, -EINVAL, "seed is not hex of 1 to 32 bytes");
 		} else if (!strcmp(w[i], "k")) {
 			bit = 2;
-			if (ctl_num(val, 1, 26, &v))
-				return ctl_fail(err, errlen, -EINVAL, "k must be 1..26");
+			if (ctl_num(val, 1, VOCAB_LOG_MAX, &v))
+				return ctl_fail(err, errlen, -EINVAL, "k must be 1.." VOCAB_STR(VOCAB_LOG_MAX));
 			r->log_size = (uint32_t)v;
 		} else if (!strcmp(w[i], "partitions")) {
 			bit = 4;
-			if (ctl_num(val, 1, SHM_JOB_MAX_PARTS, &v))
+			if (ctl_num(val, 1, VOCAB_MAX_PARTS, &v))
 				return ctl_fail(err, errlen, -EINVAL, "partitions must be 1..%d",
-						SHM_JOB_MAX_PARTS);
+						VOCAB_MAX_PARTS);
 			r->partitions = (uint32_t)v;
 		} else {
 			return ctl_fail(err, errlen, -EINVAL, "unknown option '%s'", w[i]);
@@ -257,7 +256,7 @@ static int ctl_put(char *buf, size_t buflen, size_t *off, const char *fmt, ...)
 
 static int ctl_format_submit(const struct ctl_req *r, char *buf, size_t buflen, size_t *off)
 {
-	const char *kind = pfile_job_kind_name(r->kind);
+	const char *kind = vocab_kind_name(r->kind);
 
 	if (!kind || r->seed_len > sizeof r->seed || ctl_put(buf, buflen, off, "submit %s", kind))
 		return -1;

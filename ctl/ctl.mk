@@ -5,8 +5,6 @@ PROVISOR_LIBS += $(O)/libctl.a
 PROVISOR_OBJS += $(call objs,ctl/cmd_ctl.c)
 
 TESTS += $(BIN)/tests/ctl_parse $(BIN)/tests/ctl_call
-$(BIN)/tests/ctl_parse: $(call objs,tests/ctl/parse.c) $(O)/libctl.a $(O)/libformat.a
-LDLIBS_tests/ctl_parse = $(call pc_libs,libsodium)
-$(BIN)/tests/ctl_call: $(call objs,tests/ctl/call.c) $(O)/libctl.a $(O)/libformat.a
-LDLIBS_tests/ctl_call = $(call pc_libs,libsodium)
+$(BIN)/tests/ctl_parse: $(call objs,tests/ctl/parse.c) $(O)/libctl.a
+$(BIN)/tests/ctl_call: $(call objs,tests/ctl/call.c) $(O)/libctl.a
 TESTS += tests/ctl/cli.sh

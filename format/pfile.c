@@ -33,15 +33,6 @@ const char *const pfile_kind_names[] = {
 	[PFILE_KIND_RESULT] = "a job result file",
 };
 
-static const char *const pfile_job_names[] = {
-	[PFILE_JOB_WINNING_POST] = "winning-post",
-	[PFILE_JOB_WINDOW_POST] = "window-post",
-	[PFILE_JOB_SNAP_DEALS] = "snap-deals",
-	[PFILE_JOB_POREP] = "porep",
-};
-
-#define PFILE_NJOBS (sizeof pfile_job_names / sizeof pfile_job_names[0])
-
 /* Format the one error line; returns rc so callers can `return pfile_err`. */
 int pfile_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
@@ -55,20 +46,6 @@ int pfile_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
-const char *pfile_job_kind_name(uint32_t kind)
-{
-	return kind < PFILE_NJOBS ? pfile_job_names[kind] : NULL;
-}
-
-int pfile_job_kind_parse(const char *name, uint32_t *kind)
-{
-	for (uint32_t i = 1; i < PFILE_NJOBS; i++)
-		if (!strcmp(name, pfile_job_names[i])) {
-			*kind = i;
-			return 0;
-		}
-	return -EINVAL;
-}
 
 void pfile_put32(uint8_t *p, uint32_t v)
 {

@@ -82,9 +82,9 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 	if (header_only)
 		return 0;
 
-	if (h->k < SYNTH_LOG_MIN || h->k > SYNTH_LOG_MAX)
+	if (h->k < SYNTH_LOG_MIN || h->k > VOCAB_LOG_MAX)
 		return pfile_err(err, errlen, -EINVAL, "%s: log size k = %u out of range %d..%d",
-				 path, h->k, SYNTH_LOG_MIN, SYNTH_LOG_MAX);
+				 path, h->k, SYNTH_LOG_MIN, VOCAB_LOG_MAX);
 	if (h->seed_len < 1 || h->seed_len > SYNTH_SEED_MAX)
 		return pfile_err(err, errlen, -EINVAL, "%s: seed length %u out of range 1..%d",
 				 path, h->seed_len, SYNTH_SEED_MAX);
@@ -97,7 +97,7 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 			return pfile_err(err, errlen, -EINVAL,
 					 "%s: partition count %u out of range 1..%d",
 					 path, h->word56, PFILE_RESULT_MAX_PARTITIONS);
-		if (!pfile_job_kind_name(h->job_kind))
+		if (!vocab_kind_name(h->job_kind))
 			return pfile_err(err, errlen, -EINVAL, "%s: unknown job kind %u", path, h->job_kind);
 	} else if (h->job_kind || h->job_id) {
 		return pfile_err(err, errlen, -EINVAL, "%s: reserved header bytes 60..71 are not zero", path);
@@ -108,7 +108,7 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 				 "%s: size mismatch: header counts %llu elements, k = %u implies %llu",
 				 path, (unsigned long long)h->count, h->k,
 				 (unsigned long long)(pfile_sections(h) * n));
-	/* k <= 26 and at most 1024 sections: no overflow. */
+	/* k <= VOCAB_LOG_MAX (26) and at most 1024 sections: no overflow. */
 	expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;
 	if (size < expect)
 		return pfile_err(err, errlen, -EINVAL, "%s: truncated: %llu bytes, header implies %llu",

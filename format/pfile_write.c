@@ -251,7 +251,7 @@ int pfile_result_begin(const char *path, const struct pfile_result *res,
 {
 	struct pfile_hdr h;
 
-	if (synth_id_check(&res->id) || !pfile_job_kind_name(res->job_kind) ||
+	if (synth_id_check(&res->id) || !vocab_kind_name(res->job_kind) ||
 	    res->partitions < 1 || res->partitions > PFILE_RESULT_MAX_PARTITIONS)
 		return pfile_err(err, errlen, -EINVAL,
 				 "%s: bad result (seed length %u, k %u, job kind %u, %u partitions)",

@@ -54,7 +54,7 @@ int cmd_prove(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	const char *in = NULL, *out = NULL;
-	enum hterm_backend want = HTERM_AUTO, got;
+	enum vocab_backend want = VOCAB_BACKEND_AUTO, got;
 	struct synth_id id;
 	fr_t *a = NULL, *b = NULL, *c = NULL;
 	size_t bad;
@@ -73,7 +73,7 @@ int cmd_prove(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'b':
-			if (hterm_backend_parse(optarg, &want)) {
+			if (vocab_backend_parse(optarg, &want)) {
 				fprintf(stderr, "provisor prove: unknown backend '%s' (auto, cuda or cpu)\n", optarg);
 				return 2;
 			}
@@ -118,7 +118,7 @@ int cmd_prove(int argc, char **argv)
 	err[0] = '\0';
 	if (hterm_run(got, (int)dev, a, b, c, id.k, err, sizeof err)) {
 		fprintf(stderr, "provisor prove: %s backend failed: %s\n",
-			got == HTERM_CUDA ? "cuda" : "cpu", err[0] ? err : "out of memory or bad size");
+			vocab_backend_name(got), err[0] ? err : "out of memory or bad size");
 		goto out;
 	}
 	if (!hterm_check_top(a, id.k)) {

@@ -27,7 +27,7 @@
 #define JR_END_LEN	12
 #define JR_HW_LEN	8
 #define JR_SEED_MAX	32
-#define JR_NPARTS_MAX	64	/* SHM_JOB_MAX_PARTS */
+
 
 enum { JR_SUBMIT = 1, JR_END = 2, JR_HIGHWATER = 3 };
 
@@ -125,7 +125,7 @@ const char *journal_job_invalid(const struct journal_job *job)
 		return "id is 0 or the maximum";
 	if (job->seed_len < 1 || job->seed_len > JR_SEED_MAX)
 		return "seed_len is outside 1..32";
-	if (job->nparts < 1 || job->nparts > JR_NPARTS_MAX)
+	if (job->nparts < 1 || job->nparts > VOCAB_MAX_PARTS)
 		return "nparts is outside 1..64";
 	return NULL;
 }

@@ -336,7 +336,7 @@ static int configure(struct sup *s, int argc, char **argv)
 	}
 	optind = 1;
 	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		enum hterm_backend be;
+		enum vocab_backend be;
 		switch (o) {
 		case 'n':
 			if (shm_name_check(optarg, err, sizeof err) < 0) {
@@ -361,7 +361,7 @@ static int configure(struct sup *s, int argc, char **argv)
 				return -1;
 			break;
 		case 'b':
-			if (hterm_backend_parse(optarg, &be) < 0) {
+			if (vocab_backend_parse(optarg, &be) < 0) {
 				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda or cpu\n", optarg);
 				return -1;
 			}
@@ -402,8 +402,8 @@ static int make_children(struct sup *s)
 		if (gpus == 0) {
 			sup_log("no GPU found%s%s: running %d CPU-backed GPU worker slot(s)", why[0] ? ": " : "",
 				why, c->workers_per_gpu);
-			if (s->backend == HTERM_AUTO)
-				s->backend = HTERM_CPU;
+			if (s->backend == VOCAB_BACKEND_AUTO)
+				s->backend = VOCAB_BACKEND_CPU;
 		} else {
 			sup_log("%d GPU(s) found by CUDA", gpus);
 		}

@@ -134,7 +134,7 @@ struct job {
 	uint32_t done, failed;
 	uint64_t submit_wall_ns, submit_mono_ns, start_mono_ns, end_mono_ns;
 	char reason[64];
-	struct part part[SHM_JOB_MAX_PARTS];
+	struct part part[VOCAB_MAX_PARTS];
 };
 
 struct conn {
@@ -177,7 +177,7 @@ struct sup {
 	 * (bench/pipeline measures dispatch latency from it). */
 	struct journal *journal;
 	FILE *trace;
-	uint64_t longest_ns[CONF_NKINDS];	/* longest H-term seen per kind (watchdog) */
+	uint64_t longest_ns[VOCAB_NKINDS + 1];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
 };
 

@@ -46,7 +46,7 @@ int synth_id_check(const struct synth_id *id)
 {
 	if (id->seed_len < 1 || id->seed_len > SYNTH_SEED_MAX)
 		return -EINVAL;
-	if (id->k < SYNTH_LOG_MIN || id->k > SYNTH_LOG_MAX)
+	if (id->k < SYNTH_LOG_MIN || id->k > VOCAB_LOG_MAX)
 		return -EINVAL;
 	return 0;
 }

@@ -71,9 +71,9 @@ int cmd_synth(int argc, char **argv)
 			have_part = 1;
 			break;
 		case 'k':
-			if (synth_parse_u32(optarg, SYNTH_LOG_MIN, SYNTH_LOG_MAX, &id.k)) {
+			if (synth_parse_u32(optarg, SYNTH_LOG_MIN, VOCAB_LOG_MAX, &id.k)) {
 				fprintf(stderr, "provisor synth: --log-size '%s' out of range %d..%d\n",
-					optarg, SYNTH_LOG_MIN, SYNTH_LOG_MAX);
+					optarg, SYNTH_LOG_MIN, VOCAB_LOG_MAX);
 				return 2;
 			}
 			have_k = 1;

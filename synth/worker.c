@@ -100,7 +100,7 @@ static int sw_read_frame(struct frame_hdr *h, struct frame_synth_req *req,
 
 	if (rc)
 		return rc;
-	if (frame_check_hdr(h, SYNTH_LOG_MAX, err, errlen))
+	if (frame_check_hdr(h, VOCAB_LOG_MAX, err, errlen))
 		return -EBADMSG;
 	if (h->type != FRAME_SYNTH_REQ) {
 		snprintf(err, errlen, "unexpected %s frame (expected SYNTH_REQ)",
