@@ -1,7 +1,7 @@
 /*
  * sup: the supervisor's state, shared by its files (one thread, one loop).
  *
- *   run.c      provisor run: configuration, start, the loop, stop
+ *   run.c      sup_main: start, the loop, stop
  *   child.c    spawning, reaping and restarting workers; reading frames
  *   sched.c    jobs and partitions: queueing, dispatch, relay, results
  *   ctlsrv.c   the control socket

@@ -3,11 +3,11 @@
 # confined to tui/term.c) and provisor exporter (libmicrohttpd).
 TUI_SRCS := tui/fmt.c tui/snap.c tui/status_text.c tui/status_json.c tui/status_prom.c \
 	    tui/canvas.c tui/layout.c tui/render.c tui/render_panes.c tui/nvml.c tui/term.c
-TUI_CMDS := tui/cmd_status.c tui/exporter.c tui/top.c
+TUI_MAINS := tui/exporter.c tui/top.c
 
 $(O)/libtui.a: $(call objs,$(TUI_SRCS))
 PROVISOR_LIBS += $(O)/libtui.a
-PROVISOR_OBJS += $(call objs,$(TUI_CMDS))
+PROVISOR_OBJS += $(call objs,$(TUI_MAINS))
 PROVISOR_LDLIBS += $(call pc_libs,ncursesw) $(call pc_libs,json-c) $(call pc_libs,libmicrohttpd) -ldl
 
 EXTRA_CFLAGS_tui/status_json.c = $(call pc_cflags,json-c)

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/cli.h"
 #include "format/pfile.h"
-#include "supervisor/cmds.h"
 #include "synth/synth.h"
 
 /* Parse a decimal in [lo, hi] with nothing around it. 0 or -EINVAL. */
@@ -33,7 +33,7 @@ static int synth_parse_u32(const char *s, unsigned long lo, unsigned long hi, ui
 	return 0;
 }
 
-int cmd_synth(int argc, char **argv)
+static int cmd_synth(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "seed", required_argument, NULL, 's' },
@@ -82,15 +82,15 @@ int cmd_synth(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'h':
-			return cmd_help("synth");
+			return cli_help("synth");
 		default:
-			return cmd_bad_option(opt, argv, opts);
+			return cli_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (!id.seed_len || !have_part || !have_k || !out)
-		return cmd_usage_error("synth", "missing %s",
+		return cli_usage_error("synth", "missing %s",
 				       !id.seed_len ? "--seed" : !have_part ? "--partition" :
 				       !have_k ? "--log-size" : "-o FILE");
 
@@ -114,3 +114,7 @@ out:
 	free(c);
 	return rc;
 }
+
+const struct cli_entry cli_cmd_synth = {
+	"synth", "synth --seed HEX --partition I --log-size K -o FILE", cmd_synth,
+};

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "format/pfile.h"
 #include "gpuworker/hterm.h"
-#include "supervisor/cmds.h"
 #include "synth/synth.h"
 
 /* 0 when out's directory exists and we may create files in it; else one
@@ -43,7 +43,7 @@ static int prove_check_outdir(const char *out)
 	return rc;
 }
 
-int cmd_prove(int argc, char **argv)
+static int cmd_prove(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -79,22 +79,22 @@ int cmd_prove(int argc, char **argv)
 			}
 			break;
 		case 'd':
-			if (cmd_parse_int(optarg, 0, INT_MAX, &dev) < 0) {
+			if (cli_parse_int(optarg, 0, INT_MAX, &dev) < 0) {
 				fprintf(stderr, "provisor prove: --device '%s' is not a device ordinal (0, 1, ...)\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 'h':
-			return cmd_help("prove");
+			return cli_help("prove");
 		default:
-			return cmd_bad_option(opt, argv, opts);
+			return cli_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (!in || !out)
-		return cmd_usage_error("prove", "missing %s", !in ? "-i FILE" : "-o FILE");
+		return cli_usage_error("prove", "missing %s", !in ? "-i FILE" : "-o FILE");
 
 	/* A wrong -o should fail now, not after the transform. pfile's writer
 	 * still reports any later failure (disk full, a race). */
@@ -136,3 +136,7 @@ out:
 	free(c);
 	return rc;
 }
+
+const struct cli_entry cli_cmd_prove = {
+	"prove", "prove -i FILE -o FILE [--backend auto|cuda|cpu] [--device N]", cmd_prove,
+};

@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "supervisor/cmds.h"
+#include "cli/cli.h"
 #include "tui/snap.h"
 #include "tui/status.h"
 #include "util/text.h"
 
-int cmd_status(int argc, char **argv)
+static int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
@@ -37,14 +37,14 @@ int cmd_status(int argc, char **argv)
 		case 'n': name = optarg; break;
 		case 'j': json = 1; break;
 		case 'p': prom = 1; break;
-		case 'h': return cmd_help("status");
-		default: return cmd_bad_option(opt, argv, opts);
+		case 'h': return cli_help("status");
+		default: return cli_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (json && prom)
-		return cmd_usage_error("status", "--json and --prometheus are two formats: choose one");
+		return cli_usage_error("status", "--json and --prometheus are two formats: choose one");
 	if (snap_reader_init(&r, name, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor status: %s\n", err);
 		return 2;
@@ -70,3 +70,7 @@ int cmd_status(int argc, char **argv)
 	snap_reader_close(&r);
 	return rc;
 }
+
+const struct cli_entry cli_cmd_status = {
+	"status", "status [--name NAME] [--json] [--prometheus]", cmd_status,
+};

@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "ctl/ctl.h"
 #include "shm/shm.h"
-#include "supervisor/cmds.h"
 #include "util/text.h"
 
 #define CMD_CTL_TIMEOUT_MS 5000
@@ -245,12 +245,12 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs)
 		switch (opt) {
 		case 'n': t.name = optarg; break;
 		case 'S': t.socket = optarg; break;
-		case 'h': return cmd_help(argv[0]);
-		default: return cmd_bad_option(opt, argv, opts);
+		case 'h': return cli_help(argv[0]);
+		default: return cli_bad_option(opt, argv, opts);
 		}
 	}
 	if (argc - optind != nargs)
-		return cmd_usage_error(argv[0], "expected %d argument%s", nargs, nargs == 1 ? "" : "s");
+		return cli_usage_error(argv[0], "expected %d argument%s", nargs, nargs == 1 ? "" : "s");
 	off = (size_t)snprintf(line, sizeof line, "%s", argv[0]);
 	for (int i = optind; i < argc && off < sizeof line; i++)
 		off += (size_t)snprintf(line + off, sizeof line - off, " %s", argv[i]);
@@ -267,27 +267,27 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs)
 	return 0;
 }
 
-int cmd_cancel(int argc, char **argv)
+static int cmd_cancel(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 1);
 }
 
-int cmd_drain(int argc, char **argv)
+static int cmd_drain(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
 }
 
-int cmd_stop(int argc, char **argv)
+static int cmd_stop(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
 }
 
-int cmd_ping(int argc, char **argv)
+static int cmd_ping(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
 }
 
-int cmd_worker(int argc, char **argv)
+static int cmd_worker(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 2);
 }
@@ -406,14 +406,14 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 		case 'w': s->wait = 1; break;
 		case 'n': s->t.name = optarg; break;
 		case 'S': s->t.socket = optarg; break;
-		case 'h': exit(cmd_help("submit"));
-		default: return cmd_bad_option(opt, argv, opts);
+		case 'h': exit(cli_help("submit"));
+		default: return cli_bad_option(opt, argv, opts);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (!s->kind)
-		return cmd_usage_error("submit", "missing --kind");
+		return cli_usage_error("submit", "missing --kind");
 	return cmd_ctl_check_name("submit", s->t.name);
 }
 
@@ -473,7 +473,7 @@ static int cmd_ctl_whoami(struct cmd_ctl_target *t)
 	if (cmd_ctl_send(t, "hello", reply, sizeof reply))
 		return 1;
 	end = strchr(reply, ' ');
-	if (!end || (*end++ = '\0', cmd_parse_int(end, 1, INT32_MAX, &pid) < 0) ||
+	if (!end || (*end++ = '\0', cli_parse_int(end, 1, INT32_MAX, &pid) < 0) ||
 	    shm_name_check(reply, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor: unexpected reply to hello from %s\n", t->path);
 		return 1;
@@ -498,7 +498,7 @@ static int cmd_ctl_whoami(struct cmd_ctl_target *t)
 }
 
 /* provisor submit: prints the job id; with --wait, then the outcome. */
-int cmd_submit(int argc, char **argv)
+static int cmd_submit(int argc, char **argv)
 {
 	struct cmd_ctl_submit s = { .t = { .name = "default" } };
 	char line[CTL_MAX_LINE + 1], reply[8192], *end;
@@ -525,3 +525,28 @@ int cmd_submit(int argc, char **argv)
 	fflush(stdout);	/* a script reading the id must not wait for the job */
 	return s.wait ? cmd_ctl_wait(s.t.name, id, end + 1) : 0;
 }
+
+const struct cli_entry cli_cmd_submit = {
+	"submit", "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] "
+	"[--name NAME] [--socket PATH]", cmd_submit,
+};
+
+const struct cli_entry cli_cmd_cancel = {
+	"cancel", "cancel JOB [--name NAME] [--socket PATH]", cmd_cancel,
+};
+
+const struct cli_entry cli_cmd_drain = {
+	"drain", "drain [--name NAME] [--socket PATH]", cmd_drain,
+};
+
+const struct cli_entry cli_cmd_stop = {
+	"stop", "stop [--name NAME] [--socket PATH]", cmd_stop,
+};
+
+const struct cli_entry cli_cmd_worker = {
+	"worker", "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]", cmd_worker,
+};
+
+const struct cli_entry cli_cmd_ping = {
+	"ping", "ping [--name NAME] [--socket PATH]", cmd_ping,
+};

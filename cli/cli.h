@@ -1,0 +1,53 @@
+/*
+ * cli: the provisor binary's commands. Each cli/cmd_*.c holds one const
+ * struct cli_entry per command (tmux's cmd_entry): its name, its usage
+ * line and the function that parses its arguments and runs it; main.c's
+ * table lists them, and is the whole dispatch. The libraries never include
+ * this folder: a command is argument parsing around a library call.
+ */
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
+
+#include <getopt.h>
+
+struct cli_entry {
+	const char *name;
+	const char *usage;	/* after "provisor ", for --help and every error */
+	/* The arguments after "provisor" (argv[0] is the name); returns the
+	 * exit status. */
+	int (*exec)(int argc, char **argv);
+};
+
+extern const struct cli_entry cli_cmd_run;	/* cli/cmd_run.c */
+extern const struct cli_entry cli_cmd_synth;	/* cli/cmd_synth.c */
+extern const struct cli_entry cli_cmd_prove;	/* cli/cmd_prove.c */
+extern const struct cli_entry cli_cmd_verify;	/* cli/cmd_verify.c */
+extern const struct cli_entry cli_cmd_submit;	/* cli/cmd_ctl.c */
+extern const struct cli_entry cli_cmd_cancel;
+extern const struct cli_entry cli_cmd_drain;
+extern const struct cli_entry cli_cmd_stop;
+extern const struct cli_entry cli_cmd_worker;
+extern const struct cli_entry cli_cmd_ping;
+extern const struct cli_entry cli_cmd_status;	/* cli/cmd_status.c */
+extern const struct cli_entry cli_cmd_top;	/* cli/cmd_top.c */
+extern const struct cli_entry cli_cmd_exporter;	/* cli/cmd_exporter.c */
+
+/*
+ * Usage, from the entries (cli/main.c). Every command says what was wrong
+ * with its arguments in one line on stderr, "provisor CMD: WHAT (usage:
+ * provisor CMD ...)", and exits 2.
+ */
+int cli_help(const char *cmd);	/* the usage line on stdout; returns 0 */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));	/* returns 2 */
+/* The error for what getopt_long returned when it was not one of the
+ * command's options opts (optstring starting with ':', opterr 0): ':' an
+ * option without its value, '?' an unknown option or a value given to one
+ * that takes none. Returns 2. */
+int cli_bad_option(int opt, char **argv, const struct option *opts);
+/* The error for argv[optind], an argument the command does not take. */
+int cli_extra_arg(char **argv);
+/* n in lo..hi from all of s, decimal: 0, or -1 when it is not. */
+int cli_parse_int(const char *s, long lo, long hi, long *n);
+
+#endif
