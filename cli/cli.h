@@ -47,7 +47,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_bad_option(int opt, char **argv, const struct option *opts);
 /* The error for argv[optind], an argument the command does not take. */
 int cli_extra_arg(char **argv);
-/* n in lo..hi from all of s, decimal: 0, or -1 when it is not. */
+/* n in lo..hi (lo >= 0) from all of s, decimal as strtol(3) reads it
+ * (util_num's UTIL_NUM_STRTOL): 0, or -1 when it is not. */
 int cli_parse_int(const char *s, long lo, long hi, long *n);
 
 #endif

@@ -16,18 +16,14 @@
 #include "cli/cli.h"
 #include "format/pfile.h"
 #include "synth/synth.h"
+#include "util/util.h"
 
-/* Parse a decimal in [lo, hi] with nothing around it. 0 or -EINVAL. */
-static int synth_parse_u32(const char *s, unsigned long lo, unsigned long hi, uint32_t *out)
+/* A decimal in [lo, hi], digits only. 0 or -EINVAL. */
+static int synth_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
+	if (util_num(s, UTIL_NUM_DIGITS, lo, hi, &v))
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/util.h"
 
 #define PROVISOR_VERSION "0.1.0"
 
@@ -73,11 +74,12 @@ int cli_extra_arg(char **argv)
 
 int cli_parse_int(const char *s, long lo, long hi, long *n)
 {
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	*n = strtol(s, &end, 10);
-	return errno || !*s || *end || *n < lo || *n > hi ? -1 : 0;
+	if (util_num(s, UTIL_NUM_STRTOL, (uint64_t)lo, (uint64_t)hi, &v))
+		return -1;
+	*n = (long)v;
+	return 0;
 }
 
 static void cli_usage(FILE *f)

@@ -30,6 +30,7 @@
 #include "conf/conf.h"
 #include "util/text.h"
 #include "shm/shm.h"
+#include "util/util.h"
 
 #define CONF_LINE_MAX 4096	/* our read buffer; inih's own limit is smaller */
 
@@ -57,22 +58,6 @@ static int conf_fail(struct conf_ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(x->reason, sizeof x->reason, fmt, ap);
 	va_end(ap);
-	return 0;
-}
-
-/* Decimal without sign or spaces, in [lo, hi]. */
-static int conf_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
 	return 0;
 }
 
@@ -262,7 +247,7 @@ static int conf_set_gpus(struct conf *c, const char *v)
 		c->gpus = -1;
 		return 0;
 	}
-	if (conf_parse_u64(v, 1, CONF_MAX_SLOTS, &u))
+	if (util_num(v, UTIL_NUM_DIGITS, 1, CONF_MAX_SLOTS, &u))
 		return -1;
 	c->gpus = (int)u;
 	return 0;
@@ -333,7 +318,7 @@ static int conf_apply(const struct conf_key *k, struct conf *c, void *base, cons
 	switch (k->type) {
 	case CK_INT:
 	case CK_U32:
-		if (conf_parse_u64(v, k->lo, k->hi, &u))
+		if (util_num(v, UTIL_NUM_DIGITS, k->lo, k->hi, &u))
 			return -1;
 		if (k->type == CK_INT)
 			*(int *)f = (int)u;

@@ -42,18 +42,18 @@ static int pfile_writer_open(const char *path, const struct pfile_hdr *h,
 	pfile_sodium_init();
 	w = calloc(1, sizeof *w);
 	if (!w)
-		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	w->fd = -1;
 	w->path = strdup(path);
 	if (!w->path || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0) {
 		w->tmp = NULL;
-		rc = pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+		rc = util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
 	w->fd = mkstemp(w->tmp);
 	if (w->fd < 0) {
 		rc = -errno;
-		pfile_err(err, errlen, rc, "%s: cannot create temp file: %s", path, strerror(-rc));
+		util_fail(err, errlen, rc, "%s: cannot create temp file: %s", path, strerror(-rc));
 		free(w->tmp);
 		w->tmp = NULL;	/* nothing to unlink */
 		goto fail;
@@ -65,7 +65,7 @@ static int pfile_writer_open(const char *path, const struct pfile_hdr *h,
 	crypto_generichash_update(&w->hs, hdr, sizeof hdr);
 	rc = pfile_write_full(w->fd, hdr, sizeof hdr);
 	if (rc) {
-		pfile_err(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+		util_fail(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
 		goto fail;
 	}
 	w->left = h->count;
@@ -87,7 +87,7 @@ static int pfile_writer_flush(struct pfile_writer *w, char *err, size_t errlen)
 	rc = pfile_write_full(w->fd, w->buf, w->used);
 	w->used = 0;
 	if (rc)
-		return pfile_err(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
 	return 0;
 }
 
@@ -98,7 +98,7 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 	int rc;
 
 	if (n > w->left)
-		return pfile_err(err, errlen, -EINVAL, "%s: more elements than the header announces", w->path);
+		return util_fail(err, errlen, -EINVAL, "%s: more elements than the header announces", w->path);
 	for (uint64_t i = 0; i < n; i++) {
 		uint8_t *dst = w->buf + w->used;
 		if (el) {
@@ -106,7 +106,7 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 		} else {
 			fr_t t;
 			if (fr_from_bytes(&t, raw + i * FR_BYTES))
-				return pfile_err(err, errlen, -EINVAL,
+				return util_fail(err, errlen, -EINVAL,
 						 "%s: element %llu given to the writer is not canonical",
 						 w->path, (unsigned long long)i);
 			memcpy(dst, raw + i * FR_BYTES, FR_BYTES);
@@ -127,26 +127,26 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 	int rc, dfd;
 
 	if (w->left)
-		return pfile_err(err, errlen, -EINVAL, "%s: %llu elements missing at commit",
+		return util_fail(err, errlen, -EINVAL, "%s: %llu elements missing at commit",
 				 w->path, (unsigned long long)w->left);
 	if ((rc = pfile_writer_flush(w, err, errlen)))
 		return rc;
 	crypto_generichash_final(&w->hs, sum, sizeof sum);
 	if ((rc = pfile_write_full(w->fd, sum, sizeof sum)))
-		return pfile_err(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: write failed: %s", w->tmp, strerror(-rc));
 	if (fsync(w->fd) < 0) {
 		rc = -errno;
-		return pfile_err(err, errlen, rc, "%s: fsync failed: %s", w->tmp, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: fsync failed: %s", w->tmp, strerror(-rc));
 	}
 	if (close(w->fd) < 0) {
 		rc = -errno;
 		w->fd = -1;
-		return pfile_err(err, errlen, rc, "%s: close failed: %s", w->tmp, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: close failed: %s", w->tmp, strerror(-rc));
 	}
 	w->fd = -1;
 	if (rename(w->tmp, w->path) < 0) {
 		rc = -errno;
-		return pfile_err(err, errlen, rc, "%s: rename failed: %s", w->path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: rename failed: %s", w->path, strerror(-rc));
 	}
 	free(w->tmp);
 	w->tmp = NULL;	/* renamed: nothing left to clean up */
@@ -154,7 +154,7 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 	/* The rename is durable only once the directory is. */
 	dir = strdup(w->path);
 	if (!dir)
-		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", w->path);
+		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", w->path);
 	slash = strrchr(dir, '/');
 	if (!slash)
 		strcpy(dir, ".");
@@ -165,7 +165,7 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || fsync(dfd) < 0) {
 		rc = -errno;
-		pfile_err(err, errlen, rc, "%s: fsync of directory %s failed: %s", w->path, dir, strerror(-rc));
+		util_fail(err, errlen, rc, "%s: fsync of directory %s failed: %s", w->path, dir, strerror(-rc));
 		if (dfd >= 0)
 			close(dfd);
 		free(dir);
@@ -194,7 +194,7 @@ static int pfile_ident_hdr(struct pfile_hdr *h, uint32_t kind, const struct synt
 			   const char *path, char *err, size_t errlen)
 {
 	if (synth_id_check(id))
-		return pfile_err(err, errlen, -EINVAL, "%s: bad identity (seed length %u, k %u)",
+		return util_fail(err, errlen, -EINVAL, "%s: bad identity (seed length %u, k %u)",
 				 path, id->seed_len, id->k);
 	memset(h, 0, sizeof *h);
 	h->version = PFILE_VERSION;
@@ -253,7 +253,7 @@ int pfile_result_begin(const char *path, const struct pfile_result *res,
 
 	if (synth_id_check(&res->id) || !vocab_kind_name(res->job_kind) ||
 	    res->partitions < 1 || res->partitions > PFILE_RESULT_MAX_PARTITIONS)
-		return pfile_err(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 				 "%s: bad result (seed length %u, k %u, job kind %u, %u partitions)",
 				 path, res->id.seed_len, res->id.k, res->job_kind, res->partitions);
 	memset(&h, 0, sizeof h);

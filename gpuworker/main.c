@@ -51,6 +51,7 @@
 #include "gpuworker/hterm.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
+#include "util/util.h"
 
 #define GW_CHUNK (1u << 20)	/* bytes per read of a payload: 32768 elements */
 #define GW_BEAT_NS 250000000L
@@ -533,10 +534,9 @@ static _Noreturn void gw_usage(void)
 
 static unsigned gw_number(const char *s)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	uint64_t v;
 
-	if (*s < '0' || *s > '9' || *end || v > 65535)
+	if (util_num(s, UTIL_NUM_DIGITS, 0, 65535, &v))
 		gw_usage();
 	return (unsigned)v;
 }

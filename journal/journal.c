@@ -13,6 +13,7 @@
  */
 #include "journal/journal.h"
 #include "journal/record.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,7 +89,7 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 	int fd = -1, rc;
 
 	if (!buf)
-		return journal_msg(err, errlen, -ENOMEM, "out of memory compacting the journal");
+		return util_fail(err, errlen, -ENOMEM, "out of memory compacting the journal");
 	fd = openat(dfd, JR_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = -errno;
@@ -108,7 +109,7 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 		goto fail_unlink;
 	}
 	if (fsync(dfd) < 0) {
-		rc = journal_msg(err, errlen, -errno, "fsync %s: %s", dir, strerror(errno));
+		rc = util_fail(err, errlen, -errno, "fsync %s: %s", dir, strerror(errno));
 		goto fail_close;
 	}
 	free(buf);
@@ -118,7 +119,7 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 fail_unlink:
 	unlinkat(dfd, JR_TMP, 0);
 fail:
-	journal_msg(err, errlen, rc, "%s %s/%s: %s", what, dir, JR_TMP, strerror(-rc));
+	util_fail(err, errlen, rc, "%s %s/%s: %s", what, dir, JR_TMP, strerror(-rc));
 fail_close:
 	if (fd >= 0)
 		close(fd);
@@ -141,18 +142,18 @@ static int jr_load(int dfd, const char *dir, struct journal_replay *rp, char *wa
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0)
-		return journal_msg(err, errlen, -errno, "open %s/%s: %s", dir, JR_NAME, strerror(errno));
+		return util_fail(err, errlen, -errno, "open %s/%s: %s", dir, JR_NAME, strerror(errno));
 	if ((rc = jr_read_all(fd, &buf, &size))) {
-		journal_msg(err, errlen, rc, "read %s/%s: %s", dir, JR_NAME, strerror(-rc));
+		util_fail(err, errlen, rc, "read %s/%s: %s", dir, JR_NAME, strerror(-rc));
 		goto out;
 	}
 	why[0] = '\0';
 	if ((rc = journal_replay(rp, buf, size, &good, warn, warnlen, why, sizeof(why)))) {
-		journal_msg(err, errlen, rc, "%s/%s: %s", dir, JR_NAME, why);
+		util_fail(err, errlen, rc, "%s/%s: %s", dir, JR_NAME, why);
 		goto out;
 	}
 	if (good < size && (ftruncate(fd, (off_t)good) < 0 || fsync(fd) < 0)) {
-		rc = journal_msg(err, errlen, -errno, "cutting the torn tail of %s/%s: %s", dir,
+		rc = util_fail(err, errlen, -errno, "cutting the torn tail of %s/%s: %s", dir,
 			    JR_NAME, strerror(errno));
 		goto out;
 	}
@@ -170,14 +171,14 @@ int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *
 	int dfd, rc;
 
 	*jp = NULL;
-	journal_msg(warn, warnlen, 0, "%s", "");
+	util_fail(warn, warnlen, 0, "%s", "");
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return journal_msg(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
+		return util_fail(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
 	if ((rc = jr_load(dfd, dir, &rp, warn, warnlen, err, errlen)))
 		goto fail;
 	if (!(j = calloc(1, sizeof(*j)))) {
-		rc = journal_msg(err, errlen, -ENOMEM, "out of memory");
+		rc = util_fail(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	if ((rc = jr_compact(dfd, dir, &rp, &j->fd, &j->size, err, errlen)))
@@ -211,15 +212,15 @@ static int jr_append(struct journal *j, const uint8_t *rec, size_t len, bool syn
 	int rc;
 
 	if (j->broken)
-		return journal_msg(err, errlen, j->broken, "journal unusable since an earlier failure "
+		return util_fail(err, errlen, j->broken, "journal unusable since an earlier failure "
 			      "(%s); restart the supervisor", strerror(-j->broken));
 	n = write(j->fd, rec, len);
 	if (n < 0)
-		return journal_msg(err, errlen, -errno, "write journal: %s", strerror(errno));
+		return util_fail(err, errlen, -errno, "write journal: %s", strerror(errno));
 	if ((size_t)n != len) {
 		if (ftruncate(j->fd, j->size) < 0)
 			j->broken = -EIO;
-		return journal_msg(err, errlen, -EIO, "short write to the journal (%zd of %zu bytes)",
+		return util_fail(err, errlen, -EIO, "short write to the journal (%zd of %zu bytes)",
 			      n, len);
 	}
 	j->size += (off_t)len;
@@ -230,7 +231,7 @@ static int jr_append(struct journal *j, const uint8_t *rec, size_t len, bool syn
 		j->broken = rc;
 		j->size -= (off_t)len;
 		(void)!ftruncate(j->fd, j->size);	/* best effort: unacknowledged */
-		return journal_msg(err, errlen, rc, "fsync journal: %s", strerror(-rc));
+		return util_fail(err, errlen, rc, "fsync journal: %s", strerror(-rc));
 	}
 	return 0;
 }
@@ -242,10 +243,10 @@ int journal_submit(struct journal *j, const struct journal_job *job, char *err, 
 	int rc;
 
 	if (bad)
-		return journal_msg(err, errlen, -EINVAL, "job %llu: %s", (unsigned long long)job->id, bad);
+		return util_fail(err, errlen, -EINVAL, "job %llu: %s", (unsigned long long)job->id, bad);
 	/* A reused id would be a second SUBMIT at the next replay. */
 	if (job->id < j->next_id)
-		return journal_msg(err, errlen, -EINVAL, "job id %llu was already used (next free is "
+		return util_fail(err, errlen, -EINVAL, "job id %llu was already used (next free is "
 			      "%llu)", (unsigned long long)job->id, (unsigned long long)j->next_id);
 	journal_rec_submit(rec, job);
 	if ((rc = jr_append(j, rec, sizeof(rec), true, err, errlen)))
