@@ -13,6 +13,10 @@
 struct cli_entry {
 	const char *name;
 	const char *usage;	/* after "provisor ", for --help and every error */
+	/* What cli_getopt parses: getopt_long's table, and its optstring
+	 * (starting with ':', so that cli_bad_option words every error). */
+	const struct option *options;
+	const char *optstring;
 	/* The arguments after "provisor" (argv[0] is the name); returns the
 	 * exit status. */
 	int (*exec)(int argc, char **argv);
@@ -40,11 +44,13 @@ extern const struct cli_entry cli_cmd_exporter;	/* cli/cmd_exporter.c */
 int cli_help(const char *cmd);	/* the usage line on stdout; returns 0 */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));	/* returns 2 */
-/* The error for what getopt_long returned when it was not one of the
- * command's options opts (optstring starting with ':', opterr 0): ':' an
- * option without its value, '?' an unknown option or a value given to one
- * that takes none. Returns 2. */
-int cli_bad_option(int opt, char **argv, const struct option *opts);
+/* getopt_long over argv with the options of the entry named argv[0]
+ * (the caller sets opterr 0 and resets optind, as getopt(3) asks). */
+int cli_getopt(int argc, char **argv);
+/* The error for what cli_getopt returned when it was not one of the
+ * command's options: ':' an option without its value, '?' an unknown
+ * option or a value given to one that takes none. Returns 2. */
+int cli_bad_option(int opt, char **argv);
 /* The error for argv[optind], an argument the command does not take. */
 int cli_extra_arg(char **argv);
 /* n in lo..hi (lo >= 0) from all of s, decimal as strtol(3) reads it

@@ -224,16 +224,17 @@ static int cmd_ctl_check_name(const char *cmd, const char *name)
 	return 0;
 }
 
+static const struct option cmd_ctl_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "socket", required_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 /* cancel JOB, drain, stop, ping, worker enable|disable SLOT: the words
  * after the command name are the request's arguments, nargs of them. */
 static int cmd_ctl_simple(int argc, char **argv, int nargs)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	struct cmd_ctl_target t = { .name = "default" };
 	char line[CTL_MAX_LINE + 1], reply[8192];
 	size_t off;
@@ -241,12 +242,12 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs)
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":n:S:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'n': t.name = optarg; break;
 		case 'S': t.socket = optarg; break;
 		case 'h': return cli_help(argv[0]);
-		default: return cli_bad_option(opt, argv, opts);
+		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (argc - optind != nargs)
@@ -379,25 +380,26 @@ struct cmd_ctl_submit {
 	struct cmd_ctl_target t;
 };
 
+static const struct option cmd_submit_options[] = {
+	{ "kind", required_argument, NULL, 'K' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "log-size", required_argument, NULL, 'k' },
+	{ "partitions", required_argument, NULL, 'p' },
+	{ "wait", no_argument, NULL, 'w' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "socket", required_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 /* Flags into s: 0, or 2 after saying what is wrong. */
 static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 {
-	static const struct option opts[] = {
-		{ "kind", required_argument, NULL, 'K' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "log-size", required_argument, NULL, 'k' },
-		{ "partitions", required_argument, NULL, 'p' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	int opt;
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'K': s->kind = optarg; break;
 		case 's': s->seed = optarg; break;
@@ -407,7 +409,7 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 		case 'n': s->t.name = optarg; break;
 		case 'S': s->t.socket = optarg; break;
 		case 'h': exit(cli_help("submit"));
-		default: return cli_bad_option(opt, argv, opts);
+		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -527,26 +529,50 @@ static int cmd_submit(int argc, char **argv)
 }
 
 const struct cli_entry cli_cmd_submit = {
-	"submit", "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] "
-	"[--name NAME] [--socket PATH]", cmd_submit,
+	.name = "submit",
+	.usage = "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] "
+		  "[--name NAME] [--socket PATH]",
+	.options = cmd_submit_options,
+	.optstring = ":h",
+	.exec = cmd_submit,
 };
 
 const struct cli_entry cli_cmd_cancel = {
-	"cancel", "cancel JOB [--name NAME] [--socket PATH]", cmd_cancel,
+	.name = "cancel",
+	.usage = "cancel JOB [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_cancel,
 };
 
 const struct cli_entry cli_cmd_drain = {
-	"drain", "drain [--name NAME] [--socket PATH]", cmd_drain,
+	.name = "drain",
+	.usage = "drain [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_drain,
 };
 
 const struct cli_entry cli_cmd_stop = {
-	"stop", "stop [--name NAME] [--socket PATH]", cmd_stop,
+	.name = "stop",
+	.usage = "stop [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_stop,
 };
 
 const struct cli_entry cli_cmd_worker = {
-	"worker", "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]", cmd_worker,
+	.name = "worker",
+	.usage = "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_worker,
 };
 
 const struct cli_entry cli_cmd_ping = {
-	"ping", "ping [--name NAME] [--socket PATH]", cmd_ping,
+	.name = "ping",
+	.usage = "ping [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_ping,
 };

@@ -8,25 +8,26 @@
 #include "cli/cli.h"
 #include "tui/exporter.h"
 
+static const struct option cmd_exporter_options[] = {
+	{ "listen", required_argument, NULL, 'l' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 static int cmd_exporter(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *listen = NULL, *name = "default";
 	int opt;
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'l': listen = optarg; break;
 		case 'n': name = optarg; break;
 		case 'h': return cli_help("exporter");
-		default: return cli_bad_option(opt, argv, opts);
+		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -37,5 +38,9 @@ static int cmd_exporter(int argc, char **argv)
 }
 
 const struct cli_entry cli_cmd_exporter = {
-	"exporter", "exporter --listen ADDR:PORT [--name NAME]", cmd_exporter,
+	.name = "exporter",
+	.usage = "exporter --listen ADDR:PORT [--name NAME]",
+	.options = cmd_exporter_options,
+	.optstring = ":h",
+	.exec = cmd_exporter,
 };

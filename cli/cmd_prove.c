@@ -43,16 +43,17 @@ static int prove_check_outdir(const char *out)
 	return rc;
 }
 
+static const struct option cmd_prove_options[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 static int cmd_prove(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *in = NULL, *out = NULL;
 	enum vocab_backend want = VOCAB_BACKEND_AUTO, got;
 	struct synth_id id;
@@ -64,7 +65,7 @@ static int cmd_prove(int argc, char **argv)
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:b:d:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'i':
 			in = optarg;
@@ -88,7 +89,7 @@ static int cmd_prove(int argc, char **argv)
 		case 'h':
 			return cli_help("prove");
 		default:
-			return cli_bad_option(opt, argv, opts);
+			return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -138,5 +139,9 @@ out:
 }
 
 const struct cli_entry cli_cmd_prove = {
-	"prove", "prove -i FILE -o FILE [--backend auto|cuda|cpu] [--device N]", cmd_prove,
+	.name = "prove",
+	.usage = "prove -i FILE -o FILE [--backend auto|cuda|cpu] [--device N]",
+	.options = cmd_prove_options,
+	.optstring = ":i:o:b:d:h",
+	.exec = cmd_prove,
 };

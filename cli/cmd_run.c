@@ -26,29 +26,30 @@ static int cmd_run_count(const char *opt, const char *v, int lo, int hi, int *ou
 	return 0;
 }
 
+static const struct option cmd_run_options[] = {
+	{ "config", required_argument, NULL, 'c' }, { "name", required_argument, NULL, 'n' },
+	{ "state-dir", required_argument, NULL, 'd' }, { "gpus", required_argument, NULL, 'g' },
+	{ "workers-per-gpu", required_argument, NULL, 'w' },
+	{ "synth", required_argument, NULL, 's' }, { "backend", required_argument, NULL, 'b' },
+	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+};
+
 /* Defaults, then the file, then the flags. */
 static int cmd_run_configure(struct conf *c, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "name", required_argument, NULL, 'n' },
-		{ "state-dir", required_argument, NULL, 'd' }, { "gpus", required_argument, NULL, 'g' },
-		{ "workers-per-gpu", required_argument, NULL, 'w' },
-		{ "synth", required_argument, NULL, 's' }, { "backend", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
-	const char *optstring = ":c:n:d:g:w:s:b:h", *config = NULL;
+	const char *config = NULL;
 	char err[512];
 	int o;
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 1;
-	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1)
+	while ((o = cli_getopt(argc, argv)) != -1)
 		if (o == 'c')
 			config = optarg;
 		else if (o == 'h')
 			exit(cli_help("run"));
 		else if (o == '?' || o == ':') {
-			cli_bad_option(o, argv, opts);
+			cli_bad_option(o, argv);
 			return -1;
 		}
 	if (optind < argc) {
@@ -61,7 +62,7 @@ static int cmd_run_configure(struct conf *c, int argc, char **argv)
 		return -1;
 	}
 	optind = 1;
-	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+	while ((o = cli_getopt(argc, argv)) != -1) {
 		enum vocab_backend be;
 		switch (o) {
 		case 'n':
@@ -113,6 +114,10 @@ static int cmd_run(int argc, char **argv)
 }
 
 const struct cli_entry cli_cmd_run = {
-	"run", "run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto] [--workers-per-gpu K] "
-	"[--synth N] [--backend auto|cuda|cpu]", cmd_run,
+	.name = "run",
+	.usage = "run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto] [--workers-per-gpu K] "
+		  "[--synth N] [--backend auto|cuda|cpu]",
+	.options = cmd_run_options,
+	.optstring = ":c:n:d:g:w:s:b:h",
+	.exec = cmd_run,
 };

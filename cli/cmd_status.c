@@ -15,15 +15,16 @@
 #include "tui/status.h"
 #include "util/text.h"
 
+static const struct option cmd_status_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "prometheus", no_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 static int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "prometheus", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *name = "default";
 	int json = 0, prom = 0, rc, opt;
 	struct snap_reader r;
@@ -32,13 +33,13 @@ static int cmd_status(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'n': name = optarg; break;
 		case 'j': json = 1; break;
 		case 'p': prom = 1; break;
 		case 'h': return cli_help("status");
-		default: return cli_bad_option(opt, argv, opts);
+		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -72,5 +73,9 @@ static int cmd_status(int argc, char **argv)
 }
 
 const struct cli_entry cli_cmd_status = {
-	"status", "status [--name NAME] [--json] [--prometheus]", cmd_status,
+	.name = "status",
+	.usage = "status [--name NAME] [--json] [--prometheus]",
+	.options = cmd_status_options,
+	.optstring = ":h",
+	.exec = cmd_status,
 };

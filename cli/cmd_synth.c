@@ -29,16 +29,17 @@ static int synth_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *ou
 	return 0;
 }
 
+static const struct option cmd_synth_options[] = {
+	{ "seed", required_argument, NULL, 's' },
+	{ "partition", required_argument, NULL, 'p' },
+	{ "log-size", required_argument, NULL, 'k' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 static int cmd_synth(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "partition", required_argument, NULL, 'p' },
-		{ "log-size", required_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	struct synth_id id = { .seed_len = 0 };
 	const char *out = NULL;
 	int have_part = 0, have_k = 0, opt;
@@ -49,7 +50,7 @@ static int cmd_synth(int argc, char **argv)
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":s:p:k:o:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 's':
 			if (synth_parse_seed(&id, optarg)) {
@@ -80,7 +81,7 @@ static int cmd_synth(int argc, char **argv)
 		case 'h':
 			return cli_help("synth");
 		default:
-			return cli_bad_option(opt, argv, opts);
+			return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -112,5 +113,9 @@ out:
 }
 
 const struct cli_entry cli_cmd_synth = {
-	"synth", "synth --seed HEX --partition I --log-size K -o FILE", cmd_synth,
+	.name = "synth",
+	.usage = "synth --seed HEX --partition I --log-size K -o FILE",
+	.options = cmd_synth_options,
+	.optstring = ":s:p:k:o:h",
+	.exec = cmd_synth,
 };

@@ -7,19 +7,20 @@
 #include "cli/cli.h"
 #include "tui/top.h"
 
+static const struct option cmd_top_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "once", no_argument, NULL, '1' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "no-color", no_argument, NULL, 'C' },
+	{ "ascii", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 /* 0 to go on, 2 after saying what was wrong, -1 after --help. */
 static int cmd_top_parse(int argc, char **argv, struct top_opts *o)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "once", no_argument, NULL, '1' },
-		{ "width", required_argument, NULL, 'w' },
-		{ "no-color", no_argument, NULL, 'C' },
-		{ "ascii", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *nc = getenv("NO_COLOR");
 	long n;
 	int opt;
@@ -27,7 +28,7 @@ static int cmd_top_parse(int argc, char **argv, struct top_opts *o)
 	*o = (struct top_opts){ .name = "default", .tenths = 5, .color = !(nc && *nc) };
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'n': o->name = optarg; break;
 		case '1': o->once = 1; break;
@@ -47,7 +48,7 @@ static int cmd_top_parse(int argc, char **argv, struct top_opts *o)
 			o->width = (int)n;
 			break;
 		default:
-			return cli_bad_option(opt, argv, opts);
+			return cli_bad_option(opt, argv);
 		}
 	}
 	return optind < argc ? cli_extra_arg(argv) : 0;
@@ -64,5 +65,9 @@ static int cmd_top(int argc, char **argv)
 }
 
 const struct cli_entry cli_cmd_top = {
-	"top", "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii]", cmd_top,
+	.name = "top",
+	.usage = "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii]",
+	.options = cmd_top_options,
+	.optstring = ":d:h",
+	.exec = cmd_top,
 };

@@ -22,12 +22,26 @@ static const struct cli_entry *const cli_table[] = {
 };
 #define CLI_NCMDS (sizeof cli_table / sizeof cli_table[0])
 
-static const char *usage_of(const char *cmd)
+static const struct cli_entry *cli_find(const char *name)
 {
 	for (size_t i = 0; i < CLI_NCMDS; i++)
-		if (!strcmp(cmd, cli_table[i]->name))
-			return cli_table[i]->usage;
-	return cmd;
+		if (!strcmp(name, cli_table[i]->name))
+			return cli_table[i];
+	return NULL;
+}
+
+static const char *usage_of(const char *cmd)
+{
+	const struct cli_entry *e = cli_find(cmd);
+
+	return e ? e->usage : cmd;
+}
+
+int cli_getopt(int argc, char **argv)
+{
+	const struct cli_entry *e = cli_find(argv[0]);
+
+	return e ? getopt_long(argc, argv, e->optstring, e->options, NULL) : -1;
 }
 
 int cli_help(const char *cmd)
@@ -48,8 +62,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
-int cli_bad_option(int opt, char **argv, const struct option *opts)
+int cli_bad_option(int opt, char **argv)
 {
+	const struct cli_entry *e = cli_find(argv[0]);
+	const struct option *opts = e ? e->options : NULL;
 	const char *word = argv[optind - 1];
 
 	if (opt == ':')		/* only at the end of argv: word is the option */
@@ -57,7 +73,7 @@ int cli_bad_option(int opt, char **argv, const struct option *opts)
 	/* "--name=VALUE" for an option without one: getopt_long gives '?' with
 	 * optopt set to that option's value */
 	size_t len = strcspn(word, "=");
-	for (const struct option *o = opts; optopt && o->name; o++)
+	for (const struct option *o = opts; opts && optopt && o->name; o++)
 		if (o->val == optopt && word[len] && !strncmp(word, "--", 2) &&
 		    !strncmp(word + 2, o->name, len - 2))
 			return cli_usage_error(argv[0], "option --%s takes no value", o->name);
@@ -105,9 +121,9 @@ int main(int argc, char **argv)
 		printf("provisor %s\n", PROVISOR_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < CLI_NCMDS; i++)
-		if (!strcmp(name, cli_table[i]->name))
-			return cli_table[i]->exec(argc - 1, argv + 1);
+	const struct cli_entry *e = cli_find(name);
+	if (e)
+		return e->exec(argc - 1, argv + 1);
 	fprintf(stderr, "provisor: unknown command '%s' (try provisor --help)\n", name);
 	return 2;
 }
