@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 		}
 		long *dst = !strcmp(argv[i], "--from") ? &from : !strcmp(argv[i], "--to") ? &to :
 			    !strcmp(argv[i], "--dev") ? &dev : !strcmp(argv[i], "--seed") ? &seed : NULL;
-		long hi = dst == &dev ? 1024 : dst == &seed ? 0x7fffffffL : 26;
+		long hi = dst == &dev ? 1024 : dst == &seed ? 0x7fffffffL : VOCAB_LOG_MAX;
 
 		if (!dst || i + 1 >= argc || hc_arg(argv[++i], dst == &seed || dst == &dev ? 0 : 1,
 						    hi, dst))

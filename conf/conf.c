@@ -29,9 +29,8 @@
 
 #include "conf/conf.h"
 #include "util/text.h"
-#include "format/pfile.h"
-#include "gpuworker/hterm.h"
 #include "shm/shm.h"
+#include "util/util.h"
 
 #define CONF_LINE_MAX 4096	/* our read buffer; inih's own limit is smaller */
 
@@ -44,7 +43,7 @@ struct conf_ctx {
 	int line;		/* of the last line handed to inih */
 	int err_line;		/* 0 = no error latched */
 	char reason[256];
-	uint64_t seen[CONF_NKINDS];	/* duplicate-key bits per section */
+	uint64_t seen[VOCAB_NKINDS + 1];	/* duplicate-key bits per section */
 	uint64_t seen_sup;
 };
 
@@ -59,22 +58,6 @@ static int conf_fail(struct conf_ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(x->reason, sizeof x->reason, fmt, ap);
 	va_end(ap);
-	return 0;
-}
-
-/* Decimal without sign or spaces, in [lo, hi]. */
-static int conf_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
 	return 0;
 }
 
@@ -167,11 +150,11 @@ int conf_parse_mode(const char *s, mode_t *out)
 
 void conf_defaults(struct conf *c)
 {
-	static const struct conf_kind kinds[CONF_NKINDS] = {
-		[PFILE_JOB_WINNING_POST] = { .log_size = 14, .partitions = 1, .priority = 0 },
-		[PFILE_JOB_WINDOW_POST] = { .log_size = 15, .partitions = 1, .priority = 1 },
-		[PFILE_JOB_SNAP_DEALS] = { .log_size = 14, .partitions = 16, .priority = 2 },
-		[PFILE_JOB_POREP] = { .log_size = 15, .partitions = 10, .priority = 2 },
+	static const struct conf_kind kinds[VOCAB_NKINDS + 1] = {
+		[VOCAB_KIND_WINNING_POST] = { .log_size = 14, .partitions = 1, .priority = 0 },
+		[VOCAB_KIND_WINDOW_POST] = { .log_size = 15, .partitions = 1, .priority = 1 },
+		[VOCAB_KIND_SNAP_DEALS] = { .log_size = 14, .partitions = 16, .priority = 2 },
+		[VOCAB_KIND_POREP] = { .log_size = 15, .partitions = 10, .priority = 2 },
 	};
 
 	memset(c, 0, sizeof *c);
@@ -179,7 +162,7 @@ void conf_defaults(struct conf *c)
 	c->gpus = -1;
 	c->workers_per_gpu = 2;
 	c->synth = 2;
-	c->backend = HTERM_AUTO;
+	c->backend = VOCAB_BACKEND_AUTO;
 	c->mem_budget = 1ull << 30;
 	c->shm_mode = 0640;
 	c->socket_mode = 0600;
@@ -264,24 +247,19 @@ static int conf_set_gpus(struct conf *c, const char *v)
 		c->gpus = -1;
 		return 0;
 	}
-	if (conf_parse_u64(v, 1, CONF_MAX_SLOTS, &u))
+	if (util_num(v, UTIL_NUM_DIGITS, 1, CONF_MAX_SLOTS, &u))
 		return -1;
 	c->gpus = (int)u;
 	return 0;
 }
 
-/* Names as gpuworker/backend.c spells them; a local table keeps libconf
- * (and its test) free of the CUDA runtime that libhterm drags in. */
 static int conf_set_backend(struct conf *c, const char *v)
 {
-	if (!strcmp(v, "auto"))
-		c->backend = HTERM_AUTO;
-	else if (!strcmp(v, "cpu"))
-		c->backend = HTERM_CPU;
-	else if (!strcmp(v, "cuda"))
-		c->backend = HTERM_CUDA;
-	else
+	enum vocab_backend be;
+
+	if (vocab_backend_parse(v, &be))
 		return -1;
+	c->backend = be;
 	return 0;
 }
 
@@ -312,7 +290,7 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_FIELD("socket_mode", CK_MODE, conf, socket_mode),
 	CK_SET("socket_group", conf_set_socket_group, "a group on this system"),
 	CK_NUM("max_jobs", CK_U32, conf, max_jobs, 1, 1u << 20),
-	CK_NUM("max_log_size", CK_U32, conf, max_log_size, 1, 26),
+	CK_NUM("max_log_size", CK_U32, conf, max_log_size, 1, VOCAB_LOG_MAX),
 	CK_NUM("restart_intensity", CK_U32, conf, restart_intensity, 1, 1000000),
 	CK_FIELD("restart_period", CK_MS, conf, restart_period_ms),
 	CK_FIELD("backoff_max", CK_MS, conf, backoff_max_ms),
@@ -323,8 +301,8 @@ static const struct conf_key conf_sup_keys[] = {
 };
 
 static const struct conf_key conf_kind_keys[] = {
-	CK_NUM("log_size", CK_U32, conf_kind, log_size, 1, 26),
-	CK_NUM("partitions", CK_U32, conf_kind, partitions, 1, SHM_JOB_MAX_PARTS),
+	CK_NUM("log_size", CK_U32, conf_kind, log_size, 1, VOCAB_LOG_MAX),
+	CK_NUM("partitions", CK_U32, conf_kind, partitions, 1, VOCAB_MAX_PARTS),
 	CK_NUM("priority", CK_U32, conf_kind, priority, 0, 255),
 	CK_FIELD("deadline", CK_DUR, conf_kind, deadline_ms),
 };
@@ -340,7 +318,7 @@ static int conf_apply(const struct conf_key *k, struct conf *c, void *base, cons
 	switch (k->type) {
 	case CK_INT:
 	case CK_U32:
-		if (conf_parse_u64(v, k->lo, k->hi, &u))
+		if (util_num(v, UTIL_NUM_DIGITS, k->lo, k->hi, &u))
 			return -1;
 		if (k->type == CK_INT)
 			*(int *)f = (int)u;
@@ -382,14 +360,14 @@ static const char *conf_what(const struct conf_key *k, char *buf, size_t len)
 	return k->what;
 }
 
-/* "supervisor" -> 0, "kind.NAME" -> the kind (1..4), else -1. */
+/* "supervisor" -> 0, "kind.NAME" -> the kind (1..VOCAB_NKINDS), else -1. */
 static int conf_section(const char *s)
 {
 	uint32_t kind;
 
 	if (!strcmp(s, "supervisor"))
 		return 0;
-	if (!strncmp(s, "kind.", 5) && !pfile_job_kind_parse(s + 5, &kind) && kind < CONF_NKINDS)
+	if (!strncmp(s, "kind.", 5) && !vocab_kind_parse(s + 5, &kind))
 		return (int)kind;
 	return -1;
 }
@@ -496,23 +474,23 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 			 slots, CONF_MAX_SLOTS);
 		return -1;
 	}
-	if (c->max_log_size < 1 || c->max_log_size > 26 || c->shm_mode > 0777 ||
+	if (c->max_log_size < 1 || c->max_log_size > VOCAB_LOG_MAX || c->shm_mode > 0777 ||
 	    c->socket_mode > 0777 || !c->max_jobs || !c->mem_budget) {
 		snprintf(err, errlen, "max_log_size, modes, max_jobs or mem_budget out of range");
 		return -1;
 	}
-	for (uint32_t k = 1; k < CONF_NKINDS; k++) {
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		const struct conf_kind *ck = &c->kind[k];
-		const char *name = pfile_job_kind_name(k);
+		const char *name = vocab_kind_name(k);
 
 		if (ck->log_size < 1 || ck->log_size > c->max_log_size) {
 			snprintf(err, errlen, "kind.%s: log_size %u is outside 1..max_log_size (%u)",
 				 name, ck->log_size, c->max_log_size);
 			return -1;
 		}
-		if (ck->partitions < 1 || ck->partitions > SHM_JOB_MAX_PARTS) {
+		if (ck->partitions < 1 || ck->partitions > VOCAB_MAX_PARTS) {
 			snprintf(err, errlen, "kind.%s: partitions %u is outside 1..%d",
-				 name, ck->partitions, SHM_JOB_MAX_PARTS);
+				 name, ck->partitions, VOCAB_MAX_PARTS);
 			return -1;
 		}
 		if (conf_part_bytes(ck->log_size) > c->mem_budget) {

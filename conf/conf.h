@@ -38,7 +38,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define CONF_NKINDS 5		/* index 1..4 = job kinds of format/pfile.h */
+#include "util/vocab.h"
+
 #define CONF_MAX_SLOTS 256
 
 struct conf_kind {
@@ -54,7 +55,7 @@ struct conf {
 	int gpus;		/* -1 = auto */
 	int workers_per_gpu;
 	int synth;
-	int backend;		/* enum hterm_backend */
+	int backend;		/* enum vocab_backend */
 	uint64_t mem_budget;	/* bytes */
 	mode_t shm_mode;
 	mode_t socket_mode;
@@ -70,7 +71,7 @@ struct conf {
 	uint32_t poison_attempts;	/* a partition that killed this many workers fails its job */
 	uint64_t heartbeat_timeout_ms;	/* a worker silent this long is hung */
 	uint64_t stop_timeout_ms;	/* graceful stop: in-flight partitions finish within */
-	struct conf_kind kind[CONF_NKINDS];
+	struct conf_kind kind[VOCAB_NKINDS + 1];
 };
 
 /* Built-in defaults; partitions of the defaults take well under a second

@@ -6,5 +6,5 @@ PROVISOR_LDLIBS += $(call pc_libs,inih)
 EXTRA_CFLAGS_conf/conf.c = $(call pc_cflags,inih)
 
 TESTS += $(BIN)/tests/conf_load
-$(BIN)/tests/conf_load: $(call objs,tests/conf/load.c) $(O)/libconf.a $(O)/libshm.a $(O)/libformat.a
-LDLIBS_tests/conf_load = $(call pc_libs,inih) $(call pc_libs,libsodium)
+$(BIN)/tests/conf_load: $(call objs,tests/conf/load.c) $(O)/libconf.a $(O)/libshm.a
+LDLIBS_tests/conf_load = $(call pc_libs,inih)

@@ -22,83 +22,28 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
-#include "format/pfile.h"
 #include "shm/layout.h"
+#include "util/util.h"
 
 #define CTL_MAX_WORDS 8
 #define CTL_SLOT_MAX 65535u	/* slot numbers fit the job table's uint16 */
-
-static int ctl_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
-/* Canonical decimal in [lo, hi]: digits only, no leading zero. */
-static int ctl_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!s[0] || (s[0] == '0' && s[1]))
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int ctl_hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	ch |= 0x20;
-	return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-}
-
-/* Hex of 1..32 bytes into seed. */
-static int ctl_hex(const char *s, uint8_t *seed, uint32_t *len)
-{
-	size_t n = strlen(s);
-
-	if (!n || n % 2 || n > 64)
-		return -1;
-	for (size_t i = 0; i < n; i += 2) {
-		int hi = ctl_hexval(s[i]), lo = ctl_hexval(s[i + 1]);
-		if (hi < 0 || lo < 0)
-			return -1;
-		seed[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
-	*len = (uint32_t)(n / 2);
-	return 0;
-}
 
 /* Bytes: length, printable ASCII, one optional final '\n'. Returns the
  * length without the '\n', or -EINVAL. */
 static int ctl_check_bytes(const char *line, size_t len, char *err, size_t errlen)
 {
 	if (len > CTL_MAX_LINE)
-		return ctl_fail(err, errlen, -EINVAL, "request longer than %d bytes", CTL_MAX_LINE);
+		return util_fail(err, errlen, -EINVAL, "request longer than %d bytes", CTL_MAX_LINE);
 	if (len && line[len - 1] == '\n')
 		len--;
 	if (!len)
-		return ctl_fail(err, errlen, -EINVAL, "empty request");
+		return util_fail(err, errlen, -EINVAL, "empty request");
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)line[i];
 		if (!ch)
-			return ctl_fail(err, errlen, -EINVAL, "NUL byte at offset %zu", i);
+			return util_fail(err, errlen, -EINVAL, "NUL byte at offset %zu", i);
 		if (ch < 0x20 || ch > 0x7e)
-			return ctl_fail(err, errlen, -EINVAL,
+			return util_fail(err, errlen, -EINVAL,
 					"non-printable byte 0x%02x at offset %zu", ch, i);
 	}
 	return (int)len;
@@ -113,9 +58,9 @@ static int ctl_split(char *buf, char **w, char *err, size_t errlen)
 	for (char *p = buf;; p++) {
 		char *sp = strchr(p, ' ');
 		if (!*p || p == sp)
-			return ctl_fail(err, errlen, -EINVAL, "empty word (stray space)");
+			return util_fail(err, errlen, -EINVAL, "empty word (stray space)");
 		if (n == CTL_MAX_WORDS)
-			return ctl_fail(err, errlen, -EINVAL, "too many words");
+			return util_fail(err, errlen, -EINVAL, "too many words");
 		w[n++] = p;
 		if (!sp)
 			return n;
@@ -132,36 +77,36 @@ static int ctl_parse_submit(char **w, int n, struct ctl_req *r, char *err, size_
 	uint64_t v;
 
 	if (n < 2)
-		return ctl_fail(err, errlen, -EINVAL, "submit needs a kind");
-	if (pfile_job_kind_parse(w[1], &r->kind))
-		return ctl_fail(err, errlen, -EINVAL, "unknown kind '%s'", w[1]);
+		return util_fail(err, errlen, -EINVAL, "submit needs a kind");
+	if (vocab_kind_parse(w[1], &r->kind))
+		return util_fail(err, errlen, -EINVAL, "unknown kind '%s'", w[1]);
 	for (int i = 2; i < n; i++) {
 		char *val = strchr(w[i], '=');
 		unsigned bit;
 
 		if (!val)
-			return ctl_fail(err, errlen, -EINVAL, "unexpected word '%s'", w[i]);
+			return util_fail(err, errlen, -EINVAL, "unexpected word '%s'", w[i]);
 		*val++ = '\0';
 		if (!strcmp(w[i], "seed")) {
 			bit = 1;
-			if (ctl_hex(val, r->seed, &r->seed_len))
-				return ctl_fail(err, errlen, -EINVAL, "seed is not hex of 1 to 32 bytes");
+			if (util_hex(val, r->seed, sizeof r->seed, &r->seed_len))
+				return util_fail(err, errlen, -EINVAL, "seed is not hex of 1 to 32 bytes");
 		} else if (!strcmp(w[i], "k")) {
 			bit = 2;
-			if (ctl_num(val, 1, 26, &v))
-				return ctl_fail(err, errlen, -EINVAL, "k must be 1..26");
+			if (util_num(val, UTIL_NUM_CANONICAL, 1, VOCAB_LOG_MAX, &v))
+				return util_fail(err, errlen, -EINVAL, "k must be 1.." VOCAB_STR(VOCAB_LOG_MAX));
 			r->log_size = (uint32_t)v;
 		} else if (!strcmp(w[i], "partitions")) {
 			bit = 4;
-			if (ctl_num(val, 1, SHM_JOB_MAX_PARTS, &v))
-				return ctl_fail(err, errlen, -EINVAL, "partitions must be 1..%d",
-						SHM_JOB_MAX_PARTS);
+			if (util_num(val, UTIL_NUM_CANONICAL, 1, VOCAB_MAX_PARTS, &v))
+				return util_fail(err, errlen, -EINVAL, "partitions must be 1..%d",
+						VOCAB_MAX_PARTS);
 			r->partitions = (uint32_t)v;
 		} else {
-			return ctl_fail(err, errlen, -EINVAL, "unknown option '%s'", w[i]);
+			return util_fail(err, errlen, -EINVAL, "unknown option '%s'", w[i]);
 		}
 		if (seen & bit)
-			return ctl_fail(err, errlen, -EINVAL, "duplicate option '%s'", w[i]);
+			return util_fail(err, errlen, -EINVAL, "duplicate option '%s'", w[i]);
 		seen |= bit;
 	}
 	return 0;
@@ -174,13 +119,13 @@ static int ctl_parse_worker(char **w, int n, struct ctl_req *r, char *err, size_
 	uint64_t v;
 
 	if (n != 3)
-		return ctl_fail(err, errlen, -EINVAL, "usage: worker enable|disable gpu.N|synth.N");
+		return util_fail(err, errlen, -EINVAL, "usage: worker enable|disable gpu.N|synth.N");
 	if (!strcmp(w[1], "enable"))
 		r->op = CTL_WORKER_ENABLE;
 	else if (!strcmp(w[1], "disable"))
 		r->op = CTL_WORKER_DISABLE;
 	else
-		return ctl_fail(err, errlen, -EINVAL, "worker: '%s' is not enable or disable", w[1]);
+		return util_fail(err, errlen, -EINVAL, "worker: '%s' is not enable or disable", w[1]);
 	if (!strncmp(w[2], "gpu.", 4)) {
 		r->slot_table = SHM_T_GPU;
 		num = w[2] + 4;
@@ -188,10 +133,10 @@ static int ctl_parse_worker(char **w, int n, struct ctl_req *r, char *err, size_
 		r->slot_table = SHM_T_SYNTH;
 		num = w[2] + 6;
 	} else {
-		return ctl_fail(err, errlen, -EINVAL, "worker: slot '%s' is not gpu.N or synth.N", w[2]);
+		return util_fail(err, errlen, -EINVAL, "worker: slot '%s' is not gpu.N or synth.N", w[2]);
 	}
-	if (ctl_num(num, 0, CTL_SLOT_MAX, &v))
-		return ctl_fail(err, errlen, -EINVAL, "worker: slot '%s' is not gpu.N or synth.N", w[2]);
+	if (util_num(num, UTIL_NUM_CANONICAL, 0, CTL_SLOT_MAX, &v))
+		return util_fail(err, errlen, -EINVAL, "worker: slot '%s' is not gpu.N or synth.N", w[2]);
 	r->slot = (uint32_t)v;
 	return 0;
 }
@@ -215,7 +160,7 @@ int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size
 	for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
 		if (!strcmp(w[0], plain[i].word)) {
 			if (n != 1)
-				return ctl_fail(err, errlen, -EINVAL, "%s takes no arguments", w[0]);
+				return util_fail(err, errlen, -EINVAL, "%s takes no arguments", w[0]);
 			r.op = plain[i].op;
 		}
 	if (r.op) {
@@ -225,13 +170,13 @@ int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size
 		rc = ctl_parse_submit(w, n, &r, err, errlen);
 	} else if (!strcmp(w[0], "cancel")) {
 		r.op = CTL_CANCEL;
-		rc = n != 2 ? ctl_fail(err, errlen, -EINVAL, "usage: cancel JOB") :
-		     ctl_num(w[1], 1, UINT64_MAX, &r.job) ?
-		     ctl_fail(err, errlen, -EINVAL, "cancel: '%s' is not a job id", w[1]) : 0;
+		rc = n != 2 ? util_fail(err, errlen, -EINVAL, "usage: cancel JOB") :
+		     util_num(w[1], UTIL_NUM_CANONICAL, 1, UINT64_MAX, &r.job) ?
+		     util_fail(err, errlen, -EINVAL, "cancel: '%s' is not a job id", w[1]) : 0;
 	} else if (!strcmp(w[0], "worker")) {
 		rc = ctl_parse_worker(w, n, &r, err, errlen);
 	} else {
-		rc = ctl_fail(err, errlen, -EINVAL, "unknown request '%.32s'", w[0]);
+		rc = util_fail(err, errlen, -EINVAL, "unknown request '%.32s'", w[0]);
 	}
 	if (!rc)
 		*req = r;
@@ -257,7 +202,7 @@ static int ctl_put(char *buf, size_t buflen, size_t *off, const char *fmt, ...)
 
 static int ctl_format_submit(const struct ctl_req *r, char *buf, size_t buflen, size_t *off)
 {
-	const char *kind = pfile_job_kind_name(r->kind);
+	const char *kind = vocab_kind_name(r->kind);
 
 	if (!kind || r->seed_len > sizeof r->seed || ctl_put(buf, buflen, off, "submit %s", kind))
 		return -1;
@@ -344,11 +289,11 @@ static int ctl_connect(const char *path, const struct timespec *deadline,
 	int fd, rc;
 
 	if (strlen(path) >= sizeof sa.sun_path)
-		return ctl_fail(err, errlen, -ENAMETOOLONG, "socket path %s is too long", path);
+		return util_fail(err, errlen, -ENAMETOOLONG, "socket path %s is too long", path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return ctl_fail(err, errlen, -errno, "socket: %s", strerror(errno));
+		return util_fail(err, errlen, -errno, "socket: %s", strerror(errno));
 	while (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
 		rc = -errno;
 		if (rc == -EAGAIN && ctl_ms_left(deadline) > 0) {
@@ -357,12 +302,12 @@ static int ctl_connect(const char *path, const struct timespec *deadline,
 		}
 		close(fd);
 		if (rc == -EAGAIN)
-			return ctl_fail(err, errlen, -ETIMEDOUT, "%s: supervisor too busy to accept", path);
+			return util_fail(err, errlen, -ETIMEDOUT, "%s: supervisor too busy to accept", path);
 		if (rc == -ENOENT)
-			return ctl_fail(err, errlen, rc, "no control socket at %s", path);
+			return util_fail(err, errlen, rc, "no control socket at %s", path);
 		if (rc == -ECONNREFUSED)
-			return ctl_fail(err, errlen, rc, "nothing listens on %s (supervisor gone?)", path);
-		return ctl_fail(err, errlen, rc, "connect %s: %s", path, strerror(-rc));
+			return util_fail(err, errlen, rc, "nothing listens on %s (supervisor gone?)", path);
+		return util_fail(err, errlen, rc, "connect %s: %s", path, strerror(-rc));
 	}
 	return fd;
 }
@@ -382,9 +327,9 @@ static int ctl_send(int fd, const char *buf, size_t len, const struct timespec *
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN)
-			return ctl_fail(err, errlen, -errno, "send: %s", strerror(errno));
+			return util_fail(err, errlen, -errno, "send: %s", strerror(errno));
 		if ((rc = ctl_wait(fd, POLLOUT, deadline)) < 0)
-			return ctl_fail(err, errlen, rc, "request not accepted in time");
+			return util_fail(err, errlen, rc, "request not accepted in time");
 	}
 	return 0;
 }
@@ -408,20 +353,20 @@ static int ctl_recv(int fd, char *reply, size_t replylen, const struct timespec 
 				return 0;
 			}
 			if (got == replylen)
-				return ctl_fail(err, errlen, -EMSGSIZE, "reply longer than %zu bytes",
+				return util_fail(err, errlen, -EMSGSIZE, "reply longer than %zu bytes",
 						replylen - 1);
 			continue;
 		}
 		if (n == 0)
-			return ctl_fail(err, errlen, -ECONNRESET, got ?
+			return util_fail(err, errlen, -ECONNRESET, got ?
 					"connection closed in the middle of the reply" :
 					"connection closed without a reply");
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN)
-			return ctl_fail(err, errlen, -errno, "recv: %s", strerror(errno));
+			return util_fail(err, errlen, -errno, "recv: %s", strerror(errno));
 		if ((rc = ctl_wait(fd, POLLIN, deadline)) < 0)
-			return ctl_fail(err, errlen, rc, "no reply");
+			return util_fail(err, errlen, rc, "no reply");
 	}
 }
 
@@ -430,12 +375,12 @@ static int ctl_reply_kind(const char *r, char *err, size_t errlen)
 {
 	for (const char *p = r; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-			return ctl_fail(err, errlen, -EPROTO, "reply holds a non-printable byte");
+			return util_fail(err, errlen, -EPROTO, "reply holds a non-printable byte");
 	if (!strncmp(r, "ok", 2) && (!r[2] || r[2] == ' '))
 		return 0;
 	if (!strncmp(r, "err", 3) && (!r[3] || r[3] == ' '))
 		return 1;
-	return ctl_fail(err, errlen, -EPROTO, "malformed reply '%.40s'", r);
+	return util_fail(err, errlen, -EPROTO, "malformed reply '%.40s'", r);
 }
 
 /* Ask vet about whoever serves fd. */
@@ -445,7 +390,7 @@ static int ctl_vet_peer(int fd, ctl_vet_fn vet, void *arg, char *err, size_t err
 	socklen_t len = sizeof cred;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		return ctl_fail(err, errlen, -errno, "SO_PEERCRED: %s", strerror(errno));
+		return util_fail(err, errlen, -errno, "SO_PEERCRED: %s", strerror(errno));
 	return vet(&(struct ctl_peer){ .pid = cred.pid, .uid = cred.uid }, arg, err, errlen);
 }
 
@@ -463,7 +408,7 @@ int ctl_call_vet(const char *path, const char *line, char *reply, size_t replyle
 	int fd, rc;
 
 	if (replylen < 2)
-		return ctl_fail(err, errlen, -EINVAL, "reply buffer too small");
+		return util_fail(err, errlen, -EINVAL, "reply buffer too small");
 	reply[0] = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_ms / 1000;
@@ -496,7 +441,7 @@ int ctl_call_vet(const char *path, const char *line, char *reply, size_t replyle
 	}
 	close(fd);
 	if (rc == -ETIMEDOUT)
-		return ctl_fail(err, errlen, rc, "no reply from %s within %d ms", path, timeout_ms);
+		return util_fail(err, errlen, rc, "no reply from %s within %d ms", path, timeout_ms);
 	if (rc < 0) {
 		reply[0] = '\0';
 		return rc;

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/vocab.h"
+
 #define CTL_MAX_LINE 512
 
 enum ctl_op {
@@ -37,7 +39,7 @@ enum ctl_op {
 struct ctl_req {
 	enum ctl_op op;
 	/* submit: 0 for a field means "not given: use the kind's default" */
-	uint32_t kind;		/* enum pfile_job_kind */
+	uint32_t kind;		/* enum vocab_kind */
 	uint32_t seed_len;	/* 0 = none given: the supervisor picks one */
 	uint8_t seed[32];
 	uint32_t log_size;

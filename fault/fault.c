@@ -34,6 +34,7 @@
 
 #include "fault/fault.h"
 #include "shm/latch.h"
+#include "util/util.h"
 
 #define FAULT_MAX_RULES 16
 #define FAULT_INF 0		/* count meaning "every time" */
@@ -83,13 +84,12 @@ static _Noreturn void fault_bad(const char *rule, const char *fmt, const char *w
 /* Decimal 0..max, digits only: 0, or -1. */
 static int fault_number(const char *s, unsigned long max, unsigned long *v)
 {
-	char *end;
+	uint64_t u;
 
-	if (*s < '0' || *s > '9')
+	if (util_num(s, UTIL_NUM_DIGITS, 0, max, &u))
 		return -1;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return *end || errno || *v > max ? -1 : 0;
+	*v = (unsigned long)u;
+	return 0;
 }
 
 /* WHO against this worker: 1 ours, 0 another's; a malformed WHO exits. */

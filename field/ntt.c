@@ -1,6 +1,6 @@
 /*
  * ntt: radix-2 number-theoretic transforms over Fr, natural order in and
- * out, for n = 2^k, 1 <= k <= NTT_MAX_LOG.
+ * out, for n = 2^k, 1 <= k <= VOCAB_LOG_MAX.
  *
  * One kernel serves all four transforms: a bit-reversal permutation, then
  * decimation-in-time stages. The inverse is the same forward kernel, since
@@ -44,9 +44,9 @@ struct ntt_dom {
 
 static void ntt_bitrev(fr_t *x, unsigned k);
 
-static _Atomic(struct ntt_dom *) ntt_doms[NTT_MAX_LOG + 1];
-static pthread_mutex_t ntt_locks[NTT_MAX_LOG + 1] = {
-	[0 ... NTT_MAX_LOG] = PTHREAD_MUTEX_INITIALIZER
+static _Atomic(struct ntt_dom *) ntt_doms[VOCAB_LOG_MAX + 1];
+static pthread_mutex_t ntt_locks[VOCAB_LOG_MAX + 1] = {
+	[0 ... VOCAB_LOG_MAX] = PTHREAD_MUTEX_INITIALIZER
 };
 
 /* The selected multiplication, called directly: fr_mul would add one more
@@ -143,7 +143,7 @@ static const struct ntt_dom *ntt_dom_get(unsigned k)
 {
 	struct ntt_dom *d;
 
-	if (k < 1 || k > NTT_MAX_LOG)
+	if (k < 1 || k > VOCAB_LOG_MAX)
 		return NULL;
 	d = atomic_load_explicit(&ntt_doms[k], memory_order_acquire);
 	if (d)

@@ -14,8 +14,7 @@
 #define FIELD_NTT_H
 
 #include "field/fr.h"
-
-#define NTT_MAX_LOG 26
+#include "util/vocab.h"
 
 /* Each returns 0, or -1 when k is out of range or memory ran out. */
 int ntt_forward(fr_t *x, unsigned k);

@@ -33,92 +33,33 @@ const char *const pfile_kind_names[] = {
 	[PFILE_KIND_RESULT] = "a job result file",
 };
 
-static const char *const pfile_job_names[] = {
-	[PFILE_JOB_WINNING_POST] = "winning-post",
-	[PFILE_JOB_WINDOW_POST] = "window-post",
-	[PFILE_JOB_SNAP_DEALS] = "snap-deals",
-	[PFILE_JOB_POREP] = "porep",
-};
-
-#define PFILE_NJOBS (sizeof pfile_job_names / sizeof pfile_job_names[0])
-
-/* Format the one error line; returns rc so callers can `return pfile_err`. */
-int pfile_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
-const char *pfile_job_kind_name(uint32_t kind)
-{
-	return kind < PFILE_NJOBS ? pfile_job_names[kind] : NULL;
-}
-
-int pfile_job_kind_parse(const char *name, uint32_t *kind)
-{
-	for (uint32_t i = 1; i < PFILE_NJOBS; i++)
-		if (!strcmp(name, pfile_job_names[i])) {
-			*kind = i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-void pfile_put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-void pfile_put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-uint32_t pfile_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t pfile_get64(const uint8_t *p)
-{
-	return (uint64_t)pfile_get32(p) | (uint64_t)pfile_get32(p + 4) << 32;
-}
-
 void pfile_hdr_encode(uint8_t out[PFILE_HEADER_BYTES], const struct pfile_hdr *h)
 {
 	memset(out, 0, PFILE_HEADER_BYTES);
 	memcpy(out, PFILE_MAGIC, 8);
-	pfile_put32(out + 8, h->version);
-	pfile_put32(out + 12, h->kind);
-	pfile_put32(out + 16, h->k);
-	pfile_put32(out + 20, h->seed_len);
+	util_le32_put(out + 8, h->version);
+	util_le32_put(out + 12, h->kind);
+	util_le32_put(out + 16, h->k);
+	util_le32_put(out + 20, h->seed_len);
 	memcpy(out + 24, h->seed, SYNTH_SEED_MAX);
-	pfile_put32(out + 56, h->word56);
-	pfile_put32(out + 60, h->job_kind);
-	pfile_put64(out + 64, h->job_id);
-	pfile_put64(out + 72, h->count);
+	util_le32_put(out + 56, h->word56);
+	util_le32_put(out + 60, h->job_kind);
+	util_le64_put(out + 64, h->job_id);
+	util_le64_put(out + 72, h->count);
 }
 
 void pfile_hdr_decode(struct pfile_hdr *h, const uint8_t in[PFILE_HEADER_BYTES])
 {
-	h->version = pfile_get32(in + 8);
-	h->kind = pfile_get32(in + 12);
-	h->k = pfile_get32(in + 16);
-	h->seed_len = pfile_get32(in + 20);
+	h->version = util_le32_get(in + 8);
+	h->kind = util_le32_get(in + 12);
+	h->k = util_le32_get(in + 16);
+	h->seed_len = util_le32_get(in + 20);
 	memcpy(h->seed, in + 24, SYNTH_SEED_MAX);
 	memcpy(h->raw, in, PFILE_HEADER_BYTES);
-	h->word56 = pfile_get32(in + 56);
-	h->job_kind = pfile_get32(in + 60);
-	h->job_id = pfile_get64(in + 64);
-	h->count = pfile_get64(in + 72);
+	h->word56 = util_le32_get(in + 56);
+	h->job_kind = util_le32_get(in + 60);
+	h->job_id = util_le64_get(in + 64);
+	h->count = util_le64_get(in + 72);
 }
 
 /* Elements per section (2^k) and sections in the payload of h. */

@@ -34,6 +34,7 @@
 
 #include "field/fr.h"
 #include "synth/synth.h"
+#include "util/vocab.h"
 
 #define PFILE_MAGIC "PROVISOR"	/* 8 bytes, no terminator on disk */
 #define PFILE_VERSION 1
@@ -47,26 +48,14 @@ enum pfile_kind {
 	PFILE_KIND_RESULT = 3,
 };
 
-/* Job kinds as a result file records them (the design brief's table). */
-enum pfile_job_kind {
-	PFILE_JOB_WINNING_POST = 1,
-	PFILE_JOB_WINDOW_POST = 2,
-	PFILE_JOB_SNAP_DEALS = 3,
-	PFILE_JOB_POREP = 4,
-};
-
 /* A result file's header fields. seed/seed_len/k are those of the job;
  * partition p's identity is (seed, p, k). */
 struct pfile_result {
 	uint64_t job_id;
-	uint32_t job_kind;	/* enum pfile_job_kind */
+	uint32_t job_kind;	/* enum vocab_kind */
 	uint32_t partitions;	/* 1..PFILE_RESULT_MAX_PARTITIONS */
 	struct synth_id id;	/* id.partition unused (0) */
 };
-
-/* "winning-post", ... or NULL for an unknown kind; and back (-EINVAL). */
-const char *pfile_job_kind_name(uint32_t kind);
-int pfile_job_kind_parse(const char *name, uint32_t *kind);
 
 /* Which kind of provisor file path is (header checks only: magic,
  * version, kind). */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "format/pfile.h"
+#include "util/util.h"
 
 #define PFILE_BUF_ELEMS 4096	/* 128 KiB of encodings per read or write */
 
@@ -22,16 +23,9 @@ struct pfile_hdr {
 
 extern const char *const pfile_kind_names[];
 
-/* Format the one error line into err; returns rc (`return pfile_err(...)`). */
-int pfile_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 /* sodium_init, whose result is not needed (see pfile.c). */
 void pfile_sodium_init(void);
 
-void pfile_put32(uint8_t *p, uint32_t v);
-void pfile_put64(uint8_t *p, uint64_t v);
-uint32_t pfile_get32(const uint8_t *p);
-uint64_t pfile_get64(const uint8_t *p);
 void pfile_hdr_encode(uint8_t out[PFILE_HEADER_BYTES], const struct pfile_hdr *h);
 void pfile_hdr_decode(struct pfile_hdr *h, const uint8_t in[PFILE_HEADER_BYTES]);
 /* Sections of 2^k elements in the payload: 3, 1 or the partition count. */

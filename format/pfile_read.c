@@ -37,9 +37,9 @@ static int pfile_openat_fd(int dfd, const char *name, const char *path, int *fd,
 	if (*fd < 0) {
 		int rc = -errno;
 		if (rc == -ELOOP)
-			return pfile_err(err, errlen, rc, "%s: is a symbolic link, not a regular file",
+			return util_fail(err, errlen, rc, "%s: is a symbolic link, not a regular file",
 					 path);
-		return pfile_err(err, errlen, rc, "%s: cannot open: %s", path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: cannot open: %s", path, strerror(-rc));
 	}
 	return 0;
 }
@@ -64,70 +64,70 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 
 	if (fstat(fd, &st) < 0) {
 		int rc = -errno;
-		return pfile_err(err, errlen, rc, "%s: cannot stat: %s", path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: cannot stat: %s", path, strerror(-rc));
 	}
 	if (!S_ISREG(st.st_mode))
-		return pfile_err(err, errlen, -EINVAL, "%s: not a regular file", path);
+		return util_fail(err, errlen, -EINVAL, "%s: not a regular file", path);
 	size = (uint64_t)st.st_size;
 	got = pread(fd, raw, sizeof raw, 0);
 	if (got < 0) {
 		int rc = -errno;
-		return pfile_err(err, errlen, rc, "%s: read failed: %s", path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: read failed: %s", path, strerror(-rc));
 	}
 	if (size == 0)
-		return pfile_err(err, errlen, -EINVAL, "%s: empty file", path);
+		return util_fail(err, errlen, -EINVAL, "%s: empty file", path);
 	if (memcmp(raw, PFILE_MAGIC, got < 8 ? (size_t)got : 8))
-		return pfile_err(err, errlen, -EINVAL, "%s: bad magic: not a provisor file", path);
+		return util_fail(err, errlen, -EINVAL, "%s: bad magic: not a provisor file", path);
 	if (got < PFILE_HEADER_BYTES)
-		return pfile_err(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 				 "%s: truncated: %zd bytes, shorter than the %d-byte header",
 				 path, got, PFILE_HEADER_BYTES);
 	pfile_hdr_decode(h, raw);
 	if (h->version != PFILE_VERSION)
-		return pfile_err(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 				 "%s: unsupported format version %u (this provisor reads version %d)",
 				 path, h->version, PFILE_VERSION);
 	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_RESULT)
-		return pfile_err(err, errlen, -EINVAL, "%s: unknown file kind %u", path, h->kind);
+		return util_fail(err, errlen, -EINVAL, "%s: unknown file kind %u", path, h->kind);
 	if (want && h->kind != want)
-		return pfile_err(err, errlen, -EINVAL, "%s: is %s, expected %s", path,
+		return util_fail(err, errlen, -EINVAL, "%s: is %s, expected %s", path,
 				 pfile_kind_names[h->kind], pfile_kind_names[want]);
 	if (header_only)
 		return 0;
 
-	if (h->k < SYNTH_LOG_MIN || h->k > SYNTH_LOG_MAX)
-		return pfile_err(err, errlen, -EINVAL, "%s: log size k = %u out of range %d..%d",
-				 path, h->k, SYNTH_LOG_MIN, SYNTH_LOG_MAX);
+	if (h->k < SYNTH_LOG_MIN || h->k > VOCAB_LOG_MAX)
+		return util_fail(err, errlen, -EINVAL, "%s: log size k = %u out of range %d..%d",
+				 path, h->k, SYNTH_LOG_MIN, VOCAB_LOG_MAX);
 	if (h->seed_len < 1 || h->seed_len > SYNTH_SEED_MAX)
-		return pfile_err(err, errlen, -EINVAL, "%s: seed length %u out of range 1..%d",
+		return util_fail(err, errlen, -EINVAL, "%s: seed length %u out of range 1..%d",
 				 path, h->seed_len, SYNTH_SEED_MAX);
 	for (uint32_t i = h->seed_len; i < SYNTH_SEED_MAX; i++)
 		if (h->seed[i])
-			return pfile_err(err, errlen, -EINVAL,
+			return util_fail(err, errlen, -EINVAL,
 					 "%s: seed padding after byte %u is not zero", path, h->seed_len);
 	if (h->kind == PFILE_KIND_RESULT) {
 		if (h->word56 < 1 || h->word56 > PFILE_RESULT_MAX_PARTITIONS)
-			return pfile_err(err, errlen, -EINVAL,
+			return util_fail(err, errlen, -EINVAL,
 					 "%s: partition count %u out of range 1..%d",
 					 path, h->word56, PFILE_RESULT_MAX_PARTITIONS);
-		if (!pfile_job_kind_name(h->job_kind))
-			return pfile_err(err, errlen, -EINVAL, "%s: unknown job kind %u", path, h->job_kind);
+		if (!vocab_kind_name(h->job_kind))
+			return util_fail(err, errlen, -EINVAL, "%s: unknown job kind %u", path, h->job_kind);
 	} else if (h->job_kind || h->job_id) {
-		return pfile_err(err, errlen, -EINVAL, "%s: reserved header bytes 60..71 are not zero", path);
+		return util_fail(err, errlen, -EINVAL, "%s: reserved header bytes 60..71 are not zero", path);
 	}
 	n = (uint64_t)1 << h->k;
 	if (h->count != pfile_sections(h) * n)
-		return pfile_err(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 				 "%s: size mismatch: header counts %llu elements, k = %u implies %llu",
 				 path, (unsigned long long)h->count, h->k,
 				 (unsigned long long)(pfile_sections(h) * n));
-	/* k <= 26 and at most 1024 sections: no overflow. */
+	/* k <= VOCAB_LOG_MAX (26) and at most 1024 sections: no overflow. */
 	expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;
 	if (size < expect)
-		return pfile_err(err, errlen, -EINVAL, "%s: truncated: %llu bytes, header implies %llu",
+		return util_fail(err, errlen, -EINVAL, "%s: truncated: %llu bytes, header implies %llu",
 				 path, (unsigned long long)size, (unsigned long long)expect);
 	if (size > expect)
-		return pfile_err(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 				 "%s: size mismatch: %llu bytes, header implies %llu (trailing bytes)",
 				 path, (unsigned long long)size, (unsigned long long)expect);
 	return 0;
@@ -165,10 +165,10 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 	pfile_sodium_init();
 	buf = malloc(PFILE_BUF_ELEMS * FR_BYTES);
 	if (!buf)
-		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	if (lseek(fd, PFILE_HEADER_BYTES, SEEK_SET) < 0) {
 		rc = -errno;
-		pfile_err(err, errlen, rc, "%s: seek failed: %s", path, strerror(-rc));
+		util_fail(err, errlen, rc, "%s: seek failed: %s", path, strerror(-rc));
 		goto out;
 	}
 	/* The header bytes that were validated, not a second read of them. */
@@ -178,7 +178,7 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 		uint64_t m = h->count - i < PFILE_BUF_ELEMS ? h->count - i : PFILE_BUF_ELEMS;
 		rc = pfile_read_full(fd, buf, m * FR_BYTES);
 		if (rc) {
-			rc = pfile_err(err, errlen, rc == -ENODATA ? -EINVAL : rc, "%s: %s", path,
+			rc = util_fail(err, errlen, rc == -ENODATA ? -EINVAL : rc, "%s: %s", path,
 				       rc == -ENODATA ? "truncated while reading (file shrank)"
 						      : strerror(-rc));
 			goto out;
@@ -188,7 +188,7 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 			fr_t t, *to = dst ? &dst[i / n][i % n] : &t;
 			if (fr_from_bytes(to, buf + j * FR_BYTES)) {
 				pfile_elem_name(h, i, name, sizeof name);
-				rc = pfile_err(err, errlen, -EINVAL,
+				rc = util_fail(err, errlen, -EINVAL,
 					       "%s: element %s at offset %llu is not canonical (>= r)",
 					       path, name,
 					       (unsigned long long)(PFILE_HEADER_BYTES + i * FR_BYTES));
@@ -198,12 +198,12 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 	}
 	rc = pfile_read_full(fd, sum, sizeof sum);
 	if (rc) {
-		rc = pfile_err(err, errlen, -EINVAL, "%s: truncated while reading the checksum", path);
+		rc = util_fail(err, errlen, -EINVAL, "%s: truncated while reading the checksum", path);
 		goto out;
 	}
 	crypto_generichash_final(&hs, want, sizeof want);
 	if (memcmp(sum, want, sizeof sum))
-		rc = pfile_err(err, errlen, -EINVAL,
+		rc = util_fail(err, errlen, -EINVAL,
 			       "%s: checksum mismatch: the file is corrupt", path);
 out:
 	free(buf);
@@ -237,7 +237,7 @@ static int pfile_read_ident(const char *path, uint32_t kind, struct synth_id *id
 	for (uint64_t s = 0; s < ns; s++) {
 		out[s] = malloc(sizeof(fr_t) << h.k);
 		if (!out[s]) {
-			rc = pfile_err(err, errlen, -ENOMEM, "%s: out of memory for 2^%u elements",
+			rc = util_fail(err, errlen, -ENOMEM, "%s: out of memory for 2^%u elements",
 				       path, h.k);
 			goto fail;
 		}
@@ -304,7 +304,7 @@ int pfile_result_openat(int dfd, const char *name, const char *path, struct pfil
 	r = calloc(1, sizeof *r);
 	if (!r || !(r->path = strdup(path))) {
 		free(r);
-		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	}
 	if ((rc = pfile_openat_fd(dfd, name, path, &r->fd, err, errlen))) {
 		r->fd = -1;
@@ -335,18 +335,18 @@ int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, si
 	int rc = 0;
 
 	if (p >= r->h.word56)
-		return pfile_err(err, errlen, -EINVAL, "%s: no partition %u (the job has %u)",
+		return util_fail(err, errlen, -EINVAL, "%s: no partition %u (the job has %u)",
 				 r->path, p, r->h.word56);
 	buf = malloc(PFILE_BUF_ELEMS * FR_BYTES);
 	if (!buf)
-		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", r->path);
+		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", r->path);
 	base = (uint64_t)p * r->n;
 	for (uint64_t i = 0; i < r->n;) {
 		uint64_t m = r->n - i < PFILE_BUF_ELEMS ? r->n - i : PFILE_BUF_ELEMS;
 		off_t off = (off_t)(PFILE_HEADER_BYTES + (base + i) * FR_BYTES);
 		ssize_t got = pread(r->fd, buf, m * FR_BYTES, off);
 		if (got != (ssize_t)(m * FR_BYTES)) {
-			rc = pfile_err(err, errlen, got < 0 ? -errno : -EINVAL,
+			rc = util_fail(err, errlen, got < 0 ? -errno : -EINVAL,
 				       "%s: partition %u: %s", r->path, p,
 				       got < 0 ? strerror(errno) : "truncated (file changed after validation)");
 			goto out;
@@ -354,7 +354,7 @@ int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, si
 		for (uint64_t j = 0; j < m; j++, i++)
 			if (fr_from_bytes(&h[i], buf + j * FR_BYTES)) {
 				pfile_elem_name(&r->h, base + i, name, sizeof name);
-				rc = pfile_err(err, errlen, -EINVAL,
+				rc = util_fail(err, errlen, -EINVAL,
 					       "%s: element %s is not canonical (file changed after validation)",
 					       r->path, name);
 				goto out;

@@ -77,7 +77,7 @@ static int pfile_writer_open(int dfd, const char *name, const char *path, const 
 	pfile_sodium_init();
 	w = calloc(1, sizeof *w);
 	if (!w)
-		return pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	w->fd = w->dfd = -1;
 	w->path = strdup(path);
 	if (dfd < 0) {
@@ -92,7 +92,7 @@ static int pfile_writer_open(int dfd, const char *name, const char *path, const 
 			dir = strndup(path, (size_t)(slash - path));
 		if (!dir || !w->path) {
 			free(dir);
-			rc = pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+			rc = util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 			goto fail;
 		}
 		w->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -103,17 +103,17 @@ static int pfile_writer_open(int dfd, const char *name, const char *path, const 
 		rc = -errno;
 	}
 	if (w->dfd < 0) {
-		pfile_err(err, errlen, rc, "%s: cannot create temp file: directory: %s", path,
+		util_fail(err, errlen, rc, "%s: cannot create temp file: directory: %s", path,
 			  strerror(-rc));
 		goto fail;
 	}
 	if (!w->path || !(w->name = strdup(name)) || asprintf(&w->tmp, "%s.tmp.XXXXXX", name) < 0) {
 		w->tmp = NULL;
-		rc = pfile_err(err, errlen, -ENOMEM, "%s: out of memory", path);
+		rc = util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
 	if ((rc = pfile_tmp_create(w))) {
-		pfile_err(err, errlen, rc, "%s: cannot create temp file: %s", path, strerror(-rc));
+		util_fail(err, errlen, rc, "%s: cannot create temp file: %s", path, strerror(-rc));
 		free(w->tmp);
 		w->tmp = NULL;	/* nothing to unlink */
 		goto fail;
@@ -126,7 +126,7 @@ static int pfile_writer_open(int dfd, const char *name, const char *path, const 
 	crypto_generichash_update(&w->hs, hdr, sizeof hdr);
 	rc = pfile_write_full(w->fd, hdr, sizeof hdr);
 	if (rc) {
-		pfile_err(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
+		util_fail(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 		goto fail;
 	}
 	w->left = h->count;
@@ -148,7 +148,7 @@ static int pfile_writer_flush(struct pfile_writer *w, char *err, size_t errlen)
 	rc = pfile_write_full(w->fd, w->buf, w->used);
 	w->used = 0;
 	if (rc)
-		return pfile_err(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 	return 0;
 }
 
@@ -159,7 +159,7 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 	int rc;
 
 	if (n > w->left)
-		return pfile_err(err, errlen, -EINVAL, "%s: more elements than the header announces", w->path);
+		return util_fail(err, errlen, -EINVAL, "%s: more elements than the header announces", w->path);
 	for (uint64_t i = 0; i < n; i++) {
 		uint8_t *dst = w->buf + w->used;
 		if (el) {
@@ -167,7 +167,7 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 		} else {
 			fr_t t;
 			if (fr_from_bytes(&t, raw + i * FR_BYTES))
-				return pfile_err(err, errlen, -EINVAL,
+				return util_fail(err, errlen, -EINVAL,
 						 "%s: element %llu given to the writer is not canonical",
 						 w->path, (unsigned long long)i);
 			memcpy(dst, raw + i * FR_BYTES, FR_BYTES);
@@ -187,26 +187,26 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 	int rc;
 
 	if (w->left)
-		return pfile_err(err, errlen, -EINVAL, "%s: %llu elements missing at commit",
+		return util_fail(err, errlen, -EINVAL, "%s: %llu elements missing at commit",
 				 w->path, (unsigned long long)w->left);
 	if ((rc = pfile_writer_flush(w, err, errlen)))
 		return rc;
 	crypto_generichash_final(&w->hs, sum, sizeof sum);
 	if ((rc = pfile_write_full(w->fd, sum, sizeof sum)))
-		return pfile_err(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 	if (fsync(w->fd) < 0) {
 		rc = -errno;
-		return pfile_err(err, errlen, rc, "%s.tmp: fsync failed: %s", w->path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s.tmp: fsync failed: %s", w->path, strerror(-rc));
 	}
 	if (close(w->fd) < 0) {
 		rc = -errno;
 		w->fd = -1;
-		return pfile_err(err, errlen, rc, "%s.tmp: close failed: %s", w->path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s.tmp: close failed: %s", w->path, strerror(-rc));
 	}
 	w->fd = -1;
 	if (renameat(w->dfd, w->tmp, w->dfd, w->name) < 0) {
 		rc = -errno;
-		return pfile_err(err, errlen, rc, "%s: rename failed: %s", w->path, strerror(-rc));
+		return util_fail(err, errlen, rc, "%s: rename failed: %s", w->path, strerror(-rc));
 	}
 	free(w->tmp);
 	w->tmp = NULL;	/* renamed: nothing left to clean up */
@@ -215,7 +215,7 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 	 * directory, by its fd. */
 	if (fsync(w->dfd) < 0) {
 		rc = -errno;
-		return pfile_err(err, errlen, rc, "%s: fsync of its directory failed: %s", w->path,
+		return util_fail(err, errlen, rc, "%s: fsync of its directory failed: %s", w->path,
 				 strerror(-rc));
 	}
 	return 0;
@@ -242,7 +242,7 @@ static int pfile_ident_hdr(struct pfile_hdr *h, uint32_t kind, const struct synt
 			   const char *path, char *err, size_t errlen)
 {
 	if (synth_id_check(id))
-		return pfile_err(err, errlen, -EINVAL, "%s: bad identity (seed length %u, k %u)",
+		return util_fail(err, errlen, -EINVAL, "%s: bad identity (seed length %u, k %u)",
 				 path, id->seed_len, id->k);
 	memset(h, 0, sizeof *h);
 	h->version = PFILE_VERSION;
@@ -306,9 +306,9 @@ int pfile_result_beginat(int dfd, const char *name, const char *path,
 {
 	struct pfile_hdr h;
 
-	if (synth_id_check(&res->id) || !pfile_job_kind_name(res->job_kind) ||
+	if (synth_id_check(&res->id) || !vocab_kind_name(res->job_kind) ||
 	    res->partitions < 1 || res->partitions > PFILE_RESULT_MAX_PARTITIONS)
-		return pfile_err(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 				 "%s: bad result (seed length %u, k %u, job kind %u, %u partitions)",
 				 path, res->id.seed_len, res->id.k, res->job_kind, res->partitions);
 	memset(&h, 0, sizeof h);

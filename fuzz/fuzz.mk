@@ -23,10 +23,10 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -MMD -MP \
 # What each target links, compiled with the same flags; libFuzzer options.
 FUZZ_SRCS_frame   := proto/frame.c
 FUZZ_LIBS_frame   := libxxhash
-FUZZ_SRCS_ctl     := ctl/ctl.c format/pfile.c
-FUZZ_LIBS_ctl     := libsodium
-FUZZ_SRCS_conf    := conf/conf.c shm/seg.c shm/records.c format/pfile.c
-FUZZ_LIBS_conf    := inih libsodium
+FUZZ_SRCS_ctl     := ctl/ctl.c
+FUZZ_LIBS_ctl     :=
+FUZZ_SRCS_conf    := conf/conf.c shm/seg.c shm/records.c
+FUZZ_LIBS_conf    := inih
 FUZZ_SRCS_journal := journal/journal.c journal/record.c
 FUZZ_LIBS_journal := libxxhash
 FUZZ_SRCS_pfile   := format/pfile.c format/pfile_read.c format/pfile_write.c \

@@ -25,8 +25,8 @@ static void fuzz_frame_check(struct frame_hdr *h, unsigned max_log)
 		fuzz_check_err(err, sizeof err);
 		return;
 	}
-	if (max_log > FRAME_MAX_LOG)
-		max_log = FRAME_MAX_LOG;
+	if (max_log > VOCAB_LOG_MAX)
+		max_log = VOCAB_LOG_MAX;
 	FUZZ_ASSERT(h->magic == FRAME_MAGIC && h->version == FRAME_VERSION);
 	FUZZ_ASSERT(h->type >= FRAME_HELLO && h->type < FRAME_NTYPES);
 	FUZZ_ASSERT(h->log_size <= max_log);
@@ -57,21 +57,21 @@ static void fuzz_frame_payload(struct frame_hdr *h, const uint8_t *p, size_t n)
 	 * whenever the length is one its type allows. */
 	frame_seal(h, p, n);
 	FUZZ_ASSERT(h->checksum == sum && h->payload_len == n);
-	fuzz_frame_check(h, FRAME_MAX_LOG);
+	fuzz_frame_check(h, VOCAB_LOG_MAX);
 }
 
 FUZZ_ENTRY(frame)
 {
 	struct frame_hdr h;
 	size_t hl = size < FRAME_HDR_SIZE ? size : FRAME_HDR_SIZE;
-	unsigned max_log = size ? data[size - 1] % 40 : FRAME_MAX_LOG;
+	unsigned max_log = size ? data[size - 1] % 40 : VOCAB_LOG_MAX;
 
 	memset(&h, 0, sizeof h);
 	memcpy(&h, data, hl);
-	fuzz_frame_check(&h, FRAME_MAX_LOG);
+	fuzz_frame_check(&h, VOCAB_LOG_MAX);
 	fuzz_frame_check(&h, max_log);
 	frame_seal_hdr(&h);
-	fuzz_frame_check(&h, FRAME_MAX_LOG);
+	fuzz_frame_check(&h, VOCAB_LOG_MAX);
 	fuzz_frame_check(&h, max_log);
 	fuzz_frame_payload(&h, data + hl, size - hl);
 	return 0;

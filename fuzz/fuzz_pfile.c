@@ -18,7 +18,7 @@
 
 static void fuzz_pfile_id_ok(const struct synth_id *id)
 {
-	FUZZ_ASSERT(id->k >= SYNTH_LOG_MIN && id->k <= SYNTH_LOG_MAX);
+	FUZZ_ASSERT(id->k >= SYNTH_LOG_MIN && id->k <= VOCAB_LOG_MAX);
 	FUZZ_ASSERT(id->seed_len >= 1 && id->seed_len <= SYNTH_SEED_MAX);
 }
 
@@ -39,7 +39,7 @@ static void fuzz_pfile_result(const char *path)
 	}
 	fuzz_pfile_id_ok(&res.id);
 	FUZZ_ASSERT(res.partitions >= 1 && res.partitions <= PFILE_RESULT_MAX_PARTITIONS);
-	FUZZ_ASSERT(pfile_job_kind_name(res.job_kind));
+	FUZZ_ASSERT(vocab_kind_name(res.job_kind));
 	h = malloc(((size_t)1 << res.id.k) * sizeof *h);
 	FUZZ_ASSERT(h);
 	for (uint32_t p = 0; p < res.partitions; p++)

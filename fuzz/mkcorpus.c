@@ -56,7 +56,7 @@ static void frame_seed(const char *name, uint16_t type, uint16_t k, const void *
 	uint8_t buf[FRAME_HDR_SIZE + 4096];
 	struct frame_hdr h;
 
-	frame_init(&h, type, 7, 1, PFILE_JOB_POREP, k, 3);
+	frame_init(&h, type, 7, 1, VOCAB_KIND_POREP, k, 3);
 	frame_seal(&h, payload, n);
 	memcpy(buf, &h, sizeof h);
 	memcpy(buf + sizeof h, payload, n);
@@ -161,7 +161,7 @@ static void journals(const char *tmp)
 static void pfiles(const char *tmp)
 {
 	struct synth_id id = { .seed = { 0xab, 0xcd }, .seed_len = 2, .partition = 1, .k = 1 };
-	struct pfile_result res = { .job_id = 5, .job_kind = PFILE_JOB_SNAP_DEALS,
+	struct pfile_result res = { .job_id = 5, .job_kind = VOCAB_KIND_SNAP_DEALS,
 				    .partitions = 2, .id = id };
 	struct pfile_writer *w;
 	fr_t a[2], b[2], c[2];
@@ -208,7 +208,7 @@ static void shms(void)
 {
 	struct shm_config cfg = { .name = NULL, .mode = 0600, .gpu_slots = 2, .synth_slots = 2,
 				  .jobs = 4, .events = 8, .control_path = "/run/provisor.sock" };
-	struct shm_job job = { .id = 3, .kind = PFILE_JOB_POREP, .state = 1, .log_size = 4,
+	struct shm_job job = { .id = 3, .kind = VOCAB_KIND_POREP, .state = 1, .log_size = 4,
 			       .nparts = 2 };
 	struct shm_seg s;
 	char name[64], err[256];

@@ -14,8 +14,7 @@
 
 #include <stddef.h>
 #include "field/fr.h"
-
-enum hterm_backend { HTERM_AUTO = 0, HTERM_CPU = 1, HTERM_CUDA = 2 };
+#include "util/vocab.h"
 
 /* CPU: a, b, c are overwritten; H is left in a. Returns 0 or -1 (bad k,
  * no memory). */
@@ -36,15 +35,13 @@ int hterm_cuda_describe(int dev, char *buf, size_t len);
  * and the caller should exit non-zero so that it is restarted. */
 int hterm_cuda_sticky(void);
 
-/* Parse "auto", "cpu" or "cuda"; -1 when unknown. */
-int hterm_backend_parse(const char *s, enum hterm_backend *out);
 /* Resolve auto to cpu or cuda, writing one log line to stderr that says
  * which and why. An explicit cuda without a device returns -1 with a
  * clear message in err. */
-int hterm_backend_resolve(enum hterm_backend want, enum hterm_backend *got,
+int hterm_backend_resolve(enum vocab_backend want, enum vocab_backend *got,
 			  char *err, size_t errlen);
 /* Run the chosen (resolved) backend. */
-int hterm_run(enum hterm_backend be, int dev, fr_t *a, fr_t *b, fr_t *c,
+int hterm_run(enum vocab_backend be, int dev, fr_t *a, fr_t *b, fr_t *c,
 	      unsigned k, char *err, size_t errlen);
 
 /* 1 when H's top coefficient is zero, as it is for a satisfied system. */

@@ -70,7 +70,7 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 	};
 	fr_t zinv, gn;
 
-	if (k < 1 || k > NTT_MAX_LOG)
+	if (k < 1 || k > VOCAB_LOG_MAX)
 		return -1;
 	size_t n = (size_t)1 << k;
 	if (hterm_run_jobs(jobs, k))
@@ -98,7 +98,7 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 
 int hterm_check_top(const fr_t *h, unsigned k)
 {
-	if (k < 1 || k > NTT_MAX_LOG)
+	if (k < 1 || k > VOCAB_LOG_MAX)
 		return 0;
 	return fr_is_zero(&h[((size_t)1 << k) - 1]);
 }

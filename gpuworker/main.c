@@ -51,6 +51,7 @@
 #include "gpuworker/hterm.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
+#include "util/util.h"
 
 #define GW_CHUNK (1u << 20)	/* bytes per read of a payload: 32768 elements */
 #define GW_BEAT_NS 250000000L
@@ -75,7 +76,7 @@ struct gw_out {
 static struct {
 	unsigned slot;
 	int gpu;
-	enum hterm_backend be;
+	enum vocab_backend be;
 	pthread_mutex_t lock;	/* the hand-offs below */
 	pthread_cond_t cond;
 	struct gw_part *ready;	/* received, not yet taken by the prover */
@@ -246,7 +247,7 @@ static int gw_recv(struct gw_part *p)
 		gw_log("reading stdin failed: %s", strerror(-rc));
 		gw_exit(1);
 	}
-	if (frame_check_hdr(h, FRAME_MAX_LOG, err, sizeof err))
+	if (frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err))
 		gw_bad_input(NULL, "%s", err);
 	if (h->type != FRAME_PART_DATA)
 		gw_bad_input(NULL, "unexpected %s frame (expected PART_DATA)", frame_type_name(h->type));
@@ -533,10 +534,9 @@ static _Noreturn void gw_usage(void)
 
 static unsigned gw_number(const char *s)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	uint64_t v;
 
-	if (*s < '0' || *s > '9' || *end || v > 65535)
+	if (util_num(s, UTIL_NUM_DIGITS, 0, 65535, &v))
 		gw_usage();
 	return (unsigned)v;
 }
@@ -552,7 +552,7 @@ static void gw_args(int argc, char **argv, const char **name)
 	};
 	int have_slot = 0, c;
 
-	gw.be = HTERM_AUTO;
+	gw.be = VOCAB_BACKEND_AUTO;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'n')
 			*name = optarg;
@@ -560,7 +560,7 @@ static void gw_args(int argc, char **argv, const char **name)
 			gw.slot = gw_number(optarg), have_slot = 1;
 		else if (c == 'g')
 			gw.gpu = (int)gw_number(optarg);
-		else if (c == 'b' && hterm_backend_parse(optarg, &gw.be) == 0)
+		else if (c == 'b' && vocab_backend_parse(optarg, &gw.be) == 0)
 			continue;
 		else
 			gw_usage();
@@ -577,9 +577,9 @@ static void gw_hello(void)
 	struct frame_hdr h;
 	int rc;
 
-	if (gw.be != HTERM_CUDA || hterm_cuda_describe(gw.gpu, hello.desc, sizeof hello.desc))
+	if (gw.be != VOCAB_BACKEND_CUDA || hterm_cuda_describe(gw.gpu, hello.desc, sizeof hello.desc))
 		snprintf(hello.desc, sizeof hello.desc, "gpuworker slot %u: backend %s",
-			 gw.slot, gw.be == HTERM_CUDA ? "cuda" : "cpu");
+			 gw.slot, vocab_backend_name(gw.be));
 	frame_init(&h, FRAME_HELLO, 0, 0, 0, 0, 0);
 	frame_seal(&h, &hello, sizeof hello);
 	rc = frame_send(STDOUT_FILENO, &h, &hello);
@@ -608,14 +608,14 @@ static void gw_attach(const char *name, struct shm_seg *seg)
 	/* The ordinal is this process's own fact; ready publishes it. */
 	gw.w.cur.gpu = (uint32_t)gw.gpu;
 	gw_trace_open();
-	shm_slot_ready(&gw.w, gw.be == HTERM_CUDA ? 2 : 1);
+	shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
 }
 
 int main(int argc, char **argv)
 {
 	void *(*fns[])(void *) = { gw_receiver, gw_prover, gw_sender, gw_heartbeat };
 	const char *name = NULL;
-	enum hterm_backend want;
+	enum vocab_backend want;
 	struct shm_seg seg;
 	char err[256];
 	sigset_t set;

@@ -18,6 +18,7 @@
  */
 #include "journal/journal.h"
 #include "journal/record.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +108,7 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 	int fd = -1, rc;
 
 	if (!buf)
-		return journal_msg(err, errlen, -ENOMEM, "out of memory compacting the journal");
+		return util_fail(err, errlen, -ENOMEM, "out of memory compacting the journal");
 	/* A stale temp file is ours to remove; so is anything planted under
 	 * its name (unlinkat removes a symbolic link, never its target). Then
 	 * O_EXCL | O_NOFOLLOW: whatever appears there meanwhile is refused,
@@ -137,7 +138,7 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 		goto fail_unlink;
 	}
 	if (fsync(dfd) < 0) {
-		rc = journal_msg(err, errlen, -errno, "fsync %s: %s", dir, strerror(errno));
+		rc = util_fail(err, errlen, -errno, "fsync %s: %s", dir, strerror(errno));
 		goto fail_close;
 	}
 	free(buf);
@@ -147,7 +148,7 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 fail_unlink:
 	unlinkat(dfd, JR_TMP, 0);
 fail:
-	journal_msg(err, errlen, rc, "%s %s/%s: %s", what, dir, JR_TMP, strerror(-rc));
+	util_fail(err, errlen, rc, "%s %s/%s: %s", what, dir, JR_TMP, strerror(-rc));
 fail_close:
 	if (fd >= 0)
 		close(fd);
@@ -174,16 +175,16 @@ static int jr_load(int dfd, const char *dir, struct journal_replay *rp, char *wa
 	if (fstatat(dfd, JR_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return 0;
-		return journal_msg(err, errlen, -errno, "stat %s/%s: %s", dir, JR_NAME, strerror(errno));
+		return util_fail(err, errlen, -errno, "stat %s/%s: %s", dir, JR_NAME, strerror(errno));
 	}
 	fd = -1;
 	if (!(bad = jr_not_regular(&st))) {
 		fd = openat(dfd, JR_NAME, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0 && errno != ELOOP)
-			return journal_msg(err, errlen, -errno, "open %s/%s: %s", dir, JR_NAME,
+			return util_fail(err, errlen, -errno, "open %s/%s: %s", dir, JR_NAME,
 					   strerror(errno));
 		if (fd >= 0 && fstat(fd, &st) < 0) {
-			rc = journal_msg(err, errlen, -errno, "stat %s/%s: %s", dir, JR_NAME,
+			rc = util_fail(err, errlen, -errno, "stat %s/%s: %s", dir, JR_NAME,
 					 strerror(errno));
 			close(fd);
 			return rc;
@@ -191,23 +192,23 @@ static int jr_load(int dfd, const char *dir, struct journal_replay *rp, char *wa
 		bad = fd < 0 ? "a symbolic link, not a regular file" : jr_not_regular(&st);
 	}
 	if (bad) {
-		rc = journal_msg(err, errlen, -EINVAL, "%s/%s is %s; remove it",
+		rc = util_fail(err, errlen, -EINVAL, "%s/%s is %s; remove it",
 				 dir, JR_NAME, bad);
 		if (fd >= 0)
 			close(fd);
 		return rc;
 	}
 	if ((rc = jr_read_all(fd, &buf, &size))) {
-		journal_msg(err, errlen, rc, "read %s/%s: %s", dir, JR_NAME, strerror(-rc));
+		util_fail(err, errlen, rc, "read %s/%s: %s", dir, JR_NAME, strerror(-rc));
 		goto out;
 	}
 	why[0] = '\0';
 	if ((rc = journal_replay(rp, buf, size, &good, warn, warnlen, why, sizeof(why)))) {
-		journal_msg(err, errlen, rc, "%s/%s: %s", dir, JR_NAME, why);
+		util_fail(err, errlen, rc, "%s/%s: %s", dir, JR_NAME, why);
 		goto out;
 	}
 	if (good < size && (ftruncate(fd, (off_t)good) < 0 || fsync(fd) < 0)) {
-		rc = journal_msg(err, errlen, -errno, "cutting the torn tail of %s/%s: %s", dir,
+		rc = util_fail(err, errlen, -errno, "cutting the torn tail of %s/%s: %s", dir,
 			    JR_NAME, strerror(errno));
 		goto out;
 	}
@@ -226,19 +227,19 @@ int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *
 	int dfd, rc;
 
 	*jp = NULL;
-	journal_msg(warn, warnlen, 0, "%s", "");
+	util_fail(warn, warnlen, 0, "%s", "");
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	/* On a symbolic link O_DIRECTORY | O_NOFOLLOW fails with ENOTDIR. */
 	if (dfd < 0 && (errno == ELOOP || (errno == ENOTDIR && lstat(dir, &st) == 0 &&
 					    S_ISLNK(st.st_mode))))
-		return journal_msg(err, errlen, -ELOOP, "%s is a symbolic link, not a directory; "
+		return util_fail(err, errlen, -ELOOP, "%s is a symbolic link, not a directory; "
 				   "give the directory itself", dir);
 	if (dfd < 0)
-		return journal_msg(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
+		return util_fail(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
 	if ((rc = jr_load(dfd, dir, &rp, warn, warnlen, err, errlen)))
 		goto fail;
 	if (!(j = calloc(1, sizeof(*j)))) {
-		rc = journal_msg(err, errlen, -ENOMEM, "out of memory");
+		rc = util_fail(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	if ((rc = jr_compact(dfd, dir, &rp, &j->fd, &j->size, err, errlen)))
@@ -272,15 +273,15 @@ static int jr_append(struct journal *j, const uint8_t *rec, size_t len, bool syn
 	int rc;
 
 	if (j->broken)
-		return journal_msg(err, errlen, j->broken, "journal unusable since an earlier failure "
+		return util_fail(err, errlen, j->broken, "journal unusable since an earlier failure "
 			      "(%s); restart the supervisor", strerror(-j->broken));
 	n = write(j->fd, rec, len);
 	if (n < 0)
-		return journal_msg(err, errlen, -errno, "write journal: %s", strerror(errno));
+		return util_fail(err, errlen, -errno, "write journal: %s", strerror(errno));
 	if ((size_t)n != len) {
 		if (ftruncate(j->fd, j->size) < 0)
 			j->broken = -EIO;
-		return journal_msg(err, errlen, -EIO, "short write to the journal (%zd of %zu bytes)",
+		return util_fail(err, errlen, -EIO, "short write to the journal (%zd of %zu bytes)",
 			      n, len);
 	}
 	j->size += (off_t)len;
@@ -291,7 +292,7 @@ static int jr_append(struct journal *j, const uint8_t *rec, size_t len, bool syn
 		j->broken = rc;
 		j->size -= (off_t)len;
 		(void)!ftruncate(j->fd, j->size);	/* best effort: unacknowledged */
-		return journal_msg(err, errlen, rc, "fsync journal: %s", strerror(-rc));
+		return util_fail(err, errlen, rc, "fsync journal: %s", strerror(-rc));
 	}
 	return 0;
 }
@@ -303,10 +304,10 @@ int journal_submit(struct journal *j, const struct journal_job *job, char *err, 
 	int rc;
 
 	if (bad)
-		return journal_msg(err, errlen, -EINVAL, "job %llu: %s", (unsigned long long)job->id, bad);
+		return util_fail(err, errlen, -EINVAL, "job %llu: %s", (unsigned long long)job->id, bad);
 	/* A reused id would be a second SUBMIT at the next replay. */
 	if (job->id < j->next_id)
-		return journal_msg(err, errlen, -EINVAL, "job id %llu was already used (next free is "
+		return util_fail(err, errlen, -EINVAL, "job id %llu was already used (next free is "
 			      "%llu)", (unsigned long long)job->id, (unsigned long long)j->next_id);
 	journal_rec_submit(rec, job);
 	if ((rc = jr_append(j, rec, sizeof(rec), true, err, errlen)))

@@ -18,9 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/vocab.h"
+
 struct journal_job {
 	uint64_t id;
-	uint32_t kind;		/* enum pfile_job_kind */
+	uint32_t kind;		/* enum vocab_kind */
 	uint32_t priority;
 	uint32_t log_size;
 	uint32_t nparts;

@@ -10,6 +10,7 @@
  * written that way, so it is refused, never skipped.
  */
 #include "journal/record.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,7 +28,7 @@
 #define JR_END_LEN	12
 #define JR_HW_LEN	8
 #define JR_SEED_MAX	32
-#define JR_NPARTS_MAX	64	/* SHM_JOB_MAX_PARTS */
+
 
 enum { JR_SUBMIT = 1, JR_END = 2, JR_HIGHWATER = 3 };
 
@@ -40,25 +41,6 @@ struct jr_rec {
 	uint32_t len;
 	const uint8_t *payload;
 };
-
-int journal_msg(char *buf, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (buf && len) {
-		va_start(ap, fmt);
-		vsnprintf(buf, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v); put16(p + 2, (uint16_t)(v >> 16)); }
-static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t get32(const uint8_t *p) { return get16(p) | (uint32_t)get16(p + 2) << 16; }
-static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
 
 /* XXH32 (seed 0) over the header's first 12 bytes and the payload. The
  * copy keeps it one call; len is at most JR_MAX_PAYLOAD. */
@@ -75,10 +57,10 @@ static uint32_t jr_check(const uint8_t *hdr, const uint8_t *payload, uint32_t le
 static size_t jr_frame(uint8_t *out, uint16_t type, uint32_t len)
 {
 	memcpy(out, JR_MAGIC, 4);
-	put16(out + 4, JR_VERSION);
-	put16(out + 6, type);
-	put32(out + 8, len);
-	put32(out + 12, jr_check(out, out + JR_HDR, len));
+	util_le16_put(out + 4, JR_VERSION);
+	util_le16_put(out + 6, type);
+	util_le32_put(out + 8, len);
+	util_le32_put(out + 12, jr_check(out, out + JR_HDR, len));
 	return JR_HDR + len;
 }
 
@@ -87,36 +69,36 @@ size_t journal_rec_submit(uint8_t *out, const struct journal_job *job)
 	uint8_t *p = out + JR_HDR;
 	uint32_t sl = job->seed_len <= JR_SEED_MAX ? job->seed_len : JR_SEED_MAX;
 
-	put64(p, job->id);
-	put32(p + 8, job->kind);
-	put32(p + 12, job->priority);
-	put32(p + 16, job->log_size);
-	put32(p + 20, job->nparts);
-	put32(p + 24, job->seed_len);
+	util_le64_put(p, job->id);
+	util_le32_put(p + 8, job->kind);
+	util_le32_put(p + 12, job->priority);
+	util_le32_put(p + 16, job->log_size);
+	util_le32_put(p + 20, job->nparts);
+	util_le32_put(p + 24, job->seed_len);
 	memset(p + 28, 0, JR_SEED_MAX);
 	memcpy(p + 28, job->seed, sl);
-	put64(p + 60, job->submit_wall_ns);
+	util_le64_put(p + 60, job->submit_wall_ns);
 	return jr_frame(out, JR_SUBMIT, JR_SUBMIT_LEN);
 }
 
 size_t journal_rec_end(uint8_t *out, uint64_t id, uint32_t state)
 {
-	put64(out + JR_HDR, id);
-	put32(out + JR_HDR + 8, state);
+	util_le64_put(out + JR_HDR, id);
+	util_le32_put(out + JR_HDR + 8, state);
 	return jr_frame(out, JR_END, JR_END_LEN);
 }
 
 static void jr_dec_submit(const uint8_t *p, struct journal_job *job)
 {
 	memset(job, 0, sizeof(*job));
-	job->id = get64(p);
-	job->kind = get32(p + 8);
-	job->priority = get32(p + 12);
-	job->log_size = get32(p + 16);
-	job->nparts = get32(p + 20);
-	job->seed_len = get32(p + 24);
+	job->id = util_le64_get(p);
+	job->kind = util_le32_get(p + 8);
+	job->priority = util_le32_get(p + 12);
+	job->log_size = util_le32_get(p + 16);
+	job->nparts = util_le32_get(p + 20);
+	job->seed_len = util_le32_get(p + 24);
 	memcpy(job->seed, p + 28, JR_SEED_MAX);
-	job->submit_wall_ns = get64(p + 60);
+	job->submit_wall_ns = util_le64_get(p + 60);
 }
 
 const char *journal_job_invalid(const struct journal_job *job)
@@ -125,7 +107,7 @@ const char *journal_job_invalid(const struct journal_job *job)
 		return "id is 0 or the maximum";
 	if (job->seed_len < 1 || job->seed_len > JR_SEED_MAX)
 		return "seed_len is outside 1..32";
-	if (job->nparts < 1 || job->nparts > JR_NPARTS_MAX)
+	if (job->nparts < 1 || job->nparts > VOCAB_MAX_PARTS)
 		return "nparts is outside 1..64";
 	return NULL;
 }
@@ -142,15 +124,15 @@ static bool jr_frame_ok(const uint8_t *p, size_t avail, struct jr_rec *r, const 
 		return *why = "header cut short", false;
 	if (memcmp(p, JR_MAGIC, 4) != 0)
 		return *why = "bad magic", false;
-	len = get32(p + 8);
+	len = util_le32_get(p + 8);
 	if (len > JR_MAX_PAYLOAD)
 		return *why = "absurd payload length", false;
 	if (avail - JR_HDR < len)
 		return *why = "payload cut short", false;
-	if (get32(p + 12) != jr_check(p, p + JR_HDR, len))
+	if (util_le32_get(p + 12) != jr_check(p, p + JR_HDR, len))
 		return *why = "check mismatch", false;
-	r->version = get16(p + 4);
-	r->type = get16(p + 6);
+	r->version = util_le16_get(p + 4);
+	r->type = util_le16_get(p + 6);
 	r->len = len;
 	r->payload = p + JR_HDR;
 	return true;
@@ -254,11 +236,11 @@ static int jr_apply(struct journal_replay *rp, const struct jr_rec *r, size_t of
 	long i;
 
 	if (r->version != JR_VERSION)
-		return journal_msg(err, errlen, -ENOTSUP, "record at offset %zu has version %u; this "
+		return util_fail(err, errlen, -ENOTSUP, "record at offset %zu has version %u; this "
 			      "provisor reads version %d (written by a newer provisor?)",
 			      off, r->version, JR_VERSION);
 	if (r->type < JR_SUBMIT || r->type > JR_HIGHWATER || r->len != want[r->type])
-		return journal_msg(err, errlen, -EBADMSG, "corrupt record at offset %zu: type %u "
+		return util_fail(err, errlen, -EBADMSG, "corrupt record at offset %zu: type %u "
 			      "with payload length %u", off, r->type, r->len);
 	switch (r->type) {
 	case JR_SUBMIT:
@@ -268,24 +250,24 @@ static int jr_apply(struct journal_replay *rp, const struct jr_rec *r, size_t of
 				if (job.seed[b])
 					bad = "seed bytes past seed_len are not zero";
 		if (bad)
-			return journal_msg(err, errlen, -EBADMSG, "corrupt SUBMIT at offset %zu: %s",
+			return util_fail(err, errlen, -EBADMSG, "corrupt SUBMIT at offset %zu: %s",
 				      off, bad);
 		if (jr_lookup(rp, job.id) >= 0)
-			return journal_msg(err, errlen, -EBADMSG, "corrupt journal: second SUBMIT of "
+			return util_fail(err, errlen, -EBADMSG, "corrupt journal: second SUBMIT of "
 				      "job %llu at offset %zu", (unsigned long long)job.id, off);
 		if (job.id > rp->highest)
 			rp->highest = job.id;
-		return jr_add(rp, &job) ? journal_msg(err, errlen, -ENOMEM, "out of memory") : 0;
+		return jr_add(rp, &job) ? util_fail(err, errlen, -ENOMEM, "out of memory") : 0;
 	case JR_END:
 		/* An END for an id we do not hold was compacted away: ignore. */
-		if ((i = jr_lookup(rp, get64(r->payload))) >= 0)
+		if ((i = jr_lookup(rp, util_le64_get(r->payload))) >= 0)
 			rp->jobs[i].ended = true;
 		return 0;
 	default:
-		if (get64(r->payload) == UINT64_MAX)
-			return journal_msg(err, errlen, -EBADMSG, "corrupt HIGHWATER at offset %zu", off);
-		if (get64(r->payload) > rp->highest)
-			rp->highest = get64(r->payload);
+		if (util_le64_get(r->payload) == UINT64_MAX)
+			return util_fail(err, errlen, -EBADMSG, "corrupt HIGHWATER at offset %zu", off);
+		if (util_le64_get(r->payload) > rp->highest)
+			rp->highest = util_le64_get(r->payload);
 		return 0;
 	}
 }
@@ -303,11 +285,11 @@ int journal_replay(struct journal_replay *rp, const uint8_t *buf, size_t size, s
 		if (!jr_frame_ok(buf + off, size - off, &r, &why)) {
 			next = jr_find_valid(buf, size, off + 1);
 			if (next >= 0)
-				return journal_msg(err, errlen, -EBADMSG, "corrupt journal: bad record at "
+				return util_fail(err, errlen, -EBADMSG, "corrupt journal: bad record at "
 					      "offset %zu (%s) but a valid record follows at offset "
 					      "%ld; refusing to replay, file left unchanged for "
 					      "inspection", off, why, next);
-			journal_msg(warn, warnlen, 0, "journal: dropped a torn tail of %zu bytes at "
+			util_fail(warn, warnlen, 0, "journal: dropped a torn tail of %zu bytes at "
 			       "offset %zu (%s)", size - off, off, why);
 			break;
 		}
@@ -329,7 +311,7 @@ uint8_t *journal_rec_compact(const struct journal_replay *rp, size_t *len)
 	*len = JR_HDR + JR_HW_LEN + live * (JR_HDR + JR_SUBMIT_LEN);
 	if (!(p = buf = malloc(*len)))
 		return NULL;
-	put64(p + JR_HDR, rp->highest);
+	util_le64_put(p + JR_HDR, rp->highest);
 	p += jr_frame(p, JR_HIGHWATER, JR_HW_LEN);
 	for (size_t i = 0; i < rp->n; i++)
 		if (!rp->jobs[i].ended)

@@ -31,11 +31,6 @@ struct journal_replay {
 	uint64_t highest;	/* highest id of any SUBMIT or HIGHWATER */
 };
 
-/* Write one message into buf (when there is room) and return rc, so
- * failure paths read `return journal_msg(err, errlen, -errno, ...)`. */
-int journal_msg(char *buf, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* NULL when a job meets the limits a SUBMIT must meet (on the way in and
  * on the way back), else what is wrong. */
 const char *journal_job_invalid(const struct journal_job *job);

@@ -49,7 +49,7 @@ const char *frame_type_name(uint16_t type)
 
 uint64_t frame_expected_len(uint16_t type, uint16_t log_size)
 {
-	uint64_t n = log_size <= FRAME_MAX_LOG ? (uint64_t)1 << log_size : 0;
+	uint64_t n = log_size <= VOCAB_LOG_MAX ? (uint64_t)1 << log_size : 0;
 
 	switch (type) {
 	case FRAME_HELLO:
@@ -108,8 +108,8 @@ int frame_check_hdr(const struct frame_hdr *h, unsigned max_log, char *err, size
 	unsigned lo;
 	uint64_t want;
 
-	if (max_log > FRAME_MAX_LOG)
-		max_log = FRAME_MAX_LOG;
+	if (max_log > VOCAB_LOG_MAX)
+		max_log = VOCAB_LOG_MAX;
 	if (h->magic != FRAME_MAGIC) {
 		snprintf(err, errlen, "bad frame magic 0x%08x (expected 0x%08x)",
 			 h->magic, FRAME_MAGIC);

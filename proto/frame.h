@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/vocab.h"
+
 #define FRAME_MAGIC 0x52465650u	/* "PVFR" little-endian */
 #define FRAME_VERSION 1
 #define FRAME_HDR_SIZE 64
@@ -29,7 +31,6 @@
 /* The FAIL reason a gpuworker gives for a PART_DATA whose payload failed
  * its checksum: the synth that produced it is to blame, not the partition. */
 #define FRAME_FAIL_CHECKSUM "payload checksum mismatch"
-#define FRAME_MAX_LOG 26
 
 enum frame_type {
 	FRAME_HELLO = 1,	/* worker ready; payload struct frame_hello */

@@ -18,13 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/vocab.h"
+
 #define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
 #define SHM_ABI_VERSION 1u
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
-#define SHM_JOB_MAX_PARTS 64
-#define SHM_NKINDS 4		/* job kinds 1..4 (format/pfile.h) */
 #define SHM_MAX_TABLES 8
 
 enum shm_table_id {
@@ -146,7 +146,7 @@ struct shm_job {
 	uint32_t priority;		/* 12 */
 	uint32_t state;			/* 16: enum shm_job_state */
 	uint32_t log_size;		/* 20: k, 2^k constraints */
-	uint32_t nparts;		/* 24: <= SHM_JOB_MAX_PARTS */
+	uint32_t nparts;		/* 24: <= VOCAB_MAX_PARTS */
 	uint32_t reserved0;		/* 28 */
 	uint8_t seed[32];		/* 32 */
 	uint64_t submit_wall_ns;	/* 64 */
@@ -154,7 +154,7 @@ struct shm_job {
 	uint64_t start_mono_ns;		/* 80 */
 	uint64_t end_mono_ns;		/* 88 */
 	char reason[64];		/* 96: why it failed, NUL-terminated */
-	struct shm_part part[SHM_JOB_MAX_PARTS];	/* 160 */
+	struct shm_part part[VOCAB_MAX_PARTS];	/* 160 */
 };
 
 enum shm_event_type {
@@ -204,7 +204,7 @@ struct shm_sup {
 	uint64_t parts_failed;		/* 48 */
 	uint64_t mem_budget;		/* 56: bytes */
 	uint64_t mem_used;		/* 64: bytes */
-	uint64_t jobs_done_kind[SHM_NKINDS];	/* 72: jobs_done by kind 1..SHM_NKINDS */
+	uint64_t jobs_done_kind[VOCAB_NKINDS];	/* 72: jobs_done by kind 1..VOCAB_NKINDS */
 	uint64_t reserved[3];		/* 104 */
 };
 
@@ -218,7 +218,9 @@ static_assert(sizeof(struct shm_table) == 24, "table size");
 static_assert(sizeof(struct shm_slot) == 160, "slot size");
 static_assert(offsetof(struct shm_slot, end_gen) == 128, "slot end_gen");
 static_assert(sizeof(struct shm_part) == 24, "part size");
-static_assert(sizeof(struct shm_job) == 160 + 24 * SHM_JOB_MAX_PARTS, "job size");
+static_assert(sizeof(struct shm_job) == 160 + 24 * VOCAB_MAX_PARTS, "job size");
+/* ABI 1 has room for 4 kinds' counters and 64 partitions a job. */
+static_assert(VOCAB_NKINDS == 4 && VOCAB_MAX_PARTS == 64, "ABI: kinds, partitions");
 static_assert(sizeof(struct shm_event) == 136, "event size");
 static_assert(sizeof(struct shm_sup) == 128, "sup size");
 static_assert(offsetof(struct shm_sup, jobs_done_kind) == 72, "sup jobs_done_kind");

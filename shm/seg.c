@@ -21,6 +21,7 @@
 
 #include "shm/shm.h"
 #include "util/text.h"
+#include "util/util.h"
 
 static const uint32_t payload_sizes[SHM_NTABLES] = {
 	[SHM_T_SUP] = sizeof(struct shm_sup),
@@ -35,21 +36,6 @@ static const char *const table_names[SHM_NTABLES] = {
 };
 
 #define SHM_MAX_RECORDS (1u << 20)
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 uint64_t shm_now_mono(void)
 {
@@ -72,20 +58,20 @@ int shm_name_check(const char *name, char *err, size_t errlen)
 	size_t n = name ? strlen(name) : 0;
 
 	if (n == 0 || n > SHM_NAME_MAX)
-		return fail(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 			    "instance name must be 1 to %d characters", SHM_NAME_MAX);
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
 		char shown[4 * SHM_NAME_MAX + 8], ch[8];
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
-			return fail(err, errlen, -EINVAL,
+			return util_fail(err, errlen, -EINVAL,
 				    "instance name '%s' has '%s'; use letters, digits, '_', '-', '.'",
 				    util_clean(shown, sizeof shown, name),
 				    util_cleann(ch, sizeof ch, &name[i], 1));
 	}
 	if (name[0] == '.')
-		return fail(err, errlen, -EINVAL, "instance name must not start with '.'");
+		return util_fail(err, errlen, -EINVAL, "instance name must not start with '.'");
 	return 0;
 }
 
@@ -123,13 +109,13 @@ int shm_path(const char *name, char *buf, size_t len)
 static int base_ok(const char *dir, const struct stat *st, uid_t uid, char *err, size_t errlen)
 {
 	if (!S_ISDIR(st->st_mode))
-		return fail(err, errlen, -ENOTDIR, "%s is not a directory", dir);
+		return util_fail(err, errlen, -ENOTDIR, "%s is not a directory", dir);
 	if (st->st_uid != uid)
-		return fail(err, errlen, -EPERM,
+		return util_fail(err, errlen, -EPERM,
 			    "%s is owned by uid %u, not uid %u: refusing the segments in it",
 			    dir, (unsigned)st->st_uid, (unsigned)uid);
 	if (st->st_mode & 022)
-		return fail(err, errlen, -EPERM,
+		return util_fail(err, errlen, -EPERM,
 			    "%s is writable by group or others (mode %04o): refusing the segments in it; "
 			    "chmod go-w %s", dir, (unsigned)(st->st_mode & 07777), dir);
 	return 0;
@@ -143,19 +129,19 @@ static int base_open(uid_t uid, int create, char *dir, size_t dirlen, char *err,
 	int fd, rc;
 
 	if (shm_base_dir(uid, dir, dirlen) < 0)
-		return fail(err, errlen, -ENAMETOOLONG, "runtime directory path too long");
+		return util_fail(err, errlen, -ENAMETOOLONG, "runtime directory path too long");
 	if (create && mkdir(dir, uid == 0 ? 0755 : 0700) < 0 && errno != EEXIST)
-		return fail(err, errlen, -errno, "mkdir %s: %s", dir, strerror(errno));
+		return util_fail(err, errlen, -errno, "mkdir %s: %s", dir, strerror(errno));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return fail(err, errlen, -ENOENT, "no %s", dir);
+			return util_fail(err, errlen, -ENOENT, "no %s", dir);
 		if (errno == ELOOP || errno == ENOTDIR)
-			return fail(err, errlen, -ENOTDIR, "%s is not a directory (a symlink?)", dir);
-		return fail(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
+			return util_fail(err, errlen, -ENOTDIR, "%s is not a directory (a symlink?)", dir);
+		return util_fail(err, errlen, -errno, "open %s: %s", dir, strerror(errno));
 	}
 	if (fstat(fd, &st) < 0)
-		rc = fail(err, errlen, -errno, "fstat %s: %s", dir, strerror(errno));
+		rc = util_fail(err, errlen, -errno, "fstat %s: %s", dir, strerror(errno));
 	else
 		rc = base_ok(dir, &st, uid, err, errlen);
 	if (rc < 0) {
@@ -176,52 +162,52 @@ int shm_validate(const void *base, size_t size, char *err, size_t errlen)
 	uint64_t magic, end[SHM_NTABLES], start[SHM_NTABLES];
 
 	if (size < SHM_HEADER_SIZE)
-		return fail(err, errlen, -EBADMSG,
+		return util_fail(err, errlen, -EBADMSG,
 			    "status segment truncated: %zu bytes, the header alone is %u",
 			    size, SHM_HEADER_SIZE);
 	magic = atomic_load_explicit(&h->magic, memory_order_acquire);
 	if (magic == 0)
-		return fail(err, errlen, -EAGAIN,
+		return util_fail(err, errlen, -EAGAIN,
 			    "status segment not initialized yet (supervisor starting?)");
 	if (magic != SHM_MAGIC)
-		return fail(err, errlen, -EBADMSG,
+		return util_fail(err, errlen, -EBADMSG,
 			    "not a provisor status segment (magic 0x%016llx)",
 			    (unsigned long long)magic);
 	if (h->abi_version != SHM_ABI_VERSION)
-		return fail(err, errlen, -EPROTO,
+		return util_fail(err, errlen, -EPROTO,
 			    "status segment ABI version %u, this reader knows only %u",
 			    h->abi_version, SHM_ABI_VERSION);
 	if (h->header_size != SHM_HEADER_SIZE)
-		return fail(err, errlen, -EBADMSG, "status segment header size %u, expected %u",
+		return util_fail(err, errlen, -EBADMSG, "status segment header size %u, expected %u",
 			    h->header_size, SHM_HEADER_SIZE);
 	if (h->segment_size > size)
-		return fail(err, errlen, -EBADMSG,
+		return util_fail(err, errlen, -EBADMSG,
 			    "status segment truncated: header says %llu bytes, only %zu mapped",
 			    (unsigned long long)h->segment_size, size);
 	if (h->ntables < SHM_NTABLES || h->ntables > SHM_MAX_TABLES)
-		return fail(err, errlen, -EBADMSG, "status segment has %u tables, expected %u..%u",
+		return util_fail(err, errlen, -EBADMSG, "status segment has %u tables, expected %u..%u",
 			    h->ntables, SHM_NTABLES, SHM_MAX_TABLES);
 	for (int t = 0; t < SHM_NTABLES; t++) {
 		const struct shm_table *tb = &h->tables[t];
 		uint64_t bytes;
 
 		if (tb->payload_size != payload_sizes[t])
-			return fail(err, errlen, -EBADMSG,
+			return util_fail(err, errlen, -EBADMSG,
 				    "%s records carry %u bytes, ABI %u says %u",
 				    table_names[t], tb->payload_size, SHM_ABI_VERSION, payload_sizes[t]);
 		if (tb->rec_size < 8 + 2 * (uint64_t)tb->payload_size || tb->rec_size % 8)
-			return fail(err, errlen, -EBADMSG, "%s record size %u is invalid",
+			return util_fail(err, errlen, -EBADMSG, "%s record size %u is invalid",
 				    table_names[t], tb->rec_size);
 		if (tb->count == 0 || tb->count > SHM_MAX_RECORDS ||
 		    (t == SHM_T_SUP && tb->count != 1))
-			return fail(err, errlen, -EBADMSG, "%s table count %u is out of range",
+			return util_fail(err, errlen, -EBADMSG, "%s table count %u is out of range",
 				    table_names[t], tb->count);
 		if (tb->offset % 8 || tb->offset < SHM_HEADER_SIZE)
-			return fail(err, errlen, -EBADMSG, "%s table offset %llu is invalid",
+			return util_fail(err, errlen, -EBADMSG, "%s table offset %llu is invalid",
 				    table_names[t], (unsigned long long)tb->offset);
 		bytes = (uint64_t)tb->count * tb->rec_size;	/* < 2^52: no overflow */
 		if (tb->offset > h->segment_size || bytes > h->segment_size - tb->offset)
-			return fail(err, errlen, -EBADMSG,
+			return util_fail(err, errlen, -EBADMSG,
 				    "%s table (%u x %u bytes at %llu) overruns the %llu-byte segment",
 				    table_names[t], tb->count, tb->rec_size,
 				    (unsigned long long)tb->offset,
@@ -232,7 +218,7 @@ int shm_validate(const void *base, size_t size, char *err, size_t errlen)
 	for (int a = 0; a < SHM_NTABLES; a++)
 		for (int b = a + 1; b < SHM_NTABLES; b++)
 			if (start[a] < end[b] && start[b] < end[a])
-				return fail(err, errlen, -EBADMSG, "%s and %s tables overlap",
+				return util_fail(err, errlen, -EBADMSG, "%s and %s tables overlap",
 					    table_names[a], table_names[b]);
 	return 0;
 }
@@ -253,15 +239,15 @@ static int map_fd(struct shm_seg *s, int fd, int writable, char *err, size_t err
 	int rc;
 
 	if (fstat(fd, &st) < 0)
-		return fail(err, errlen, -errno, "fstat %s: %s", s->path, strerror(errno));
+		return util_fail(err, errlen, -errno, "fstat %s: %s", s->path, strerror(errno));
 	if (st.st_size < (off_t)SHM_HEADER_SIZE)
-		return fail(err, errlen, st.st_size ? -EBADMSG : -EAGAIN,
+		return util_fail(err, errlen, st.st_size ? -EBADMSG : -EAGAIN,
 			    "status segment %s truncated: %lld bytes, the header alone is %u",
 			    s->path, (long long)st.st_size, SHM_HEADER_SIZE);
 	p = mmap(NULL, (size_t)st.st_size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
 		 MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
-		return fail(err, errlen, -errno, "mmap %s: %s", s->path, strerror(errno));
+		return util_fail(err, errlen, -errno, "mmap %s: %s", s->path, strerror(errno));
 	rc = shm_validate(p, (size_t)st.st_size, err, errlen);
 	if (rc < 0) {
 		munmap(p, (size_t)st.st_size);
@@ -293,17 +279,17 @@ static int open_in(struct shm_seg *s, uid_t uid, const char *name, int writable,
 	close(dfd);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return fail(err, errlen, -ENOENT, "no provisor instance '%s' (no %s)", name, s->path);
+			return util_fail(err, errlen, -ENOENT, "no provisor instance '%s' (no %s)", name, s->path);
 		if (errno == ELOOP)
-			return fail(err, errlen, -ELOOP, "%s is a symbolic link: refusing it", s->path);
-		return fail(err, errlen, -errno, "open %s: %s", s->path, strerror(errno));
+			return util_fail(err, errlen, -ELOOP, "%s is a symbolic link: refusing it", s->path);
+		return util_fail(err, errlen, -errno, "open %s: %s", s->path, strerror(errno));
 	}
 	if (fstat(fd, &st) < 0)
-		rc = fail(err, errlen, -errno, "fstat %s: %s", s->path, strerror(errno));
+		rc = util_fail(err, errlen, -errno, "fstat %s: %s", s->path, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
-		rc = fail(err, errlen, -EBADMSG, "%s is not a regular file: refusing it", s->path);
+		rc = util_fail(err, errlen, -EBADMSG, "%s is not a regular file: refusing it", s->path);
 	else if (st.st_uid != uid)
-		rc = fail(err, errlen, -EPERM,
+		rc = util_fail(err, errlen, -EPERM,
 			  "status segment %s is owned by uid %u, not uid %u: refusing it",
 			  s->path, (unsigned)st.st_uid, (unsigned)uid);
 	else
@@ -331,7 +317,7 @@ static int open_named(struct shm_seg *s, const char *name, int writable,
 		snprintf(mine, sizeof mine, "%s", s->path);
 		rc = open_in(s, 0, name, writable, err, errlen);
 		if (rc == -ENOENT)
-			fail(err, errlen, -ENOENT, "no provisor instance '%s' (no %s or %s)", name,
+			util_fail(err, errlen, -ENOENT, "no provisor instance '%s' (no %s or %s)", name,
 			     mine[0] ? mine : "runtime directory", s->path);
 	}
 	return rc;
@@ -457,11 +443,11 @@ int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_
 	if ((rc = shm_name_check(c.name, err, errlen)) < 0)
 		return rc;
 	if (c.control_path && strlen(c.control_path) >= sizeof tmp.control_path)
-		return fail(err, errlen, -ENAMETOOLONG, "control socket path longer than %zu bytes: %s",
+		return util_fail(err, errlen, -ENAMETOOLONG, "control socket path longer than %zu bytes: %s",
 			    sizeof tmp.control_path - 1, c.control_path);
 	if (c.gpu_slots < 1 || c.gpu_slots > 4096 || c.synth_slots < 1 ||
 	    c.synth_slots > 4096 || c.jobs > 65536 || c.events > 65536)
-		return fail(err, errlen, -EINVAL,
+		return util_fail(err, errlen, -EINVAL,
 			    "segment sizes out of range: gpu slots %u, synth slots %u (1..4096), jobs %u, events %u (..65536)",
 			    c.gpu_slots, c.synth_slots, c.jobs, c.events);
 	layout_tables(&tmp, &c);
@@ -476,14 +462,14 @@ int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_
 			break;
 		if (!stale_owner(dfd, file, &pid)) {
 			close(dfd);
-			return fail(err, errlen, -EEXIST,
+			return util_fail(err, errlen, -EEXIST,
 				    "instance '%s' is already running (supervisor pid %d)",
 				    c.name, (int)pid);
 		}
 		unlinkat(dfd, file, 0);	/* ours: nobody else can write this directory */
 	}
 	if (fd < 0) {
-		rc = fail(err, errlen, -errno, "create %s: %s", s->path, strerror(errno));
+		rc = util_fail(err, errlen, -errno, "create %s: %s", s->path, strerror(errno));
 		close(dfd);
 		return rc;
 	}
@@ -492,12 +478,12 @@ int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_
 	s->uid = geteuid();
 	if ((c.has_group && fchown(fd, (uid_t)-1, c.group) < 0) ||
 	    fchmod(fd, c.mode & 0777) < 0 || ftruncate(fd, (off_t)tmp.segment_size) < 0) {
-		rc = fail(err, errlen, -errno, "sizing %s: %s", s->path, strerror(errno));
+		rc = util_fail(err, errlen, -errno, "sizing %s: %s", s->path, strerror(errno));
 		goto fail;
 	}
 	h = mmap(NULL, tmp.segment_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
-		rc = fail(err, errlen, -errno, "mmap %s: %s", s->path, strerror(errno));
+		rc = util_fail(err, errlen, -errno, "mmap %s: %s", s->path, strerror(errno));
 		goto fail;
 	}
 	s->mapped = 1;

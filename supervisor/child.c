@@ -55,7 +55,6 @@ static void set_pipe_size(int fd)
 static void child_argv(struct sup *s, const struct child *c, char *path, size_t plen,
 		       char bufs[3][16], char **argv)
 {
-	static const char *const backends[] = { "auto", "cpu", "cuda" };
 	int n = 0;
 
 	snprintf(path, plen, "%s/%s", s->bindir, c->kind == CHILD_GPU ? "gpuworker" : "synth");
@@ -70,7 +69,7 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 		argv[n++] = "--gpu";
 		argv[n++] = bufs[1];
 		argv[n++] = "--backend";
-		argv[n++] = (char *)backends[s->backend];
+		argv[n++] = (char *)vocab_backend_name((uint32_t)s->backend);
 	}
 	argv[n] = NULL;
 }
@@ -494,7 +493,7 @@ static uint64_t deadline_ns(const struct sup *s, uint32_t kind)
 {
 	uint64_t ms;
 
-	if (kind < 1 || kind >= CONF_NKINDS)
+	if (kind < 1 || kind > VOCAB_NKINDS)
 		return 300ull * 1000000000u;
 	ms = s->conf.kind[kind].deadline_ms;
 	if (ms)

@@ -1,6 +1,6 @@
-# bin/provisor: the operator's binary (the link rule is in the Makefile),
-# and the supervisor itself: `provisor run`.
-SUP_SRCS := supervisor/main.c supervisor/run.c supervisor/loop.c supervisor/child.c \
+# The supervisor itself, behind sup_main (supervisor/run.h), linked into
+# bin/provisor (the link rule is in the Makefile; the commands are cli/).
+SUP_SRCS := supervisor/run.c supervisor/loop.c supervisor/child.c \
 	    supervisor/sched.c supervisor/ctlsrv.c supervisor/notify.c supervisor/statedir.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)

@@ -1,7 +1,8 @@
 /*
- * run: `provisor run`, the supervisor. Configuration (defaults, then the
- * file, then flags), then the status segment, the control socket and the
- * children, then one io_uring loop until stopped. Signals arrive through
+ * run: the supervisor, sup_main (supervisor/run.h). On the configuration
+ * `provisor run` built (cli/cmd_run.c: defaults, then the file, then
+ * flags): the status segment, the control socket and the children, then
+ * one io_uring loop until stopped. Signals arrive through
  * a signalfd read on the ring; a 100 ms tick beats the heartbeat,
  * publishes totals and restarts children whose backoff passed.
  *
@@ -12,7 +13,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <libgen.h>
 #include <poll.h>
@@ -29,7 +29,7 @@
 
 #include "gpuworker/hterm.h"
 #include "journal/journal.h"
-#include "supervisor/cmds.h"
+#include "supervisor/run.h"
 #include "supervisor/sup.h"
 
 #define STOP_GRACE_NS (3ull * 1000000000u)
@@ -287,101 +287,6 @@ static int count_gpus(void)
 	return n;
 }
 
-static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
-{
-	long n;
-
-	if (cmd_parse_int(v, lo, hi, &n) < 0) {
-		fprintf(stderr, "provisor run: %s: '%s' is not a number in %d..%d\n", opt, v, lo, hi);
-		return -1;
-	}
-	*out = (int)n;
-	return 0;
-}
-
-/* Defaults, then the file, then the flags. */
-static int configure(struct sup *s, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "name", required_argument, NULL, 'n' },
-		{ "state-dir", required_argument, NULL, 'd' }, { "gpus", required_argument, NULL, 'g' },
-		{ "workers-per-gpu", required_argument, NULL, 'w' },
-		{ "synth", required_argument, NULL, 's' }, { "backend", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
-	const char *optstring = ":c:n:d:g:w:s:b:h", *config = NULL;
-	struct conf *c = &s->conf;
-	char err[512];
-	int o;
-
-	opterr = 0;	/* our own one-line messages, not getopt's */
-	optind = 1;
-	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1)
-		if (o == 'c')
-			config = optarg;
-		else if (o == 'h')
-			exit(cmd_help("run"));
-		else if (o == '?' || o == ':') {
-			cmd_bad_option(o, argv, opts);
-			return -1;
-		}
-	if (optind < argc) {
-		cmd_extra_arg(argv);
-		return -1;
-	}
-	conf_defaults(c);
-	if (config && conf_load(c, config, err, sizeof err) < 0) {
-		fprintf(stderr, "provisor run: %s\n", err);
-		return -1;
-	}
-	optind = 1;
-	while ((o = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
-		enum hterm_backend be;
-		switch (o) {
-		case 'n':
-			if (shm_name_check(optarg, err, sizeof err) < 0) {
-				fprintf(stderr, "provisor run: --name: %s\n", err);
-				return -1;
-			}
-			snprintf(c->name, sizeof c->name, "%s", optarg);
-			break;
-		case 'd': snprintf(c->state_dir, sizeof c->state_dir, "%s", optarg); break;
-		case 'g':
-			if (!strcmp(optarg, "auto"))
-				c->gpus = -1;
-			else if (parse_count("--gpus", optarg, 1, 256, &c->gpus) < 0)
-				return -1;
-			break;
-		case 'w':
-			if (parse_count("--workers-per-gpu", optarg, 1, 16, &c->workers_per_gpu) < 0)
-				return -1;
-			break;
-		case 's':
-			if (parse_count("--synth", optarg, 1, 128, &c->synth) < 0)
-				return -1;
-			break;
-		case 'b':
-			if (hterm_backend_parse(optarg, &be) < 0) {
-				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda or cpu\n", optarg);
-				return -1;
-			}
-			c->backend = (int)be;
-			break;
-		}
-	}
-	if (conf_check(c, err, sizeof err) < 0) {	/* the flags may have broken it */
-		fprintf(stderr, "provisor run: %s\n", err);
-		return -1;
-	}
-	conf_finish(c);
-	/* Published as clients in any directory will find it. */
-	if (statedir_absolute(c->state_dir, sizeof c->state_dir, err, sizeof err) < 0) {
-		fprintf(stderr, "provisor run: %s\n", err);
-		return -1;
-	}
-	return 0;
-}
-
 /* Slots: gpus x workers_per_gpu GPU workers, then the synth pool. */
 static int make_children(struct sup *s)
 {
@@ -402,8 +307,8 @@ static int make_children(struct sup *s)
 		if (gpus == 0) {
 			sup_log("no GPU found%s%s: running %d CPU-backed GPU worker slot(s)", why[0] ? ": " : "",
 				why, c->workers_per_gpu);
-			if (s->backend == HTERM_AUTO)
-				s->backend = HTERM_CPU;
+			if (s->backend == VOCAB_BACKEND_AUTO)
+				s->backend = VOCAB_BACKEND_CPU;
 		} else {
 			sup_log("%d GPU(s) found by CUDA", gpus);
 		}
@@ -482,7 +387,7 @@ static int setup(struct sup *s)
 	}
 	if (statedir_open(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
-		return -1;	/* cmd_run removes the segment */
+		return -1;	/* sup_main removes the segment */
 	}
 	if (sched_open(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
@@ -552,15 +457,22 @@ static void teardown(struct sup *s)
 	free(s->jobs);
 }
 
-int cmd_run(int argc, char **argv)
+int sup_main(const struct conf *c)
 {
 	static struct sup sup;
 	struct sup *s = &sup;
+	char err[512];
 
 	s->sigfd = s->sockfd = s->nullfd = s->state_fd = s->lock_fd = -1;
 	s->jobs_fd = s->results_fd = -1;
 	s->next_job_id = 1;
-	if (configure(s, argc, argv) < 0 || make_children(s) < 0)
+	s->conf = *c;
+	/* Published as clients in any directory will find it. */
+	if (statedir_absolute(s->conf.state_dir, sizeof s->conf.state_dir, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor run: %s\n", err);
+		return 2;
+	}
+	if (make_children(s) < 0)
 		return 2;
 	if (setup(s) < 0) {
 		ctlsrv_close(s);

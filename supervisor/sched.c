@@ -262,7 +262,7 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 		snprintf(err, errlen, "draining: not accepting jobs");
 		return -EBUSY;
 	}
-	if (kind < 1 || kind >= CONF_NKINDS) {
+	if (kind < 1 || kind > VOCAB_NKINDS) {
 		snprintf(err, errlen, "unknown job kind %u", kind);
 		return -EINVAL;
 	}
@@ -273,8 +273,8 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 		snprintf(err, errlen, "log size %u is outside 1..%u (max_log_size)", k, s->conf.max_log_size);
 		return -EINVAL;
 	}
-	if (parts < 1 || parts > SHM_JOB_MAX_PARTS) {
-		snprintf(err, errlen, "partitions %u is outside 1..%d", parts, SHM_JOB_MAX_PARTS);
+	if (parts < 1 || parts > VOCAB_MAX_PARTS) {
+		snprintf(err, errlen, "partitions %u is outside 1..%d", parts, VOCAB_MAX_PARTS);
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < s->njobs; i++)
@@ -339,7 +339,7 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	}
 	publish_job(s, ji);
 	sup_event(s, SHM_EV_JOB_SUBMIT, 0, 0, 0, j->id, 0, "job %llu submitted: %s, %u x 2^%u",
-		  (unsigned long long)j->id, pfile_job_kind_name(kind), parts, k);
+		  (unsigned long long)j->id, vocab_kind_name(kind), parts, k);
 	*id = j->id;
 	return 0;
 }
@@ -389,7 +389,7 @@ static void job_finish(struct sup *s, int ji, uint32_t state, const char *reason
 	}
 	if (state == SHM_JOB_DONE) {
 		s->stats.jobs_done++;
-		if (j->kind >= 1 && j->kind <= SHM_NKINDS)
+		if (j->kind >= 1 && j->kind <= VOCAB_NKINDS)
 			s->stats.jobs_done_kind[j->kind - 1]++;
 	} else
 		s->stats.jobs_failed++;

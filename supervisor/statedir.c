@@ -37,21 +37,9 @@
 
 #include "supervisor/sup.h"
 #include "util/text.h"
+#include "util/util.h"
 
 #define STATEDIR_LOCK "lock"
-
-static int sd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int sd_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 int statedir_absolute(char *dir, size_t len, char *err, size_t errlen)
 {
@@ -60,13 +48,13 @@ int statedir_absolute(char *dir, size_t len, char *err, size_t errlen)
 	char *save, *w;
 
 	if (!dir[0])
-		return sd_fail(err, errlen, -EINVAL, "state directory is empty");
+		return util_fail(err, errlen, -EINVAL, "state directory is empty");
 	if (dir[0] == '/') {
 		snprintf(in, sizeof in, "%s", dir);
 	} else {
 		char cwd[PATH_MAX];
 		if (!getcwd(cwd, sizeof cwd))
-			return sd_fail(err, errlen, -errno, "state directory %s is relative, and the "
+			return util_fail(err, errlen, -errno, "state directory %s is relative, and the "
 				       "current directory is unknown: %s", dir, strerror(errno));
 		snprintf(in, sizeof in, "%s/%s", cwd, dir);
 	}
@@ -84,16 +72,16 @@ int statedir_absolute(char *dir, size_t len, char *err, size_t errlen)
 			continue;
 		}
 		if (o + 1 + n >= sizeof out)
-			return sd_fail(err, errlen, -ENAMETOOLONG, "state directory path too long");
+			return util_fail(err, errlen, -ENAMETOOLONG, "state directory path too long");
 		out[o++] = '/';
 		memcpy(out + o, w, n);
 		o += n;
 	}
 	if (!o)
-		return sd_fail(err, errlen, -EINVAL, "state directory cannot be /");
+		return util_fail(err, errlen, -EINVAL, "state directory cannot be /");
 	out[o] = '\0';
 	if (o >= len)
-		return sd_fail(err, errlen, -ENAMETOOLONG, "state directory path too long");
+		return util_fail(err, errlen, -ENAMETOOLONG, "state directory path too long");
 	memcpy(dir, out, o + 1);
 	return 0;
 }
@@ -108,10 +96,10 @@ static int sd_check_component(const char *path, int last, char *err, size_t errl
 		return -errno;
 	if (S_ISLNK(st.st_mode)) {
 		if (last)
-			return sd_fail(err, errlen, -ELOOP,
+			return util_fail(err, errlen, -ELOOP,
 				       "state directory %s is a symbolic link; give the directory itself", path);
 		if (st.st_uid != 0 && st.st_uid != me)
-			return sd_fail(err, errlen, -EPERM,
+			return util_fail(err, errlen, -EPERM,
 				       "state directory path: %s is a symbolic link owned by uid %u, "
 				       "who could point it elsewhere; use a path without it", path,
 				       (unsigned)st.st_uid);
@@ -119,25 +107,25 @@ static int sd_check_component(const char *path, int last, char *err, size_t errl
 			return -errno;
 	}
 	if (!S_ISDIR(st.st_mode))
-		return sd_fail(err, errlen, -ENOTDIR, "state directory path: %s is not a directory", path);
+		return util_fail(err, errlen, -ENOTDIR, "state directory path: %s is not a directory", path);
 	if (last) {
 		if (st.st_uid != me)
-			return sd_fail(err, errlen, -EPERM,
+			return util_fail(err, errlen, -EPERM,
 				       "state directory %s is owned by uid %u, not by this supervisor's uid %u; "
 				       "chown it or choose another", path, (unsigned)st.st_uid, (unsigned)me);
 		if (st.st_mode & 022)
-			return sd_fail(err, errlen, -EPERM,
+			return util_fail(err, errlen, -EPERM,
 				       "state directory %s is writable by group or others (mode %04o); "
 				       "chmod go-w it or choose another", path, (unsigned)(st.st_mode & 07777));
 		return 0;
 	}
 	if (st.st_uid != 0 && st.st_uid != me)
-		return sd_fail(err, errlen, -EPERM,
+		return util_fail(err, errlen, -EPERM,
 			       "state directory path: %s is owned by uid %u, who could replace what "
 			       "is in it; use a directory owned by root or by uid %u", path,
 			       (unsigned)st.st_uid, (unsigned)me);
 	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
-		return sd_fail(err, errlen, -EPERM,
+		return util_fail(err, errlen, -EPERM,
 			       "state directory path: %s is writable by group or others (mode %04o) "
 			       "without the sticky bit; use another place", path,
 			       (unsigned)(st.st_mode & 07777));
@@ -153,7 +141,7 @@ static int sd_walk(const char *dir, int create, char *err, size_t errlen)
 	int rc;
 
 	if (n >= sizeof buf)
-		return sd_fail(err, errlen, -ENAMETOOLONG, "state directory path too long");
+		return util_fail(err, errlen, -ENAMETOOLONG, "state directory path too long");
 	memcpy(buf, dir, n + 1);
 	for (char *p = buf + 1;; p++) {
 		int last = !*p;
@@ -165,12 +153,12 @@ static int sd_walk(const char *dir, int create, char *err, size_t errlen)
 			if (!create)
 				return 0;	/* the rest is ours to create */
 			if (mkdir(buf, 0750) < 0 && errno != EEXIST)
-				return sd_fail(err, errlen, -errno, "state directory: mkdir %s: %s",
+				return util_fail(err, errlen, -errno, "state directory: mkdir %s: %s",
 					       buf, strerror(errno));
 			rc = sd_check_component(buf, last, err, errlen);
 		}
 		if (rc == -ENOENT || (rc < 0 && !err[0]))
-			return sd_fail(err, errlen, rc, "state directory: %s: %s", buf, strerror(-rc));
+			return util_fail(err, errlen, rc, "state directory: %s: %s", buf, strerror(-rc));
 		if (rc < 0)
 			return rc;
 		if (last)
@@ -195,11 +183,11 @@ static int sd_lock(struct sup *s, char *err, size_t errlen)
 		ssize_t n;
 
 		if (fd < 0)
-			return sd_fail(err, errlen, -errno, "%s/%s: %s", s->conf.state_dir, STATEDIR_LOCK,
+			return util_fail(err, errlen, -errno, "%s/%s: %s", s->conf.state_dir, STATEDIR_LOCK,
 				       errno == ELOOP ? "a symbolic link; remove it" : strerror(errno));
 		if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode) || a.st_uid != geteuid()) {
 			close(fd);
-			return sd_fail(err, errlen, -EPERM, "%s/%s is not a regular file of ours; remove it",
+			return util_fail(err, errlen, -EPERM, "%s/%s is not a regular file of ours; remove it",
 				       s->conf.state_dir, STATEDIR_LOCK);
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -207,7 +195,7 @@ static int sd_lock(struct sup *s, char *err, size_t errlen)
 			n = pread(fd, who, sizeof who - 1, 0);
 			close(fd);
 			if (e != EWOULDBLOCK)
-				return sd_fail(err, errlen, -e, "lock %s/%s: %s", s->conf.state_dir,
+				return util_fail(err, errlen, -e, "lock %s/%s: %s", s->conf.state_dir,
 					       STATEDIR_LOCK, strerror(e));
 			who[n > 0 ? n : 0] = '\0';
 			who[strcspn(who, "\n")] = '\0';
@@ -215,7 +203,7 @@ static int sd_lock(struct sup *s, char *err, size_t errlen)
 			char name[SHM_NAME_MAX + 2] = "?";
 			if (sscanf(who, "%33s %u", name, &pid) != 2)
 				snprintf(name, sizeof name, "?");
-			return sd_fail(err, errlen, -EBUSY,
+			return util_fail(err, errlen, -EBUSY,
 				       "state directory %s is in use by instance '%s' (supervisor pid %u); "
 				       "give each instance its own state_dir", s->conf.state_dir,
 				       util_clean(shown, sizeof shown, name), pid);
@@ -228,7 +216,7 @@ static int sd_lock(struct sup *s, char *err, size_t errlen)
 			if (ftruncate(fd, 0) < 0 || pwrite(fd, who, (size_t)n, 0) != n) {
 				int e = errno;
 				close(fd);
-				return sd_fail(err, errlen, -e, "write %s/%s: %s", s->conf.state_dir,
+				return util_fail(err, errlen, -e, "write %s/%s: %s", s->conf.state_dir,
 					       STATEDIR_LOCK, strerror(e));
 			}
 			s->lock_fd = fd;
@@ -236,7 +224,7 @@ static int sd_lock(struct sup *s, char *err, size_t errlen)
 		}
 		close(fd);
 	}
-	return sd_fail(err, errlen, -EBUSY, "could not lock %s/%s: it keeps being replaced",
+	return util_fail(err, errlen, -EBUSY, "could not lock %s/%s: it keeps being replaced",
 		       s->conf.state_dir, STATEDIR_LOCK);
 }
 
@@ -251,13 +239,13 @@ int statedir_open(struct sup *s, char *err, size_t errlen)
 		return rc;
 	s->state_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->state_fd < 0)
-		return sd_fail(err, errlen, -errno, "state directory %s: %s", dir, strerror(errno));
+		return util_fail(err, errlen, -errno, "state directory %s: %s", dir, strerror(errno));
 	/* the checks again, on what we opened: it may have moved */
 	if (fstat(s->state_fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022))
-		return sd_fail(err, errlen, -EPERM, "state directory %s changed while it was checked", dir);
+		return util_fail(err, errlen, -EPERM, "state directory %s changed while it was checked", dir);
 	if (s->has_group && ((st.st_gid != s->group && fchown(s->state_fd, (uid_t)-1, s->group) < 0) ||
 			     fchmod(s->state_fd, (st.st_mode & 0700) | 0050) < 0))
-		return sd_fail(err, errlen, -errno, "state directory %s: giving it to socket_group %s: %s",
+		return util_fail(err, errlen, -errno, "state directory %s: giving it to socket_group %s: %s",
 			       dir, s->conf.socket_group, strerror(errno));
 	if ((rc = sd_lock(s, err, errlen)) < 0)
 		return rc;

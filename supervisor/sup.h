@@ -1,7 +1,7 @@
 /*
  * sup: the supervisor's state, shared by its files (one thread, one loop).
  *
- *   run.c      provisor run: configuration, start, the loop, stop
+ *   run.c      sup_main: start, the loop, stop
  *   child.c    spawning, reaping and restarting workers; reading frames
  *   sched.c    jobs and partitions: queueing, dispatch, relay, results
  *   ctlsrv.c   the control socket
@@ -134,7 +134,7 @@ struct job {
 	uint32_t done, failed;
 	uint64_t submit_wall_ns, submit_mono_ns, start_mono_ns, end_mono_ns;
 	char reason[64];
-	struct part part[SHM_JOB_MAX_PARTS];
+	struct part part[VOCAB_MAX_PARTS];
 };
 
 struct conn {
@@ -178,7 +178,7 @@ struct sup {
 	 * (bench/pipeline measures dispatch latency from it). */
 	struct journal *journal;
 	FILE *trace;
-	uint64_t longest_ns[CONF_NKINDS];	/* longest H-term seen per kind (watchdog) */
+	uint64_t longest_ns[VOCAB_NKINDS + 1];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
 };
 

@@ -46,7 +46,7 @@ int synth_id_check(const struct synth_id *id)
 {
 	if (id->seed_len < 1 || id->seed_len > SYNTH_SEED_MAX)
 		return -EINVAL;
-	if (id->k < SYNTH_LOG_MIN || id->k > SYNTH_LOG_MAX)
+	if (id->k < SYNTH_LOG_MIN || id->k > VOCAB_LOG_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -159,33 +159,22 @@ int synth_check(const fr_t *a, const fr_t *b, const fr_t *c, size_t n, size_t *b
 	return 0;
 }
 
-static int synth_hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 int synth_parse_seed(struct synth_id *id, const char *hex)
 {
-	size_t len;
+	uint8_t seed[SYNTH_SEED_MAX];
+	size_t len, n;
 
 	if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
 		hex += 2;
 	len = strlen(hex);
 	if (len == 0 || len % 2 || len / 2 > SYNTH_SEED_MAX)
 		return -EINVAL;
-	for (size_t i = 0; i < len; i++)
-		if (synth_hexval(hex[i]) < 0)
-			return -EINVAL;
+	/* into a copy: id is untouched unless all of hex is good */
+	if (sodium_hex2bin(seed, sizeof seed, hex, len, NULL, &n, NULL) || n != len / 2)
+		return -EINVAL;
 	memset(id->seed, 0, sizeof id->seed);
-	for (size_t i = 0; i < len / 2; i++)
-		id->seed[i] = (uint8_t)(synth_hexval(hex[2 * i]) << 4 | synth_hexval(hex[2 * i + 1]));
-	id->seed_len = (uint32_t)(len / 2);
+	memcpy(id->seed, seed, n);
+	id->seed_len = (uint32_t)n;
 	return 0;
 }
 

@@ -23,10 +23,10 @@
 #include <sodium.h>
 
 #include "field/fr.h"
+#include "util/vocab.h"
 
 #define SYNTH_SEED_MAX 32	/* seed length in bytes, 1..SYNTH_SEED_MAX */
 #define SYNTH_LOG_MIN 1
-#define SYNTH_LOG_MAX 26	/* = NTT_MAX_LOG: the largest domain we prove */
 #define SYNTH_ROWS_PER_ROUND 3
 
 /* What determines a partition. seed bytes past seed_len are ignored by

@@ -1,9 +1,9 @@
-# synth: the hash-chain circuit (libsynth.a), `provisor synth`, and the
-# circuit's test. BLAKE2b comes from libsodium, which format/ and verify/
-# use too; it is added to the provisor link once, here.
+# synth: the hash-chain circuit (libsynth.a) and the circuit's test
+# (`provisor synth` is cli/cmd_synth.c). BLAKE2b comes from libsodium,
+# which format/ and verify/ use too; it is added to the provisor link
+# once, here.
 $(O)/libsynth.a: $(call objs,synth/circuit.c)
 PROVISOR_LIBS += $(O)/libsynth.a
-PROVISOR_OBJS += $(call objs,synth/cmd_synth.c)
 PROVISOR_LDLIBS += $(call pc_libs,libsodium)
 
 TESTS += $(BIN)/tests/synth_circuit

@@ -35,6 +35,7 @@
 #include "proto/frame.h"
 #include "shm/shm.h"
 #include "synth/synth.h"
+#include "util/util.h"
 
 /* Rows per synthesis step: a heartbeat between steps keeps the slot's
  * heartbeat fresh during a long partition. */
@@ -100,7 +101,7 @@ static int sw_read_frame(struct frame_hdr *h, struct frame_synth_req *req,
 
 	if (rc)
 		return rc;
-	if (frame_check_hdr(h, SYNTH_LOG_MAX, err, errlen))
+	if (frame_check_hdr(h, VOCAB_LOG_MAX, err, errlen))
 		return -EBADMSG;
 	if (h->type != FRAME_SYNTH_REQ) {
 		snprintf(err, errlen, "unexpected %s frame (expected SYNTH_REQ)",
@@ -248,15 +249,14 @@ static void sw_args(int argc, char **argv, const char **name)
 		{ NULL, 0, NULL, 0 },
 	};
 	int have_slot = 0, c;
-	char *end;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'n') {
 			*name = optarg;
 		} else if (c == 's') {
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*optarg < '0' || *optarg > '9' || *end || v > 65535)
+			if (util_num(optarg, UTIL_NUM_DIGITS, 0, 65535, &v))
 				sw_usage();
 			sw_slot = (unsigned)v;
 			have_slot = 1;

@@ -11,7 +11,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <signal.h>
@@ -19,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "supervisor/cmds.h"
+#include "tui/exporter.h"
 #include "tui/snap.h"
 #include "tui/status.h"
 #include "util/text.h"
@@ -105,37 +104,16 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, int *v6)
 	return 0;
 }
 
-int cmd_exporter(int argc, char **argv)
+int exporter_main(const char *listen, const char *name)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *listen = NULL, *name = "default";
 	struct sockaddr_storage ss;
 	struct exporter e = { 0 };
 	struct MHD_Daemon *d;
 	const union MHD_DaemonInfo *info;
 	sigset_t set;
 	char err[256];
-	int v6 = 0, sig = 0, opt;
+	int v6 = 0, sig = 0;
 
-	opterr = 0;
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'l': listen = optarg; break;
-		case 'n': name = optarg; break;
-		case 'h': return cmd_help("exporter");
-		default: return cmd_bad_option(opt, argv, opts);
-		}
-	}
-	if (optind < argc)
-		return cmd_extra_arg(argv);
-	if (!listen)
-		return cmd_usage_error("exporter", "missing --listen ADDR:PORT");
 	if (parse_listen(listen, &ss, &v6) < 0) {
 		char shown[256];
 		fprintf(stderr, "provisor exporter: bad --listen '%s': want ADDR:PORT, [ADDR]:PORT or :PORT\n",

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "format/pfile.h"
 #include "shm/layout.h"
 #include "tui/fmt.h"
+#include "util/vocab.h"
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof((tab)[0]) && (tab)[v] ? (tab)[v] : "invalid")
 
@@ -21,7 +21,7 @@ void fmt_slot(char *buf, size_t len, uint32_t table, uint32_t i)
 
 const char *fmt_kind(uint32_t kind, char *buf, size_t len)
 {
-	const char *n = pfile_job_kind_name(kind);
+	const char *n = vocab_kind_name(kind);
 
 	if (n)
 		return n;
@@ -64,8 +64,10 @@ const char *fmt_event_type(uint32_t type)
 
 const char *fmt_backend(uint32_t backend)
 {
-	static const char *const n[] = { "unknown", "cpu", "cuda" };
-	return NAME_OF(n, backend);
+	const char *n = vocab_backend_name(backend);
+
+	/* a slot records the backend it resolved to; 0 (auto) is not known yet */
+	return backend == VOCAB_BACKEND_AUTO ? "unknown" : n ? n : "invalid";
 }
 
 void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code)

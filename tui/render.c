@@ -93,7 +93,7 @@ static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, co
 			    (unsigned long long)s->sup.jobs_done, (unsigned long long)s->sup.jobs_failed);
 	if (s->parts_per_min >= 0)
 		x += cv_printf(cv, r.y + 1, x, -1, CV_NORMAL, "%.1f parts/min  ", s->parts_per_min);
-	for (uint32_t k = 1; k <= SHM_NKINDS; k++)
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
 		if (s->sup.jobs_done_kind[k - 1])
 			x += cv_printf(cv, r.y + 1, x, -1, CV_DIM, "%s:%llu ", fmt_kind(k, kb, sizeof kb),
 				       (unsigned long long)s->sup.jobs_done_kind[k - 1]);

@@ -201,8 +201,8 @@ static int read_jobs(struct snap_reader *r, struct snap *s, uint32_t *cap)
 		}
 		if (j->v.id == 0 || j->v.state == SHM_JOB_FREE)
 			continue;
-		if (j->v.nparts > SHM_JOB_MAX_PARTS)
-			j->v.nparts = SHM_JOB_MAX_PARTS;
+		if (j->v.nparts > VOCAB_MAX_PARTS)
+			j->v.nparts = VOCAB_MAX_PARTS;
 		j->v.reason[sizeof j->v.reason - 1] = '\0';
 		j->index = i;
 		derive_job(j, s->start_mono_ns + snap_uptime_ns(s));	/* now, or its last beat */

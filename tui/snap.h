@@ -36,7 +36,7 @@ struct snap_slot {
 
 struct snap_job {
 	uint32_t index;		/* entry in the job table */
-	struct shm_job v;	/* nparts clamped to SHM_JOB_MAX_PARTS */
+	struct shm_job v;	/* nparts clamped to VOCAB_MAX_PARTS */
 	uint32_t count[SHM_PART_NSTATES];	/* partitions per state */
 	double progress;	/* done / nparts */
 	uint64_t elapsed_ns;	/* since start (or submit), to end or now */

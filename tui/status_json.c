@@ -163,7 +163,7 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "jobs_failed", j_u64(s->sup.jobs_failed));
 	json_object *bk = json_object_new_object();
 	char kb[24];
-	for (uint32_t k = 1; k <= SHM_NKINDS; k++)
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
 		json_object_object_add(bk, fmt_kind(k, kb, sizeof kb), j_u64(s->sup.jobs_done_kind[k - 1]));
 	J_ADD(j, "jobs_done_by_kind", bk);
 	J_ADD(j, "partitions_done", j_u64(s->sup.parts_done));

@@ -129,7 +129,7 @@ static void supervisor(FILE *f, const struct snap *s)
 	COUNTER("provisor_jobs_failed_total", "Jobs that failed.", s->sup.jobs_failed);
 	head(f, "provisor_kind_jobs_done_total", "counter", "Jobs completed, by kind.");
 	char kb[24];
-	for (uint32_t k = 1; k <= SHM_NKINDS; k++)
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
 		fprintf(f, "provisor_kind_jobs_done_total{kind=\"%s\"} %llu\n", fmt_kind(k, kb, sizeof kb),
 			(unsigned long long)s->sup.jobs_done_kind[k - 1]);
 	COUNTER("provisor_partitions_done_total", "Partitions proven.", s->sup.parts_done);
@@ -154,7 +154,7 @@ static void job_table(FILE *f, const struct snap *s)
 	     "Jobs in the status segment's job table (active and recent), by state and kind.");
 	for (uint32_t st = SHM_JOB_QUEUED; st < SHM_JOB_NSTATES; st++)
 		for (uint32_t k = 1; k < 8; k++)
-			if (n[st][k] || k <= SHM_NKINDS)
+			if (n[st][k] || k <= VOCAB_NKINDS)
 				fprintf(f, "provisor_job_table_entries{state=\"%s\",kind=\"%s\"} %u\n",
 					fmt_job_state(st), fmt_kind(k, kb, sizeof kb), n[st][k]);
 }

@@ -11,7 +11,6 @@
  * real, and exits: 0 running, 3 not running/responding, 1 no segment.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
@@ -21,63 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "supervisor/cmds.h"
 #include "tui/render.h"
 #include "tui/term.h"
+#include "tui/top.h"
 
 #define TOP_MAX_ERRORS 10	/* input errors in a row: the terminal is gone */
-
-struct top_opts {
-	const char *name;
-	unsigned tenths;
-	int once, color, ascii, width;
-};
-
-/* 0 to go on, 2 after saying what was wrong, -1 after --help. */
-static int parse(int argc, char **argv, struct top_opts *o)
-{
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "once", no_argument, NULL, '1' },
-		{ "width", required_argument, NULL, 'w' },
-		{ "no-color", no_argument, NULL, 'C' },
-		{ "ascii", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *nc = getenv("NO_COLOR");
-	long n;
-	int opt;
-
-	*o = (struct top_opts){ .name = "default", .tenths = 5, .color = !(nc && *nc) };
-	opterr = 0;
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n': o->name = optarg; break;
-		case '1': o->once = 1; break;
-		case 'C': o->color = 0; break;
-		case 'a': o->ascii = 1; break;
-		case 'h': return cmd_help("top") - 1;
-		case 'd':
-			if (cmd_parse_int(optarg, 1, 600, &n) < 0)
-				return cmd_usage_error("top", "-d '%s' is not a delay in tenths of a second, 1..600",
-						       optarg);
-			o->tenths = (unsigned)n;
-			break;
-		case 'w':
-			if (cmd_parse_int(optarg, 1, 10000, &n) < 0)
-				return cmd_usage_error("top", "--width '%s' is not a number of columns in 1..10000",
-						       optarg);
-			o->width = (int)n;
-			break;
-		default:
-			return cmd_bad_option(opt, argv, opts);
-		}
-	}
-	return optind < argc ? cmd_extra_arg(argv) : 0;
-}
 
 static int exit_code(const struct snap *s)
 {
@@ -257,28 +204,25 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 	return 0;
 }
 
-int cmd_top(int argc, char **argv)
+int top_main(struct top_opts *o)
 {
-	struct top_opts o;
 	struct snap_reader r;
 	struct snap s = { 0 };
 	char err[256];
 	int rc;
 
-	if ((rc = parse(argc, argv, &o)))
-		return rc < 0 ? 0 : rc;	/* -1: --help was printed */
 	setlocale(LC_ALL, "");
 	if (strcmp(nl_langinfo(CODESET), "UTF-8"))
-		o.ascii = 1;	/* no UTF-8: line art and glyphs in ASCII */
-	if (snap_reader_init(&r, o.name, err, sizeof err) < 0) {
+		o->ascii = 1;	/* no UTF-8: line art and glyphs in ASCII */
+	if (snap_reader_init(&r, o->name, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor top: %s\n", err);
 		return 2;
 	}
-	snprintf(s.name, sizeof s.name, "%s", o.name);
-	if (o.once || !isatty(STDOUT_FILENO))
-		rc = top_once(&o, &r, &s);
+	snprintf(s.name, sizeof s.name, "%s", o->name);
+	if (o->once || !isatty(STDOUT_FILENO))
+		rc = top_once(o, &r, &s);
 	else
-		rc = top_loop(&o, &r, &s);
+		rc = top_loop(o, &r, &s);
 	snap_free(&s);
 	snap_reader_close(&r);
 	return rc;

@@ -3,11 +3,11 @@
 # confined to tui/term.c) and provisor exporter (libmicrohttpd).
 TUI_SRCS := tui/fmt.c tui/snap.c tui/status_text.c tui/status_json.c tui/status_prom.c \
 	    tui/canvas.c tui/layout.c tui/render.c tui/render_panes.c tui/nvml.c tui/term.c
-TUI_CMDS := tui/cmd_status.c tui/exporter.c tui/top.c
+TUI_MAINS := tui/exporter.c tui/top.c
 
 $(O)/libtui.a: $(call objs,$(TUI_SRCS))
 PROVISOR_LIBS += $(O)/libtui.a
-PROVISOR_OBJS += $(call objs,$(TUI_CMDS))
+PROVISOR_OBJS += $(call objs,$(TUI_MAINS))
 PROVISOR_LDLIBS += $(call pc_libs,ncursesw) $(call pc_libs,json-c) $(call pc_libs,libmicrohttpd) -ldl
 
 EXTRA_CFLAGS_tui/status_json.c = $(call pc_cflags,json-c)
@@ -17,24 +17,22 @@ EXTRA_CFLAGS_tui/term.c = $(call pc_cflags,ncursesw)
 # The fake supervisor that tests and the benchmark run against.
 TUI_FAKE := $(call objs,tests/tui/fake.c)
 PROGS += $(BIN)/tests/fakesup
-$(BIN)/tests/fakesup: $(call objs,tests/tui/fakesup.c) $(TUI_FAKE) $(O)/libshm.a $(O)/libformat.a
-LDLIBS_tests/fakesup = $(call pc_libs,libsodium)
+$(BIN)/tests/fakesup: $(call objs,tests/tui/fakesup.c) $(TUI_FAKE) $(O)/libshm.a
 
 # Tests: the layout sweep (pure), status/top --once/--json/--prometheus
 # against the fake writer, escapes in segment text and a dead fake
 # supervisor (tui_dead), the terminal through tmux, the exporter over HTTP.
 TESTS += $(BIN)/tests/tui_layout
-$(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libshm.a $(O)/libformat.a
-LDLIBS_tests/tui_layout = $(call pc_libs,ncursesw) $(call pc_libs,json-c) $(call pc_libs,libsodium) -ldl
+$(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libshm.a
+LDLIBS_tests/tui_layout = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
 
 TESTS += $(BIN)/tests/tui_status
-$(BIN)/tests/tui_status: $(call objs,tests/tui/status.c) $(TUI_FAKE) $(O)/libshm.a $(O)/libformat.a | $(BIN)/provisor
-LDLIBS_tests/tui_status = $(call pc_libs,json-c) $(call pc_libs,libsodium) -lm
+$(BIN)/tests/tui_status: $(call objs,tests/tui/status.c) $(TUI_FAKE) $(O)/libshm.a | $(BIN)/provisor
+LDLIBS_tests/tui_status = $(call pc_libs,json-c) -lm
 EXTRA_CFLAGS_tests/tui/status.c = $(call pc_cflags,json-c)
 
 TESTS += $(BIN)/tests/tui_dead
-$(BIN)/tests/tui_dead: $(call objs,tests/tui/dead.c) $(TUI_FAKE) $(O)/libshm.a $(O)/libformat.a | $(BIN)/provisor
-LDLIBS_tests/tui_dead = $(call pc_libs,libsodium)
+$(BIN)/tests/tui_dead: $(call objs,tests/tui/dead.c) $(TUI_FAKE) $(O)/libshm.a | $(BIN)/provisor
 
 TESTS += tests/tui/tmux.sh tests/tui/exporter.sh tests/tui/live.sh
 

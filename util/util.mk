@@ -2,3 +2,6 @@
 # only libc), and their tests.
 TESTS += $(BIN)/tests/util_text
 $(BIN)/tests/util_text: $(call objs,tests/util/text.c)
+
+TESTS += $(BIN)/tests/util_util
+$(BIN)/tests/util_util: $(call objs,tests/util/util.c)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "conf/conf.h"
-#include "format/pfile.h"
+#include "util/vocab.h"
 #include "gpuworker/hterm.h"
 #include "tests/helpers.h"
 
@@ -64,15 +64,15 @@ static void test_defaults(void)
 	CHECK(!conf_check(&c, err, sizeof err), "defaults invalid: %s", err);
 	CHECK(!strcmp(c.name, "default") && c.gpus == -1 && c.workers_per_gpu == 2 && c.synth == 2,
 	      "default name/slots");
-	CHECK(c.backend == HTERM_AUTO && c.mem_budget == 1ull << 30, "default backend/budget");
+	CHECK(c.backend == VOCAB_BACKEND_AUTO && c.mem_budget == 1ull << 30, "default backend/budget");
 	CHECK(c.shm_mode == 0640 && c.socket_mode == 0600 && c.max_jobs == 1024, "default modes");
 	CHECK(c.max_log_size == 20 && !c.state_dir[0] && !c.socket_group[0], "default limits");
-	CHECK(c.kind[PFILE_JOB_WINNING_POST].priority == 0 && c.kind[PFILE_JOB_WINNING_POST].partitions == 1,
+	CHECK(c.kind[VOCAB_KIND_WINNING_POST].priority == 0 && c.kind[VOCAB_KIND_WINNING_POST].partitions == 1,
 	      "winning-post");
-	CHECK(c.kind[PFILE_JOB_WINDOW_POST].priority == 1, "window-post");
-	CHECK(c.kind[PFILE_JOB_SNAP_DEALS].partitions == 16 && c.kind[PFILE_JOB_POREP].partitions == 10,
+	CHECK(c.kind[VOCAB_KIND_WINDOW_POST].priority == 1, "window-post");
+	CHECK(c.kind[VOCAB_KIND_SNAP_DEALS].partitions == 16 && c.kind[VOCAB_KIND_POREP].partitions == 10,
 	      "snap/porep partitions");
-	for (int k = 1; k < CONF_NKINDS; k++)
+	for (int k = 1; k <= VOCAB_NKINDS; k++)
 		CHECK(c.kind[k].log_size >= 14 && c.kind[k].log_size <= 15 && !c.kind[k].deadline_ms,
 		      "kind %d size/deadline", k);
 	conf_finish(&c);
@@ -124,16 +124,16 @@ static void test_full(void)
 	CHECK(!conf_load(&c, path, err, sizeof err), "full file refused: %s", err);
 	CHECK(!strcmp(c.name, "rig-1") && !strcmp(c.state_dir, "/srv/provisor/rig-1"), "name, state_dir");
 	CHECK(c.gpus == 4 && c.workers_per_gpu == 3 && c.synth == 6, "slots");
-	CHECK(c.backend == HTERM_CPU && c.mem_budget == 8ull << 30, "backend, budget");
+	CHECK(c.backend == VOCAB_BACKEND_CPU && c.mem_budget == 8ull << 30, "backend, budget");
 	CHECK(c.shm_mode == 0644 && c.socket_mode == 0660 && !strcmp(c.socket_group, "root"), "modes, group");
 	CHECK(c.max_jobs == 99 && c.max_log_size == 22, "limits");
-	CHECK(c.kind[PFILE_JOB_POREP].log_size == 22 && c.kind[PFILE_JOB_POREP].partitions == 11 &&
-	      c.kind[PFILE_JOB_POREP].priority == 5 && c.kind[PFILE_JOB_POREP].deadline_ms == 90000, "porep");
-	CHECK(c.kind[PFILE_JOB_WINNING_POST].deadline_ms == 1500 &&
-	      c.kind[PFILE_JOB_WINNING_POST].log_size == 14, "winning-post (rest default)");
-	CHECK(c.kind[PFILE_JOB_WINDOW_POST].partitions == 3, "window-post");
-	CHECK(c.kind[PFILE_JOB_SNAP_DEALS].log_size == 12 &&
-	      c.kind[PFILE_JOB_SNAP_DEALS].deadline_ms == 120000, "snap-deals");
+	CHECK(c.kind[VOCAB_KIND_POREP].log_size == 22 && c.kind[VOCAB_KIND_POREP].partitions == 11 &&
+	      c.kind[VOCAB_KIND_POREP].priority == 5 && c.kind[VOCAB_KIND_POREP].deadline_ms == 90000, "porep");
+	CHECK(c.kind[VOCAB_KIND_WINNING_POST].deadline_ms == 1500 &&
+	      c.kind[VOCAB_KIND_WINNING_POST].log_size == 14, "winning-post (rest default)");
+	CHECK(c.kind[VOCAB_KIND_WINDOW_POST].partitions == 3, "window-post");
+	CHECK(c.kind[VOCAB_KIND_SNAP_DEALS].log_size == 12 &&
+	      c.kind[VOCAB_KIND_SNAP_DEALS].deadline_ms == 120000, "snap-deals");
 
 	/* an empty file and a comments-only file change nothing */
 	struct conf d, e;

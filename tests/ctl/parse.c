@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ctl/ctl.h"
-#include "format/pfile.h"
+#include "util/vocab.h"
 #include "shm/layout.h"
 #include "tests/helpers.h"
 
@@ -65,16 +65,16 @@ static void test_valid(void)
 	r = parse_ok("cancel 18446744073709551615");
 	CHECK(r.job == UINT64_MAX, "cancel max");
 	r = parse_ok("submit porep");
-	CHECK(r.op == CTL_SUBMIT && r.kind == PFILE_JOB_POREP && !r.seed_len && !r.log_size &&
+	CHECK(r.op == CTL_SUBMIT && r.kind == VOCAB_KIND_POREP && !r.seed_len && !r.log_size &&
 	      !r.partitions, "submit porep");
 	r = parse_ok("submit winning-post seed=00ff k=26 partitions=64\n");
-	CHECK(r.kind == PFILE_JOB_WINNING_POST && r.seed_len == 2 && r.seed[0] == 0 && r.seed[1] == 0xff &&
+	CHECK(r.kind == VOCAB_KIND_WINNING_POST && r.seed_len == 2 && r.seed[0] == 0 && r.seed[1] == 0xff &&
 	      r.log_size == 26 && r.partitions == 64, "submit full");
 	r = parse_ok("submit window-post partitions=1 k=1 seed=AbCd");
-	CHECK(r.kind == PFILE_JOB_WINDOW_POST && r.partitions == 1 && r.log_size == 1 &&
+	CHECK(r.kind == VOCAB_KIND_WINDOW_POST && r.partitions == 1 && r.log_size == 1 &&
 	      r.seed[0] == 0xab && r.seed[1] == 0xcd, "options in any order, upper-case hex");
 	r = parse_ok("submit snap-deals seed=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
-	CHECK(r.kind == PFILE_JOB_SNAP_DEALS && r.seed_len == 32 && r.seed[31] == 0x1f, "32-byte seed");
+	CHECK(r.kind == VOCAB_KIND_SNAP_DEALS && r.seed_len == 32 && r.seed[31] == 0x1f, "32-byte seed");
 	r = parse_ok("worker enable gpu.0");
 	CHECK(r.op == CTL_WORKER_ENABLE && r.slot_table == SHM_T_GPU && r.slot == 0, "worker enable");
 	r = parse_ok("worker disable synth.13");

@@ -180,7 +180,7 @@ static inline int tf_recv_raw(int fd, struct frame_hdr *h, uint8_t **p)
 
 	CHECK(t_readable(fd, 5000), "no frame within 5 s");
 	CHECK(frame_read_full(fd, h, sizeof *h) == 0, "reading a frame header");
-	CHECK(frame_check_hdr(h, FRAME_MAX_LOG, err, sizeof err) == 0, "bad header: %s", err);
+	CHECK(frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err) == 0, "bad header: %s", err);
 	*p = malloc(h->payload_len + 1);
 	CHECK(*p && frame_read_full(fd, *p, h->payload_len) == 0, "reading a payload");
 	return frame_checksum(*p, h->payload_len) == h->checksum;

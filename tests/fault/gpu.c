@@ -46,7 +46,7 @@ static uint64_t send_part(struct t_child *c, uint64_t job)
 {
 	struct frame_hdr h;
 
-	frame_init(&h, FRAME_PART_DATA, job, 0, PFILE_JOB_POREP, TF_K, ++tf_gen);
+	frame_init(&h, FRAME_PART_DATA, job, 0, VOCAB_KIND_POREP, TF_K, ++tf_gen);
 	frame_seal(&h, tf_payload, 3 * ((size_t)32 << TF_K));
 	CHECK(frame_send(c->in, &h, tf_payload) == 0, "send PART_DATA");
 	return tf_gen;

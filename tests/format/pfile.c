@@ -136,7 +136,7 @@ static void t_roundtrip(void)
 
 static void t_result(void)
 {
-	struct pfile_result res = { .job_id = 0x1122334455667788ULL, .job_kind = PFILE_JOB_SNAP_DEALS,
+	struct pfile_result res = { .job_id = 0x1122334455667788ULL, .job_kind = VOCAB_KIND_SNAP_DEALS,
 				    .partitions = 3, .id = t_id(4) }, back;
 	struct pfile_writer *w;
 	struct pfile_reader *r;
@@ -184,15 +184,15 @@ static void t_result(void)
 	/* Bad arguments, and a directory that does not exist. */
 	res.job_kind = 99;
 	CHECK(pfile_result_begin(t_path("r4"), &res, &w, t_err, sizeof t_err) == -EINVAL, "job kind 99");
-	res.job_kind = PFILE_JOB_POREP;
+	res.job_kind = VOCAB_KIND_POREP;
 	res.partitions = 0;
 	CHECK(pfile_result_begin(t_path("r4"), &res, &w, t_err, sizeof t_err) == -EINVAL, "0 partitions");
 	res.partitions = 1;
 	CHECK(pfile_result_begin("/nonexistent-dir/r", &res, &w, t_err, sizeof t_err) == -ENOENT &&
 	      strstr(t_err, "/nonexistent-dir/r"), "%s", t_err);
-	CHECK(pfile_job_kind_parse("porep", &kind) == 0 && kind == PFILE_JOB_POREP, "parse porep");
-	CHECK(pfile_job_kind_parse("nope", &kind) == -EINVAL, "parse nope");
-	CHECK(!strcmp(pfile_job_kind_name(PFILE_JOB_WINNING_POST), "winning-post"), "name");
+	CHECK(vocab_kind_parse("porep", &kind) == 0 && kind == VOCAB_KIND_POREP, "parse porep");
+	CHECK(vocab_kind_parse("nope", &kind) == -EINVAL, "parse nope");
+	CHECK(!strcmp(vocab_kind_name(VOCAB_KIND_WINNING_POST), "winning-post"), "name");
 }
 
 /* Write buf as file "bad", read it as a partition file, and expect the

@@ -11,7 +11,7 @@
 #include "gpuworker/hterm.h"
 
 /* Runs resolve with stderr captured into log. */
-static int resolve_logged(enum hterm_backend want, enum hterm_backend *got,
+static int resolve_logged(enum vocab_backend want, enum vocab_backend *got,
 			  char *err, size_t errlen, char *log, size_t loglen)
 {
 	FILE *tmp = tmpfile();
@@ -35,17 +35,17 @@ static int resolve_logged(enum hterm_backend want, enum hterm_backend *got,
 static void check_parse(void)
 {
 	static const char *bad[] = { "", "CPU", "Cuda", "gpu", "cuda ", " auto", "autox", "c" };
-	enum hterm_backend be = HTERM_CUDA;
+	enum vocab_backend be = VOCAB_BACKEND_CUDA;
 
-	CHECK(hterm_backend_parse("auto", &be) == 0 && be == HTERM_AUTO, "parse auto");
-	CHECK(hterm_backend_parse("cpu", &be) == 0 && be == HTERM_CPU, "parse cpu");
-	CHECK(hterm_backend_parse("cuda", &be) == 0 && be == HTERM_CUDA, "parse cuda");
+	CHECK(vocab_backend_parse("auto", &be) == 0 && be == VOCAB_BACKEND_AUTO, "parse auto");
+	CHECK(vocab_backend_parse("cpu", &be) == 0 && be == VOCAB_BACKEND_CPU, "parse cpu");
+	CHECK(vocab_backend_parse("cuda", &be) == 0 && be == VOCAB_BACKEND_CUDA, "parse cuda");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		be = HTERM_CPU;
-		CHECK(hterm_backend_parse(bad[i], &be) == -1, "parse accepted \"%s\"", bad[i]);
-		CHECK(be == HTERM_CPU, "parse of \"%s\" wrote its output", bad[i]);
+		be = VOCAB_BACKEND_CPU;
+		CHECK(vocab_backend_parse(bad[i], &be) == -1, "parse accepted \"%s\"", bad[i]);
+		CHECK(be == VOCAB_BACKEND_CPU, "parse of \"%s\" wrote its output", bad[i]);
 	}
-	CHECK(hterm_backend_parse(NULL, &be) == -1, "parse accepted NULL");
+	CHECK(vocab_backend_parse(NULL, &be) == -1, "parse accepted NULL");
 }
 
 static void fill(fr_t *v[3], size_t n, uint64_t *seed)
@@ -59,7 +59,7 @@ static void fill(fr_t *v[3], size_t n, uint64_t *seed)
 
 int main(void)
 {
-	enum hterm_backend got;
+	enum vocab_backend got;
 	char err[512], log[1024], why[512];
 	int ndev;
 
@@ -73,14 +73,14 @@ int main(void)
 
 	/* auto: never fails; one line that says which and why. */
 	err[0] = '\0';
-	CHECK(resolve_logged(HTERM_AUTO, &got, err, sizeof(err), log, sizeof(log)) == 0,
+	CHECK(resolve_logged(VOCAB_BACKEND_AUTO, &got, err, sizeof(err), log, sizeof(log)) == 0,
 	      "resolve(auto) failed: %s", err);
 	CHECK(strchr(log, '\n') == log + strlen(log) - 1, "resolve(auto) logged not one line: %s", log);
 	if (ndev > 0) {
-		CHECK(got == HTERM_CUDA, "auto did not pick CUDA with %d devices", ndev);
+		CHECK(got == VOCAB_BACKEND_CUDA, "auto did not pick CUDA with %d devices", ndev);
 		CHECK(strstr(log, "backend cuda (auto"), "log line: %s", log);
 	} else {
-		CHECK(got == HTERM_CPU, "auto did not fall back to the CPU");
+		CHECK(got == VOCAB_BACKEND_CPU, "auto did not fall back to the CPU");
 		CHECK(strstr(log, "provisor: backend cpu (auto: no CUDA device: "), "log line: %s", log);
 		CHECK(strstr(log, why), "log line does not give the reason (%s): %s", why, log);
 	}
@@ -88,18 +88,18 @@ int main(void)
 
 	/* cuda: an error naming the cause where there is no device. */
 	err[0] = '\0';
-	int rc = resolve_logged(HTERM_CUDA, &got, err, sizeof(err), log, sizeof(log));
+	int rc = resolve_logged(VOCAB_BACKEND_CUDA, &got, err, sizeof(err), log, sizeof(log));
 	if (ndev > 0) {
-		CHECK(rc == 0 && got == HTERM_CUDA, "resolve(cuda) with a device: %s", err);
+		CHECK(rc == 0 && got == VOCAB_BACKEND_CUDA, "resolve(cuda) with a device: %s", err);
 	} else {
 		CHECK(rc == -1, "resolve(cuda) without a device succeeded");
 		CHECK(strstr(err, "no CUDA device") && strstr(err, why),
 		      "resolve(cuda) message does not name the cause: %s", err);
 		printf("info: backend: resolve(cuda): %s\n", err);
 	}
-	CHECK(resolve_logged(HTERM_CPU, &got, err, sizeof(err), log, sizeof(log)) == 0 &&
-	      got == HTERM_CPU, "resolve(cpu)");
-	CHECK(resolve_logged((enum hterm_backend)7, &got, err, sizeof(err), log, sizeof(log)) == -1,
+	CHECK(resolve_logged(VOCAB_BACKEND_CPU, &got, err, sizeof(err), log, sizeof(log)) == 0 &&
+	      got == VOCAB_BACKEND_CPU, "resolve(cpu)");
+	CHECK(resolve_logged((enum vocab_backend)7, &got, err, sizeof(err), log, sizeof(log)) == -1,
 	      "resolve(7) succeeded");
 
 	/* run: cpu is hterm_cpu; auto is refused; a bad k is an error. */
@@ -115,16 +115,16 @@ int main(void)
 	fill(v, n, &seed);
 	for (int i = 0; i < 3; i++)
 		memcpy(w[i], v[i], n * sizeof(fr_t));
-	CHECK(hterm_run(HTERM_CPU, 0, w[0], w[1], w[2], k, err, sizeof(err)) == 0,
+	CHECK(hterm_run(VOCAB_BACKEND_CPU, 0, w[0], w[1], w[2], k, err, sizeof(err)) == 0,
 	      "hterm_run(cpu): %s", err);
 	CHECK(fr_is_zero(&w[0][n - 1]), "hterm_run(cpu): top coefficient of H not zero");
 	CHECK(hterm_cpu(v[0], v[1], v[2], k) == 0, "hterm_cpu");
 	CHECK(memcmp(v[0], w[0], n * sizeof(fr_t)) == 0, "hterm_run(cpu) != hterm_cpu");
 	err[0] = '\0';
-	CHECK(hterm_run(HTERM_AUTO, 0, w[0], w[1], w[2], k, err, sizeof(err)) == -1 && err[0],
+	CHECK(hterm_run(VOCAB_BACKEND_AUTO, 0, w[0], w[1], w[2], k, err, sizeof(err)) == -1 && err[0],
 	      "hterm_run(auto) was not refused");
 	err[0] = '\0';
-	CHECK(hterm_run(HTERM_CPU, 0, w[0], w[1], w[2], 0, err, sizeof(err)) == -1 && err[0],
+	CHECK(hterm_run(VOCAB_BACKEND_CPU, 0, w[0], w[1], w[2], 0, err, sizeof(err)) == -1 && err[0],
 	      "hterm_run(cpu, k=0) did not fail with a message");
 
 	/* cuda: a clear error without a device, identical H with one. */
@@ -132,7 +132,7 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		memcpy(w[i], v[i], n * sizeof(fr_t));
 	err[0] = '\0';
-	rc = hterm_run(HTERM_CUDA, 0, w[0], w[1], w[2], k, err, sizeof(err));
+	rc = hterm_run(VOCAB_BACKEND_CUDA, 0, w[0], w[1], w[2], k, err, sizeof(err));
 	if (ndev > 0) {
 		CHECK(rc == 0, "hterm_run(cuda): %s", err);
 		CHECK(hterm_cpu(v[0], v[1], v[2], k) == 0, "hterm_cpu");

@@ -58,7 +58,7 @@ int main(void)
 			CHECK(j.part[p].state == SHM_PART_DONE && j.part[p].gpu_ns > 0 && j.part[p].synth_ns > 0,
 			      "%s partition %u: state %u", kinds[k], p, j.part[p].state);
 		CHECK(sv_verify(&sv, ids[k]) == 0, "%s result does not verify", kinds[k]);
-		printf("info: %s: %u partitions of 2^%u, %.0f ms, verified\n", pfile_job_kind_name(j.kind),
+		printf("info: %s: %u partitions of 2^%u, %.0f ms, verified\n", vocab_kind_name(j.kind),
 		       j.nparts, j.log_size, (double)(j.end_mono_ns - j.submit_mono_ns) / 1e6);
 	}
 	atomic_store(&sampling, 0);

@@ -26,7 +26,7 @@ static void refused(const struct frame_hdr *h, const char *what)
 {
 	char err[256] = "";
 
-	CHECK(frame_check_hdr(h, FRAME_MAX_LOG, err, sizeof err) == -EBADMSG,
+	CHECK(frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err) == -EBADMSG,
 	      "accepted a header that should fail with \"%s\"", what);
 	CHECK(strstr(err, what) != NULL, "reason \"%s\" does not say \"%s\"", err, what);
 	printf("refused: %s\n", err);
@@ -40,7 +40,7 @@ static void test_roundtrip(const uint8_t *buf)
 			char err[256];
 
 			sealed(&h, t, k, buf);
-			CHECK(frame_check_hdr(&h, FRAME_MAX_LOG, err, sizeof err) == 0,
+			CHECK(frame_check_hdr(&h, VOCAB_LOG_MAX, err, sizeof err) == 0,
 			      "%s k=%u: %s", frame_type_name(t), k, err);
 			CHECK_EQ_U64(h.checksum, frame_checksum(buf, h.payload_len));
 			CHECK_EQ_U64(h.job, 0x1122334455667788ull);
@@ -51,7 +51,7 @@ static void test_roundtrip(const uint8_t *buf)
 	struct frame_hdr h;
 	char err[256];
 	sealed(&h, FRAME_HELLO, 0, buf);
-	CHECK(frame_check_hdr(&h, FRAME_MAX_LOG, err, sizeof err) == 0, "HELLO k=0: %s", err);
+	CHECK(frame_check_hdr(&h, VOCAB_LOG_MAX, err, sizeof err) == 0, "HELLO k=0: %s", err);
 	CHECK_EQ_U64(frame_expected_len(FRAME_PART_DATA, 10), 3 * 1024 * 32);
 	CHECK_EQ_U64(frame_expected_len(FRAME_H_RESULT, 10), 1024 * 32);
 	CHECK_EQ_U64(frame_expected_len(FRAME_FAIL, 10), 0);
@@ -74,7 +74,7 @@ static void test_corruptions(const uint8_t *buf)
 	g = h; g.type = 0; frame_seal_hdr(&g); refused(&g, "unknown frame type 0");
 	g = h; g.type = FRAME_NTYPES; frame_seal_hdr(&g); refused(&g, "unknown frame type");
 	g = h; g.log_size = 0; frame_seal_hdr(&g); refused(&g, "out of range");
-	g = h; g.log_size = FRAME_MAX_LOG + 1; frame_seal_hdr(&g); refused(&g, "out of range");
+	g = h; g.log_size = VOCAB_LOG_MAX + 1; frame_seal_hdr(&g); refused(&g, "out of range");
 	/* k above the receiver's own limit. */
 	char err[256];
 	CHECK(frame_check_hdr(&h, 9, err, sizeof err) == -EBADMSG, "k=10 > max 9 accepted");
@@ -92,7 +92,7 @@ static void test_corruptions(const uint8_t *buf)
 	g = h; g.payload_len = FRAME_FAIL_MAX + 1; frame_seal_hdr(&g); refused(&g, "FAIL frame");
 	g = h; g.payload_len = 0; frame_seal_hdr(&g); refused(&g, "FAIL frame");
 	g = h; g.payload_len = FRAME_FAIL_MAX; frame_seal_hdr(&g);
-	CHECK(frame_check_hdr(&g, FRAME_MAX_LOG, err, sizeof err) == 0, "FAIL of 256: %s", err);
+	CHECK(frame_check_hdr(&g, VOCAB_LOG_MAX, err, sizeof err) == 0, "FAIL of 256: %s", err);
 	/* A changed payload shows in the checksum, which the header carries. */
 	sealed(&h, FRAME_H_RESULT, 6, buf);
 	uint8_t copy[2048];

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/pfile.h"
+#include "util/vocab.h"
 #include "tests/tui/fake.h"
 
 static uint64_t rnd(struct fake *f)
@@ -39,9 +39,9 @@ static void event(struct fake *f, uint32_t type, uint32_t table, uint32_t slot,
 
 static void submit(struct fake *f)
 {
-	static const uint32_t kinds[] = { PFILE_JOB_SNAP_DEALS, PFILE_JOB_POREP,
-					  PFILE_JOB_WINNING_POST, PFILE_JOB_POREP,
-					  PFILE_JOB_WINDOW_POST, PFILE_JOB_SNAP_DEALS };
+	static const uint32_t kinds[] = { VOCAB_KIND_SNAP_DEALS, VOCAB_KIND_POREP,
+					  VOCAB_KIND_WINNING_POST, VOCAB_KIND_POREP,
+					  VOCAB_KIND_WINDOW_POST, VOCAB_KIND_SNAP_DEALS };
 	static const uint32_t parts[] = { 0, 1, 1, 16, 10 };
 	uint32_t e = f->next_entry, kind = kinds[rnd(f) % 6];
 	struct shm_job *j;
@@ -54,7 +54,7 @@ static void submit(struct fake *f)
 	memset(j, 0, sizeof *j);
 	j->id = f->next_id++;
 	j->kind = kind;
-	j->priority = kind <= PFILE_JOB_WINDOW_POST ? 3 - kind : 0;
+	j->priority = kind <= VOCAB_KIND_WINDOW_POST ? 3 - kind : 0;
 	j->state = SHM_JOB_QUEUED;
 	j->log_size = 16;
 	j->nparts = parts[kind];
@@ -65,7 +65,7 @@ static void submit(struct fake *f)
 	for (uint32_t p = 0; p < j->nparts; p++)
 		j->part[p] = (struct shm_part){ .synth_slot = 0xffff, .gpu_slot = 0xffff };
 	shm_write_job(&f->seg, e, j);
-	event(f, SHM_EV_JOB_SUBMIT, 0, 0, j->id, 0, 0, pfile_job_kind_name(kind));
+	event(f, SHM_EV_JOB_SUBMIT, 0, 0, j->id, 0, 0, vocab_kind_name(kind));
 }
 
 int fake_create(struct fake *f, const char *name, uint32_t ngpu, uint32_t nsynth,
@@ -241,7 +241,7 @@ static void settle_jobs(struct fake *f, uint64_t now)
 			j->state = SHM_JOB_DONE;
 			j->end_mono_ns = now;
 			f->sup.jobs_done++;
-			if (j->kind >= 1 && j->kind <= SHM_NKINDS)
+			if (j->kind >= 1 && j->kind <= VOCAB_NKINDS)
 				f->sup.jobs_done_kind[j->kind - 1]++;
 			write_job(f, e);
 			event(f, SHM_EV_JOB_DONE, 0, 0, j->id, 0, 0, "job done");

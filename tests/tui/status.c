@@ -14,7 +14,7 @@
 
 #include "tests/helpers.h"
 #include "tests/tui/fake.h"
-#include "format/pfile.h"
+#include "util/vocab.h"
 
 static struct fake f;
 static char name[40], prov[512];
@@ -190,9 +190,9 @@ int main(void)
 	CHECK_EQ_U64(prom(pr, "provisor_jobs{state=\"running\"}"), f.sup.jobs_running);
 	/* Done jobs by kind: the same in all three views, and they add up. */
 	uint64_t by_kind = 0;
-	for (uint32_t k = 1; k <= SHM_NKINDS; k++) {
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		char key[80], shown[40];
-		const char *kb = pfile_job_kind_name(k);
+		const char *kb = vocab_kind_name(k);
 		uint64_t n = f.sup.jobs_done_kind[k - 1];
 		CHECK_EQ_U64(json_object_get_uint64(get(get(sup, "jobs_done_by_kind"), kb)), n);
 		snprintf(key, sizeof key, "provisor_kind_jobs_done_total{kind=\"%s\"}", kb);

@@ -129,7 +129,7 @@ static inline void t_recv(int fd, struct frame_hdr *h, uint8_t **payload)
 	int rc = frame_read_full(fd, h, sizeof *h);
 
 	CHECK(rc == 0, "reading a frame header: %d", rc);
-	CHECK(frame_check_hdr(h, FRAME_MAX_LOG, err, sizeof err) == 0, "bad frame: %s", err);
+	CHECK(frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err) == 0, "bad frame: %s", err);
 	*payload = malloc(h->payload_len + 1);
 	CHECK(*payload, "malloc");
 	CHECK(frame_read_full(fd, *payload, h->payload_len) == 0, "reading a payload");

@@ -74,7 +74,7 @@ static void make_part(struct t_part *tp, const char *seed, uint32_t p, uint32_t 
 	encode(tp->payload, v, 3 * n);
 	CHECK(hterm_cpu(v, v + n, v + 2 * n, k) == 0, "hterm_cpu");
 	tp->h = v;	/* H is in a, the first n elements */
-	frame_init(&tp->hdr, FRAME_PART_DATA, job, p, PFILE_JOB_POREP, (uint16_t)k, gen);
+	frame_init(&tp->hdr, FRAME_PART_DATA, job, p, VOCAB_KIND_POREP, (uint16_t)k, gen);
 	frame_seal(&tp->hdr, tp->payload, 3 * n * 32);
 }
 
@@ -257,7 +257,7 @@ static void make_unsat(struct t_part *tp, uint32_t k, uint64_t gen)
 		tp->payload[i] = (uint8_t)t_rand(&seed);
 	for (size_t i = 31; i < len; i += 32)
 		tp->payload[i] &= 0x3f;	/* below r's top byte 0x73 */
-	frame_init(&tp->hdr, FRAME_PART_DATA, 900, 0, PFILE_JOB_SNAP_DEALS, (uint16_t)k, gen);
+	frame_init(&tp->hdr, FRAME_PART_DATA, 900, 0, VOCAB_KIND_SNAP_DEALS, (uint16_t)k, gen);
 	frame_seal(&tp->hdr, tp->payload, len);
 }
 

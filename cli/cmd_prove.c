@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "format/pfile.h"
 #include "gpuworker/hterm.h"
-#include "supervisor/cmds.h"
 #include "synth/synth.h"
 
 /* 0 when out's directory exists and we may create files in it; else one
@@ -43,18 +43,19 @@ static int prove_check_outdir(const char *out)
 	return rc;
 }
 
-int cmd_prove(int argc, char **argv)
+static const struct option cmd_prove_options[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int cmd_prove(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *in = NULL, *out = NULL;
-	enum hterm_backend want = HTERM_AUTO, got;
+	enum vocab_backend want = VOCAB_BACKEND_AUTO, got;
 	struct synth_id id;
 	fr_t *a = NULL, *b = NULL, *c = NULL;
 	size_t bad;
@@ -64,7 +65,7 @@ int cmd_prove(int argc, char **argv)
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:b:d:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'i':
 			in = optarg;
@@ -73,28 +74,28 @@ int cmd_prove(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'b':
-			if (hterm_backend_parse(optarg, &want)) {
+			if (vocab_backend_parse(optarg, &want)) {
 				fprintf(stderr, "provisor prove: unknown backend '%s' (auto, cuda or cpu)\n", optarg);
 				return 2;
 			}
 			break;
 		case 'd':
-			if (cmd_parse_int(optarg, 0, INT_MAX, &dev) < 0) {
+			if (cli_parse_int(optarg, 0, INT_MAX, &dev) < 0) {
 				fprintf(stderr, "provisor prove: --device '%s' is not a device ordinal (0, 1, ...)\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 'h':
-			return cmd_help("prove");
+			return cli_help("prove");
 		default:
-			return cmd_bad_option(opt, argv, opts);
+			return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (!in || !out)
-		return cmd_usage_error("prove", "missing %s", !in ? "-i FILE" : "-o FILE");
+		return cli_usage_error("prove", "missing %s", !in ? "-i FILE" : "-o FILE");
 
 	/* A wrong -o should fail now, not after the transform. pfile's writer
 	 * still reports any later failure (disk full, a race). */
@@ -118,7 +119,7 @@ int cmd_prove(int argc, char **argv)
 	err[0] = '\0';
 	if (hterm_run(got, (int)dev, a, b, c, id.k, err, sizeof err)) {
 		fprintf(stderr, "provisor prove: %s backend failed: %s\n",
-			got == HTERM_CUDA ? "cuda" : "cpu", err[0] ? err : "out of memory or bad size");
+			vocab_backend_name(got), err[0] ? err : "out of memory or bad size");
 		goto out;
 	}
 	if (!hterm_check_top(a, id.k)) {
@@ -136,3 +137,11 @@ out:
 	free(c);
 	return rc;
 }
+
+const struct cli_entry cli_cmd_prove = {
+	.name = "prove",
+	.usage = "prove -i FILE -o FILE [--backend auto|cuda|cpu] [--device N]",
+	.options = cmd_prove_options,
+	.optstring = ":i:o:b:d:h",
+	.exec = cmd_prove,
+};

@@ -13,36 +13,33 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/cli.h"
 #include "format/pfile.h"
-#include "supervisor/cmds.h"
 #include "synth/synth.h"
+#include "util/util.h"
 
-/* Parse a decimal in [lo, hi] with nothing around it. 0 or -EINVAL. */
-static int synth_parse_u32(const char *s, unsigned long lo, unsigned long hi, uint32_t *out)
+/* A decimal in [lo, hi], digits only. 0 or -EINVAL. */
+static int synth_parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
+	if (util_num(s, UTIL_NUM_DIGITS, lo, hi, &v))
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;
 }
 
-int cmd_synth(int argc, char **argv)
+static const struct option cmd_synth_options[] = {
+	{ "seed", required_argument, NULL, 's' },
+	{ "partition", required_argument, NULL, 'p' },
+	{ "log-size", required_argument, NULL, 'k' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int cmd_synth(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "partition", required_argument, NULL, 'p' },
-		{ "log-size", required_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	struct synth_id id = { .seed_len = 0 };
 	const char *out = NULL;
 	int have_part = 0, have_k = 0, opt;
@@ -53,7 +50,7 @@ int cmd_synth(int argc, char **argv)
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":s:p:k:o:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 's':
 			if (synth_parse_seed(&id, optarg)) {
@@ -71,9 +68,9 @@ int cmd_synth(int argc, char **argv)
 			have_part = 1;
 			break;
 		case 'k':
-			if (synth_parse_u32(optarg, SYNTH_LOG_MIN, SYNTH_LOG_MAX, &id.k)) {
+			if (synth_parse_u32(optarg, SYNTH_LOG_MIN, VOCAB_LOG_MAX, &id.k)) {
 				fprintf(stderr, "provisor synth: --log-size '%s' out of range %d..%d\n",
-					optarg, SYNTH_LOG_MIN, SYNTH_LOG_MAX);
+					optarg, SYNTH_LOG_MIN, VOCAB_LOG_MAX);
 				return 2;
 			}
 			have_k = 1;
@@ -82,15 +79,15 @@ int cmd_synth(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'h':
-			return cmd_help("synth");
+			return cli_help("synth");
 		default:
-			return cmd_bad_option(opt, argv, opts);
+			return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (!id.seed_len || !have_part || !have_k || !out)
-		return cmd_usage_error("synth", "missing %s",
+		return cli_usage_error("synth", "missing %s",
 				       !id.seed_len ? "--seed" : !have_part ? "--partition" :
 				       !have_k ? "--log-size" : "-o FILE");
 
@@ -114,3 +111,11 @@ out:
 	free(c);
 	return rc;
 }
+
+const struct cli_entry cli_cmd_synth = {
+	.name = "synth",
+	.usage = "synth --seed HEX --partition I --log-size K -o FILE",
+	.options = cmd_synth_options,
+	.optstring = ":s:p:k:o:h",
+	.exec = cmd_synth,
+};

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli/cli.h"
 #include "format/pfile.h"
-#include "supervisor/cmds.h"
 #include "synth/synth.h"
 #include "verify/verify.h"
 
@@ -84,22 +84,23 @@ static int verify_result_file(const char *path)
 	return bad;
 }
 
-int cmd_verify(int argc, char **argv)
+static const struct option cmd_verify_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	enum pfile_kind kind;
 	char err[512];
 	int opt, bad = 0;
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1)
-		return opt == 'h' ? cmd_help("verify") : cmd_bad_option(opt, argv, opts);
+	while ((opt = cli_getopt(argc, argv)) != -1)
+		return opt == 'h' ? cli_help("verify") : cli_bad_option(opt, argv);
 	if (optind >= argc)
-		return cmd_usage_error("verify", "no files given");
+		return cli_usage_error("verify", "no files given");
 	for (int i = optind; i < argc; i++) {
 		if (pfile_probe(argv[i], &kind, err, sizeof err)) {
 			fprintf(stderr, "provisor verify: %s\n", err);
@@ -122,3 +123,11 @@ int cmd_verify(int argc, char **argv)
 	fflush(stdout);
 	return bad;
 }
+
+const struct cli_entry cli_cmd_verify = {
+	.name = "verify",
+	.usage = "verify FILE...",
+	.options = cmd_verify_options,
+	.optstring = ":h",
+	.exec = cmd_verify,
+};

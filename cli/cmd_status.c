@@ -10,20 +10,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "supervisor/cmds.h"
+#include "cli/cli.h"
 #include "tui/snap.h"
 #include "tui/status.h"
 #include "util/text.h"
 
-int cmd_status(int argc, char **argv)
+static const struct option cmd_status_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "prometheus", no_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "prometheus", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *name = "default";
 	int json = 0, prom = 0, rc, opt;
 	struct snap_reader r;
@@ -32,19 +33,19 @@ int cmd_status(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'n': name = optarg; break;
 		case 'j': json = 1; break;
 		case 'p': prom = 1; break;
-		case 'h': return cmd_help("status");
-		default: return cmd_bad_option(opt, argv, opts);
+		case 'h': return cli_help("status");
+		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (json && prom)
-		return cmd_usage_error("status", "--json and --prometheus are two formats: choose one");
+		return cli_usage_error("status", "--json and --prometheus are two formats: choose one");
 	if (snap_reader_init(&r, name, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor status: %s\n", err);
 		return 2;
@@ -70,3 +71,11 @@ int cmd_status(int argc, char **argv)
 	snap_reader_close(&r);
 	return rc;
 }
+
+const struct cli_entry cli_cmd_status = {
+	.name = "status",
+	.usage = "status [--name NAME] [--json] [--prometheus]",
+	.options = cmd_status_options,
+	.optstring = ":h",
+	.exec = cmd_status,
+};

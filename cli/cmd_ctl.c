@@ -25,10 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "ctl/ctl.h"
-#include "format/pfile.h"
 #include "shm/shm.h"
-#include "supervisor/cmds.h"
 #include "util/text.h"
 
 #define CMD_CTL_TIMEOUT_MS 5000
@@ -225,16 +224,17 @@ static int cmd_ctl_check_name(const char *cmd, const char *name)
 	return 0;
 }
 
+static const struct option cmd_ctl_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "socket", required_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 /* cancel JOB, drain, stop, ping, worker enable|disable SLOT: the words
  * after the command name are the request's arguments, nargs of them. */
 static int cmd_ctl_simple(int argc, char **argv, int nargs)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	struct cmd_ctl_target t = { .name = "default" };
 	char line[CTL_MAX_LINE + 1], reply[8192];
 	size_t off;
@@ -242,16 +242,16 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs)
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":n:S:h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'n': t.name = optarg; break;
 		case 'S': t.socket = optarg; break;
-		case 'h': return cmd_help(argv[0]);
-		default: return cmd_bad_option(opt, argv, opts);
+		case 'h': return cli_help(argv[0]);
+		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (argc - optind != nargs)
-		return cmd_usage_error(argv[0], "expected %d argument%s", nargs, nargs == 1 ? "" : "s");
+		return cli_usage_error(argv[0], "expected %d argument%s", nargs, nargs == 1 ? "" : "s");
 	off = (size_t)snprintf(line, sizeof line, "%s", argv[0]);
 	for (int i = optind; i < argc && off < sizeof line; i++)
 		off += (size_t)snprintf(line + off, sizeof line - off, " %s", argv[i]);
@@ -268,27 +268,27 @@ static int cmd_ctl_simple(int argc, char **argv, int nargs)
 	return 0;
 }
 
-int cmd_cancel(int argc, char **argv)
+static int cmd_cancel(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 1);
 }
 
-int cmd_drain(int argc, char **argv)
+static int cmd_drain(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
 }
 
-int cmd_stop(int argc, char **argv)
+static int cmd_stop(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
 }
 
-int cmd_ping(int argc, char **argv)
+static int cmd_ping(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
 }
 
-int cmd_worker(int argc, char **argv)
+static int cmd_worker(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 2);
 }
@@ -380,25 +380,26 @@ struct cmd_ctl_submit {
 	struct cmd_ctl_target t;
 };
 
+static const struct option cmd_submit_options[] = {
+	{ "kind", required_argument, NULL, 'K' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "log-size", required_argument, NULL, 'k' },
+	{ "partitions", required_argument, NULL, 'p' },
+	{ "wait", no_argument, NULL, 'w' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "socket", required_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 /* Flags into s: 0, or 2 after saying what is wrong. */
 static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 {
-	static const struct option opts[] = {
-		{ "kind", required_argument, NULL, 'K' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "log-size", required_argument, NULL, 'k' },
-		{ "partitions", required_argument, NULL, 'p' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	int opt;
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'K': s->kind = optarg; break;
 		case 's': s->seed = optarg; break;
@@ -407,14 +408,14 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 		case 'w': s->wait = 1; break;
 		case 'n': s->t.name = optarg; break;
 		case 'S': s->t.socket = optarg; break;
-		case 'h': exit(cmd_help("submit"));
-		default: return cmd_bad_option(opt, argv, opts);
+		case 'h': exit(cli_help("submit"));
+		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
-		return cmd_extra_arg(argv);
+		return cli_extra_arg(argv);
 	if (!s->kind)
-		return cmd_usage_error("submit", "missing --kind");
+		return cli_usage_error("submit", "missing --kind");
 	return cmd_ctl_check_name("submit", s->t.name);
 }
 
@@ -442,14 +443,14 @@ static int cmd_ctl_submit_line(const struct cmd_ctl_submit *s, char *line, size_
 	uint32_t kind;
 	int n;
 
-	if (pfile_job_kind_parse(s->kind, &kind)) {
+	if (vocab_kind_parse(s->kind, &kind)) {
 		fprintf(stderr, "provisor submit: unknown --kind '%s' (winning-post, window-post, snap-deals or porep)\n",
 			s->kind);
 		return 2;
 	}
 	if (cmd_ctl_submit_flag(s->kind, "seed", "--seed", s->seed, "hex of 1 to 32 bytes") ||
-	    cmd_ctl_submit_flag(s->kind, "k", "--log-size", s->k, "a number in 1..26") ||
-	    cmd_ctl_submit_flag(s->kind, "partitions", "--partitions", s->parts, "a number in 1..64"))
+	    cmd_ctl_submit_flag(s->kind, "k", "--log-size", s->k, "a number in 1.." VOCAB_STR(VOCAB_LOG_MAX)) ||
+	    cmd_ctl_submit_flag(s->kind, "partitions", "--partitions", s->parts, "a number in 1.." VOCAB_STR(VOCAB_MAX_PARTS)))
 		return 2;
 	n = snprintf(line, len, "submit %s%s%s%s%s%s%s", s->kind,
 		     s->seed ? " seed=" : "", s->seed ? s->seed : "",
@@ -474,7 +475,7 @@ static int cmd_ctl_whoami(struct cmd_ctl_target *t)
 	if (cmd_ctl_send(t, "hello", reply, sizeof reply))
 		return 1;
 	end = strchr(reply, ' ');
-	if (!end || (*end++ = '\0', cmd_parse_int(end, 1, INT32_MAX, &pid) < 0) ||
+	if (!end || (*end++ = '\0', cli_parse_int(end, 1, INT32_MAX, &pid) < 0) ||
 	    shm_name_check(reply, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor: unexpected reply to hello from %s\n", t->path);
 		return 1;
@@ -499,7 +500,7 @@ static int cmd_ctl_whoami(struct cmd_ctl_target *t)
 }
 
 /* provisor submit: prints the job id; with --wait, then the outcome. */
-int cmd_submit(int argc, char **argv)
+static int cmd_submit(int argc, char **argv)
 {
 	struct cmd_ctl_submit s = { .t = { .name = "default" } };
 	char line[CTL_MAX_LINE + 1], reply[8192], *end;
@@ -526,3 +527,52 @@ int cmd_submit(int argc, char **argv)
 	fflush(stdout);	/* a script reading the id must not wait for the job */
 	return s.wait ? cmd_ctl_wait(s.t.name, id, end + 1) : 0;
 }
+
+const struct cli_entry cli_cmd_submit = {
+	.name = "submit",
+	.usage = "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] "
+		  "[--name NAME] [--socket PATH]",
+	.options = cmd_submit_options,
+	.optstring = ":h",
+	.exec = cmd_submit,
+};
+
+const struct cli_entry cli_cmd_cancel = {
+	.name = "cancel",
+	.usage = "cancel JOB [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_cancel,
+};
+
+const struct cli_entry cli_cmd_drain = {
+	.name = "drain",
+	.usage = "drain [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_drain,
+};
+
+const struct cli_entry cli_cmd_stop = {
+	.name = "stop",
+	.usage = "stop [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_stop,
+};
+
+const struct cli_entry cli_cmd_worker = {
+	.name = "worker",
+	.usage = "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_worker,
+};
+
+const struct cli_entry cli_cmd_ping = {
+	.name = "ping",
+	.usage = "ping [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_ping,
+};

@@ -1,0 +1,73 @@
+/*
+ * cmd_top: `provisor top`'s flags; the view itself is tui/top.c.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "tui/top.h"
+
+static const struct option cmd_top_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "once", no_argument, NULL, '1' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "no-color", no_argument, NULL, 'C' },
+	{ "ascii", no_argument, NULL, 'a' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+/* 0 to go on, 2 after saying what was wrong, -1 after --help. */
+static int cmd_top_parse(int argc, char **argv, struct top_opts *o)
+{
+	const char *nc = getenv("NO_COLOR");
+	long n;
+	int opt;
+
+	*o = (struct top_opts){ .name = "default", .tenths = 5, .color = !(nc && *nc) };
+	opterr = 0;
+	optind = 0;
+	while ((opt = cli_getopt(argc, argv)) != -1) {
+		switch (opt) {
+		case 'n': o->name = optarg; break;
+		case '1': o->once = 1; break;
+		case 'C': o->color = 0; break;
+		case 'a': o->ascii = 1; break;
+		case 'h': return cli_help("top") - 1;
+		case 'd':
+			if (cli_parse_int(optarg, 1, 600, &n) < 0)
+				return cli_usage_error("top", "-d '%s' is not a delay in tenths of a second, 1..600",
+						       optarg);
+			o->tenths = (unsigned)n;
+			break;
+		case 'w':
+			if (cli_parse_int(optarg, 1, 10000, &n) < 0)
+				return cli_usage_error("top", "--width '%s' is not a number of columns in 1..10000",
+						       optarg);
+			o->width = (int)n;
+			break;
+		default:
+			return cli_bad_option(opt, argv);
+		}
+	}
+	return optind < argc ? cli_extra_arg(argv) : 0;
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	struct top_opts o;
+	int rc;
+
+	if ((rc = cmd_top_parse(argc, argv, &o)))
+		return rc < 0 ? 0 : rc;	/* -1: --help was printed */
+	return top_main(&o);
+}
+
+const struct cli_entry cli_cmd_top = {
+	.name = "top",
+	.usage = "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii]",
+	.options = cmd_top_options,
+	.optstring = ":d:h",
+	.exec = cmd_top,
+};

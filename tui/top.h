@@ -1,0 +1,18 @@
+/*
+ * top: the live view of an instance (tui/top.c); `provisor top` parses its
+ * flags into struct top_opts (cli/cmd_top.c) and hands them over here.
+ */
+#ifndef TUI_TOP_H
+#define TUI_TOP_H
+
+struct top_opts {
+	const char *name;	/* the instance */
+	unsigned tenths;	/* refresh, 1..600 tenths of a second */
+	int once, color, ascii, width;
+};
+
+/* Runs the view (or one frame with once, or off a terminal); returns the
+ * exit status: 0 running, 3 not running/responding, 1 or 2 on errors. */
+int top_main(struct top_opts *o);
+
+#endif
