@@ -505,11 +505,12 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 		const char *why = x->why ? x->why : "asked to";
 		sup_log("killing %s.%u (pid %d): %s", kind_name(c), c->slot, (int)c->pid, why);
 		snprintf(c->kill_why, sizeof c->kill_why, "%s", why);
-		kill(c->pid, SIGKILL);
+		if (c->pid > 0)	/* always, in a live state: never kill(0) */
+			kill(c->pid, SIGKILL);
 	}
 	if (st.actions & CA_CLOSE_IN)
 		child_close_in(s, ci);	/* EOF: it finishes and exits */
-	if (st.actions & CA_SIGTERM)
+	if ((st.actions & CA_SIGTERM) && c->pid > 0)
 		kill(c->pid, SIGTERM);
 	if (st.actions & CA_RETRY_LATER)
 		c->restart_at_ns = shm_now_mono() + 1000000000u;
