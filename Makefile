@@ -2,7 +2,8 @@
 # sources, programs and tests to the lists below; the rules here build them.
 #
 #   make              build every program into bin/
-#   make demo         build, then synthesize, prove and verify a few partitions
+#   make demo         build, run a live supervisor fed a mix of jobs, show top,
+#                     then verify every result and stop, leaving nothing behind
 #   make test         build, then run every test under its own timeout
 #   make bench        print the benchmarks
 #   make CC=clang     the same with clang; CUDA=0 forces a CPU-only build

@@ -9,6 +9,10 @@
  * backoff that grows with crashes in a row and resets after a stable run.
  * Frames it sends are checked; a malformed one makes it faulty: killed,
  * and the same path runs.
+ *
+ * Every change of a child's state goes through child_event(): the pure
+ * table in child_fsm.c names the next state and the actions, performed
+ * here (child_act). Handlers only decide which event happened.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +47,44 @@ static enum shm_table_id table_of(const struct child *c)
 
 int child_alive(const struct child *c)
 {
-	return c->state == CH_STARTING || c->state == CH_READY || c->state == CH_STOPPING;
+	return child_state_alive(c->state);
+}
+
+int child_serving(const struct child *c)
+{
+	return c->state == CH_READY;
+}
+
+int child_takes_work(const struct child *c)
+{
+	return child_serving(c) && !c->disabled && !c->wr_pending;
+}
+
+int child_idle(const struct child *c)
+{
+	return c->nhold == 0 && !relay_busy(c) && c->src_child < 0 && !c->wr_pending &&
+	       c->rd == RD_HDR;
+}
+
+void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len)
+{
+	struct child *c = &s->child[ci];
+
+	if (buf != c->wbuf)
+		memcpy(c->wbuf, buf, len);
+	io_uring_prep_write(loop_sqe(&s->loop, loop_ud(EV_CHILD_WRITE, child_who(s, ci))),
+			    c->in_fd, c->wbuf, (unsigned)len, (uint64_t)-1);
+	c->wr_pending = 1;
+	c->in_ops++;
+}
+
+/* Write a slot record the supervisor owns (the worker is not running). */
+static void show_slot(struct sup *s, const struct child *c, const struct shm_slot *v)
+{
+	int rc = shm_owner_write_slot(&s->seg, table_of(c), c->slot, v);
+
+	if (rc < 0)
+		sup_log("writing %s.%u's status slot: %s", kind_name(c), c->slot, strerror(-rc));
 }
 
 static void set_pipe_size(int fd)
@@ -118,6 +159,11 @@ int child_spawn(struct sup *s, uint32_t ci)
 	pid_t parent = getpid(), pid;
 
 	child_argv(s, c, path, sizeof path, bufs, argv);
+	if (c->state != CH_DOWN) {
+		sup_log("%s.%u: spawn asked in state %s; ignored", kind_name(c), c->slot,
+			child_state_name(c->state));
+		return -1;
+	}
 	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
 		sup_log("pipe2 failed while spawning %s.%u: %s", kind_name(c), c->slot, strerror(errno));
 		goto fail;
@@ -161,10 +207,12 @@ int child_spawn(struct sup *s, uint32_t ci)
 		close(c->in_fd);
 		close(c->out_fd);
 		c->in_fd = c->out_fd = -1;
+		child_event(s, ci, CEV_SPAWN_FAILED, NULL);
 		return -1;
 	}
-	c->state = CH_STARTING;
+	child_event(s, ci, CEV_SPAWNED, NULL);
 	c->started_ns = shm_now_mono();
+	c->kill_why[0] = '\0';
 	c->rd = RD_HDR;
 	c->hdr_have = 0;
 	c->nhold = 0;
@@ -172,9 +220,10 @@ int child_spawn(struct sup *s, uint32_t ci)
 	c->epoch++;
 	c->rd_pending = c->wr_pending = 0;
 	c->in_ops = c->out_ops = c->in_doomed = c->out_doomed = 0;
+	c->relay = RELAY_IDLE;
 	c->relay_dst = -1;
 	c->relay_left = 0;
-	c->relay_on = c->relay_pending = c->relay_drain = c->relay_pad = 0;
+	c->relay_pending = c->relay_op = 0;
 	if (c->pidfd >= 0)
 		io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
 				       c->pidfd, POLLIN);
@@ -189,6 +238,7 @@ fail:
 		if (out[i] >= 0)
 			close(out[i]);
 	}
+	child_event(s, ci, CEV_SPAWN_FAILED, NULL);
 	return -1;
 }
 
@@ -224,14 +274,7 @@ void child_arm_read(struct sup *s, uint32_t ci)
 
 void child_kill(struct sup *s, uint32_t ci, const char *why)
 {
-	struct child *c = &s->child[ci];
-
-	if (!child_alive(c) || (c->state == CH_STOPPING && c->kill_why[0]))
-		return;		/* dead or already being killed: the first reason stands */
-	sup_log("killing %s.%u (pid %d): %s", kind_name(c), c->slot, (int)c->pid, why);
-	snprintf(c->kill_why, sizeof c->kill_why, "%s", why);
-	kill(c->pid, SIGKILL);
-	c->state = CH_STOPPING;
+	child_event(s, ci, CEV_KILL, why);
 }
 
 /* A whole header arrived: check it against what this child may send. */
@@ -278,8 +321,7 @@ static void on_payload(struct sup *s, uint32_t ci)
 	}
 	switch (c->hdr.type) {
 	case FRAME_HELLO:
-		if (c->state == CH_STARTING)
-			c->state = CH_READY;
+		child_event(s, ci, CEV_HELLO, NULL);
 		break;
 	case FRAME_FAIL:	/* untrusted text: shown safely wherever it goes */
 		util_cleann(reason, sizeof reason, (const char *)c->buf, c->buf_have);
@@ -326,7 +368,6 @@ void child_on_read(struct sup *s, uint32_t ci, int res)
 	}
 	if (child_alive(c))
 		child_arm_read(s, ci);
-	sched_run(s);
 }
 
 static void close_fd(int *fd)
@@ -402,15 +443,146 @@ void child_on_sigchld(struct sup *s)
 	}
 }
 
+/* What an event brings with it: the reason of a kill, and at an exit the
+ * repaired slot record and the exit (for the slot and the event). */
+struct child_ctx {
+	const char *why;
+	struct shm_slot *v;
+	int32_t code;
+};
+
+static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const struct child_ctx *x);
+
+void child_event(struct sup *s, uint32_t ci, enum child_event ev, const char *why)
+{
+	struct child_ctx x = { .why = why };
+
+	child_act(s, ci, ev, &x);
+}
+
+/* The crash restarts after a backoff: the first at once, then 100 ms
+ * doubling up to backoff_max. */
+static void backoff(struct sup *s, uint32_t ci, const struct child_ctx *x)
+{
+	struct child *c = &s->child[ci];
+	struct shm_slot *v = x->v;
+	uint64_t delay_ms = c->crashes ? 100ull << (c->crashes - 1 < 20 ? c->crashes - 1 : 20) : 0;
+
+	if (delay_ms > s->conf.backoff_max_ms)
+		delay_ms = s->conf.backoff_max_ms;
+	c->crashes++;
+	c->restart_at_ns = shm_now_mono() + delay_ms * 1000000u;
+	v->state = delay_ms ? SHM_SLOT_BACKOFF : SHM_SLOT_CRASHED;
+	v->restarts++;
+	show_slot(s, c, v);
+	sup_event(s, SHM_EV_CRASH, table_of(c), c->slot, x->code, 0, 0,
+		  "%s.%u %s %d%s%s; restart in %llu ms", kind_name(c), c->slot,
+		  v->last_exit_kind == SHM_EXIT_SIGNAL ? "killed by signal" : "exited with", x->code,
+		  c->kill_why[0] ? ": " : "", c->kill_why, (unsigned long long)delay_ms);
+	c->kill_why[0] = '\0';
+}
+
+/* Perform the transition child_fsm() names for ci's state and ev. */
+static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const struct child_ctx *x)
+{
+	struct child *c = &s->child[ci];
+	struct child_step st = child_fsm(c->state, ev);
+	struct shm_slot v;
+
+	if (st.actions & CA_IMPOSSIBLE) {
+		sup_log("%s.%u: event '%s' in state %s is %s; ignored%s%s", kind_name(c), c->slot,
+			child_event_name(ev), child_state_name(c->state), st.what, x->why ? ": " : "",
+			x->why ? x->why : "");
+		return;
+	}
+	c->state = st.next;
+	if (st.actions & CA_MARK_DISABLED)
+		c->disabled = 1;
+	if (st.actions & CA_CLEAR_DISABLED)
+		c->disabled = 0;
+	if (st.actions & CA_SIGKILL) {
+		const char *why = x->why ? x->why : "asked to";
+		sup_log("killing %s.%u (pid %d): %s", kind_name(c), c->slot, (int)c->pid, why);
+		snprintf(c->kill_why, sizeof c->kill_why, "%s", why);
+		if (c->pid > 0)	/* always, in a live state: never kill(0) */
+			kill(c->pid, SIGKILL);
+	}
+	if (st.actions & CA_CLOSE_IN)
+		child_close_in(s, ci);	/* EOF: it finishes and exits */
+	if ((st.actions & CA_SIGTERM) && c->pid > 0)
+		kill(c->pid, SIGTERM);
+	if (st.actions & CA_RETRY_LATER)
+		c->restart_at_ns = shm_now_mono() + 1000000000u;
+	if (st.actions & CA_SHOW_STOPPED) {
+		x->v->state = SHM_SLOT_STOPPED;
+		show_slot(s, c, x->v);
+	}
+	if (st.actions & CA_SHOW_DISABLED) {
+		if (x->v) {
+			x->v->state = SHM_SLOT_DISABLED;
+			show_slot(s, c, x->v);
+			sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, x->code, 0, 0, "%s.%u disabled%s%s",
+				  kind_name(c), c->slot, x->why ? ": " : "", x->why ? x->why : "");
+		} else if (shm_read_slot(&s->seg, table_of(c), c->slot, &v) == 0) {
+			v.state = SHM_SLOT_DISABLED;
+			show_slot(s, c, &v);
+		}
+	}
+	if (st.actions & CA_BACKOFF)
+		backoff(s, ci, x);
+	if (st.actions & CA_RESET) {
+		c->restart_at_ns = shm_now_mono();
+		c->crashes = 0;
+		c->window_n = 0;
+		sup_event(s, SHM_EV_ENABLE, table_of(c), c->slot, 0, 0, 0, "%s.%u enabled",
+			  kind_name(c), c->slot);
+	}
+	if ((st.actions & CA_SPAWN) && child_spawn(s, ci) == 0 && c->crashes)
+		sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0, "%s.%u restarted",
+			  kind_name(c), c->slot);
+	if (st.actions & CA_BACKOFF)
+		child_restart_due(s, ci);	/* the first restart is at once */
+}
+
+/* Repair ci's slot after its worker died (it may have died mid-write) and
+ * count the partition it had begun as failed, as the slot's own counter
+ * does (shm_slot_repair: failed + 1 when it was busy): the supervisor's
+ * parts_failed then counts every lost attempt exactly once. */
+static void repair_slot(struct sup *s, uint32_t ci, uint32_t kind, int32_t code, struct shm_slot *v)
+{
+	struct child *c = &s->child[ci];
+	struct shm_slot pre;
+	int have_pre = shm_read_slot(&s->seg, table_of(c), c->slot, &pre) == 0;
+	int rc = shm_slot_repair(&s->seg, table_of(c), c->slot, kind, code, v);
+
+	if (rc == 0) {
+		if (have_pre && v->failed > pre.failed)
+			s->stats.parts_failed += v->failed - pre.failed;
+		return;
+	}
+	/* Not repaired: publish what is known, never an unset record. */
+	sup_log("repairing %s.%u's status slot: %s", kind_name(c), c->slot, strerror(-rc));
+	if (have_pre)
+		*v = pre;
+	else
+		*v = (struct shm_slot){ .gpu = c->gpu };
+	v->state = SHM_SLOT_CRASHED;
+	v->last_exit_kind = kind;
+	v->last_exit_code = code;
+	v->last_exit_wall_ns = shm_now_wall();
+}
+
 static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 {
 	struct child *c = &s->child[ci];
 	struct shm_slot v;
 	uint32_t kind = SHM_EXIT_CODE;
-	int32_t code;
+	struct child_ctx x = { .v = &v };
+	enum child_event ev;
+	char why[160];
 	uint64_t now = shm_now_mono();
 
-	code = si->si_status;
+	x.code = si->si_status;
 	if (si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED)
 		kind = SHM_EXIT_SIGNAL;
 	close_fd(&c->pidfd);
@@ -421,50 +593,31 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		c->buf = NULL;
 	}
 
-	shm_slot_repair(&s->seg, table_of(c), c->slot, kind, code, &v);
+	repair_slot(s, ci, kind, x.code, &v);
 	sched_requeue(s, ci, kind == SHM_EXIT_SIGNAL ? "worker killed" : "worker exited");
 	c->pid = 0;
-	if (s->stopping || c->disabled) {
-		c->state = c->disabled ? CH_DISABLED : CH_DOWN;
-		v.state = c->disabled ? SHM_SLOT_DISABLED : SHM_SLOT_STOPPED;
-		shm_owner_write_slot(&s->seg, table_of(c), c->slot, &v);
-		if (c->disabled)
-			sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, 0, 0, 0, "%s.%u disabled",
-				  kind_name(c), c->slot);
-		return;
+	if (c->disabled) {
+		ev = CEV_EXIT_DISABLE;
+		x.code = 0;
+	} else if (s->stopping) {
+		ev = CEV_EXIT_STOPPED;
+	} else {
+		if (now - c->started_ns > s->conf.stable_run_ms * 1000000u)
+			c->crashes = 0;
+		/* Intensity: too many crashes within the period disable the slot. */
+		if (!c->window_n || now - c->window_start_ns > s->conf.restart_period_ms * 1000000u) {
+			c->window_start_ns = now;
+			c->window_n = 0;
+		}
+		ev = ++c->window_n >= s->conf.restart_intensity ? CEV_EXIT_DISABLE : CEV_EXIT_CRASH;
+		if (ev == CEV_EXIT_DISABLE) {
+			snprintf(why, sizeof why, "%u crashes within %llu s (last: %s %d)", c->window_n,
+				 (unsigned long long)(s->conf.restart_period_ms / 1000),
+				 kind == SHM_EXIT_SIGNAL ? "signal" : "exit", x.code);
+			x.why = why;
+		}
 	}
-	if (now - c->started_ns > s->conf.stable_run_ms * 1000000u)
-		c->crashes = 0;
-	/* Intensity: too many crashes within the period disable the slot. */
-	if (!c->window_n || now - c->window_start_ns > s->conf.restart_period_ms * 1000000u) {
-		c->window_start_ns = now;
-		c->window_n = 0;
-	}
-	if (++c->window_n >= s->conf.restart_intensity) {
-		c->state = CH_DISABLED;
-		v.state = SHM_SLOT_DISABLED;
-		shm_owner_write_slot(&s->seg, table_of(c), c->slot, &v);
-		sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, code, 0, 0,
-			  "%s.%u disabled: %u crashes within %llu s (last: %s %d)", kind_name(c), c->slot,
-			  c->window_n, (unsigned long long)(s->conf.restart_period_ms / 1000),
-			  kind == SHM_EXIT_SIGNAL ? "signal" : "exit", code);
-		return;
-	}
-	/* Backoff: the first restart at once, then 100 ms doubling. */
-	uint64_t delay_ms = c->crashes ? 100ull << (c->crashes - 1 < 20 ? c->crashes - 1 : 20) : 0;
-	if (delay_ms > s->conf.backoff_max_ms)
-		delay_ms = s->conf.backoff_max_ms;
-	c->crashes++;
-	c->state = CH_DOWN;
-	c->restart_at_ns = now + delay_ms * 1000000u;
-	v.state = delay_ms ? SHM_SLOT_BACKOFF : SHM_SLOT_CRASHED;
-	v.restarts++;
-	shm_owner_write_slot(&s->seg, table_of(c), c->slot, &v);
-	sup_event(s, SHM_EV_CRASH, table_of(c), c->slot, code, 0, 0, "%s.%u %s %d%s%s; restart in %llu ms",
-		  kind_name(c), c->slot, kind == SHM_EXIT_SIGNAL ? "killed by signal" : "exited with",
-		  code, c->kill_why[0] ? ": " : "", c->kill_why, (unsigned long long)delay_ms);
-	c->kill_why[0] = '\0';
-	child_restart_due(s, ci);	/* the first restart is at once */
+	child_act(s, ci, ev, &x);
 }
 
 /* Start a DOWN child again if its backoff has passed and the dead one's
@@ -478,13 +631,7 @@ void child_restart_due(struct sup *s, uint32_t ci)
 	if (s->stopping || c->state != CH_DOWN || shm_now_mono() < c->restart_at_ns ||
 	    c->in_fd >= 0 || c->out_fd >= 0 || c->relay_pending)
 		return;
-	if (child_spawn(s, ci) < 0) {
-		c->restart_at_ns = shm_now_mono() + 1000000000u;
-		return;
-	}
-	if (c->crashes)
-		sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0, "%s.%u restarted",
-			  kind_name(c), c->slot);
+	child_event(s, ci, CEV_BACKOFF_ELAPSED, NULL);
 }
 
 /* How long a partition of this kind and size may run: the configured
@@ -545,30 +692,23 @@ void child_tick(struct sup *s, uint64_t now)
 		return;
 	for (uint32_t i = 0; i < s->nchild; i++) {
 		struct child *c = &s->child[i];
-		if (child_alive(c) && c->state != CH_STOPPING)
+		if (child_alive(c) && !child_state_ending(c->state))
 			watchdog(s, i, now);
-		if (c->disabled && c->state == CH_READY && c->nhold == 0 && !c->relay_on &&
-		    c->src_child < 0 && !c->wr_pending && c->rd == RD_HDR) {
-			c->state = CH_STOPPING;
-			child_close_in(s, i);	/* EOF: it exits */
+		if (c->disabled && child_serving(c) && child_idle(c)) {
+			child_event(s, i, CEV_RETIRE, NULL);	/* EOF: it exits */
 			continue;
 		}
 		child_restart_due(s, i);
 	}
 }
 
-/* Stop: close every child's stdin (it finishes and exits), SIGTERM
- * those that are not busy with anything. */
+/* Stop: every live child's stdin is closed (it finishes and exits) and
+ * it gets SIGTERM (one already SIGKILLed only the EOF); run.c SIGKILLs
+ * those still alive after the grace period. */
 void child_stop_all(struct sup *s)
 {
-	for (uint32_t i = 0; i < s->nchild; i++) {
-		struct child *c = &s->child[i];
-		if (!child_alive(c))
-			continue;
-		c->state = CH_STOPPING;
-		child_close_in(s, i);
-		kill(c->pid, SIGTERM);
-	}
+	for (uint32_t i = 0; i < s->nchild; i++)
+		child_event(s, i, CEV_STOP, NULL);
 }
 
 int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
@@ -578,27 +718,7 @@ int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 		struct child *c = &s->child[i];
 		if (table_of(c) != table || c->slot != slot)
 			continue;
-		if (enable) {
-			if (c->state == CH_DISABLED) {
-				c->state = CH_DOWN;
-				c->restart_at_ns = shm_now_mono();
-				c->crashes = 0;
-				c->window_n = 0;
-				sup_event(s, SHM_EV_ENABLE, table, slot, 0, 0, 0, "%s.%u enabled",
-					  kind_name(c), slot);
-			}
-			c->disabled = 0;
-			return 0;
-		}
-		c->disabled = 1;
-		if (c->state == CH_DOWN) {
-			struct shm_slot v;
-			c->state = CH_DISABLED;
-			if (shm_read_slot(&s->seg, table, slot, &v) == 0) {
-				v.state = SHM_SLOT_DISABLED;
-				shm_owner_write_slot(&s->seg, table, slot, &v);
-			}
-		}
+		child_event(s, i, enable ? CEV_ENABLE : CEV_DISABLE, NULL);
 		return 0;
 	}
 	snprintf(err, errlen, "no %s slot %u", table == SHM_T_GPU ? "gpu" : "synth", slot);

@@ -243,7 +243,6 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 		}
 		sched_result_path(s, id, path, sizeof path);
 		reply(s, ci, "ok %llu %s", (unsigned long long)id, path);
-		sched_run(s);
 		return;
 	case CTL_CANCEL:
 		if (sched_cancel(s, rq.job, err, sizeof err) < 0)

@@ -1,8 +1,8 @@
 /*
  * loop: see loop.h. Completions are drained in batches; each is handed to
- * the dispatcher, which may queue new SQEs; those go to the kernel with the
- * next wait, so one io_uring_submit_and_wait per batch does all the
- * system-call work.
+ * the dispatcher, which may queue new SQEs, and after the batch the after
+ * hook runs; what they queued goes to the kernel with the next wait, so one
+ * io_uring_submit_and_wait per batch does all the system-call work.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,6 +55,8 @@ int loop_run(struct loop *l, loop_fn fn, void *ctx)
 			io_uring_cqe_seen(&l->ring, cqes[i]);
 			fn(ctx, ud, res);
 		}
+		if (l->after && !l->stop)
+			l->after(ctx);
 	}
 	return 0;
 }

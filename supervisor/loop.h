@@ -5,8 +5,10 @@
  * what it was for: a small typed tag (what) and the index of the object it
  * belongs to (who), packed by loop_ud() and unpacked by loop_what() /
  * loop_who(). loop_run() waits for completions and hands each to the one
- * dispatch function the supervisor gives it. Submission never fails for
- * want of SQEs: a full queue is flushed first.
+ * dispatch function the supervisor gives it, then, once the batch is
+ * dispatched, calls the after hook (the scheduler: one decision per
+ * iteration, seeing every change of it). Submission never fails for want
+ * of SQEs: a full queue is flushed first.
  */
 #ifndef SUPERVISOR_LOOP_H
 #define SUPERVISOR_LOOP_H
@@ -49,12 +51,14 @@ static inline uint64_t loop_ud(enum loop_what what, uint32_t who)
 static inline enum loop_what loop_what(uint64_t ud) { return (enum loop_what)(ud >> 32); }
 static inline uint32_t loop_who(uint64_t ud) { return (uint32_t)ud; }
 
+typedef void (*loop_fn)(void *ctx, uint64_t ud, int res);
+typedef void (*loop_after_fn)(void *ctx);
+
 struct loop {
 	struct io_uring ring;
 	int stop;
+	loop_after_fn after;	/* set after loop_init; NULL = none */
 };
-
-typedef void (*loop_fn)(void *ctx, uint64_t ud, int res);
 
 int loop_init(struct loop *l, unsigned entries);
 void loop_exit(struct loop *l);
@@ -64,8 +68,9 @@ struct io_uring_sqe *loop_sqe(struct loop *l, uint64_t ud);
  * that queued SQEs may name: once submitted they hold the file, but an
  * unsubmitted one would find the number closed (EBADF) or, worse, reused. */
 void loop_flush(struct loop *l);
-/* Run until l->stop is set, calling fn for every completion. Returns 0
- * or -errno when waiting itself failed. */
+/* Run until l->stop is set, calling fn for every completion and then
+ * l->after (unless stopping) once per batch. Returns 0 or -errno when
+ * waiting itself failed. */
 int loop_run(struct loop *l, loop_fn fn, void *ctx);
 
 #endif

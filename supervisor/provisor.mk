@@ -1,7 +1,9 @@
 # The supervisor itself, behind sup_main (supervisor/run.h), linked into
 # bin/provisor (the link rule is in the Makefile; the commands are cli/).
 SUP_SRCS := supervisor/run.c supervisor/loop.c supervisor/child.c \
-	    supervisor/sched.c supervisor/ctlsrv.c supervisor/notify.c supervisor/statedir.c
+	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
+	    supervisor/relay_fsm.c supervisor/results.c supervisor/ctlsrv.c supervisor/notify.c \
+	    supervisor/statedir.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor
@@ -29,3 +31,8 @@ $(foreach t,$(CRASH_TESTS),$(eval LDLIBS_tests/crash_$(t) = $(call pc_libs,libso
 BENCHES += $(BIN)/bench/restart
 $(BIN)/bench/restart: $(call objs,bench/restart_bench.c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth
 LDLIBS_bench/restart = $(call pc_libs,libsodium)
+
+# Unit tests: the transition tables alone, no process, no ring.
+SUP_UNIT_TESTS := child_fsm relay_fsm
+TESTS += $(patsubst %,$(BIN)/tests/supervisor_%,$(SUP_UNIT_TESTS))
+$(foreach t,$(SUP_UNIT_TESTS),$(eval $(BIN)/tests/supervisor_$(t): $(call objs,tests/supervisor/$(t).c supervisor/$(t).c)))

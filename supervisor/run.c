@@ -4,7 +4,8 @@
  * flags): the status segment, the control socket and the children, then
  * one io_uring loop until stopped. Signals arrive through
  * a signalfd read on the ring; a 100 ms tick beats the heartbeat,
- * publishes totals and restarts children whose backoff passed.
+ * publishes totals and restarts children whose backoff passed. Work is
+ * handed out once after every batch of completions (after_batch).
  *
  * Stopping (SIGTERM, SIGINT, `provisor stop`, or a drain that finished):
  * no new work, children get EOF and SIGTERM, and those still alive after
@@ -146,10 +147,9 @@ static void on_tick(struct sup *s)
 		if (now > s->stop_deadline_ns)
 			for (uint32_t i = 0; i < s->nchild; i++)
 				if (s->child[i].pid > 0)
-					kill(s->child[i].pid, SIGKILL);
+					child_kill(s, i, "still alive after the stop's grace period");
 	}
 	child_tick(s, now);
-	sched_run(s);
 	sched_publish(s);
 	arm_tick(s);
 }
@@ -170,6 +170,13 @@ static void on_signal(struct sup *s, int res)
 		}
 	}
 	arm_signal(s);
+}
+
+/* After every batch of completions: hand out work once, seeing all of
+ * the batch's changes (exits and signals included). */
+static void after_batch(void *ctx)
+{
+	sched_run(ctx);
 }
 
 static void dispatch(void *ctx, uint64_t ud, int res)
@@ -331,7 +338,8 @@ static int make_children(struct sup *s)
 		ch->pid = 0;
 		ch->pidfd = ch->in_fd = ch->out_fd = -1;
 		ch->src_child = ch->relay_dst = ch->hdr_for = ch->relay_op_dst = -1;
-		ch->state = CH_DOWN;
+		ch->state = CH_DOWN;	/* the initial state; child_event() changes it */
+		ch->relay = RELAY_IDLE;
 	}
 	return 0;
 }
@@ -420,10 +428,16 @@ static int setup(struct sup *s)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (s->sigfd < 0 || loop_init(&s->loop, 512) < 0) {
-		fprintf(stderr, "provisor run: signalfd/io_uring setup failed: %s\n", strerror(errno));
+	if (s->sigfd < 0) {
+		fprintf(stderr, "provisor run: signalfd: %s\n", strerror(errno));
 		return -1;
 	}
+	int rc = loop_init(&s->loop, 512);	/* -errno; errno is not set */
+	if (rc < 0) {
+		fprintf(stderr, "provisor run: io_uring setup: %s\n", strerror(-rc));
+		return -1;
+	}
+	s->loop.after = after_batch;
 	if (ctlsrv_open(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;

@@ -1,11 +1,18 @@
 /*
  * sup: the supervisor's state, shared by its files (one thread, one loop).
  *
- *   run.c      sup_main: start, the loop, stop
- *   child.c    spawning, reaping and restarting workers; reading frames
- *   sched.c    jobs and partitions: queueing, dispatch, relay, results
- *   ctlsrv.c   the control socket
- *   statedir.c the state directory: path, ownership checks, the lock
+ *   run.c        sup_main: start, the loop, stop
+ *   loop.c       the io_uring loop: completions in batches, then a hook
+ *   child.c      spawning, reaping and restarting workers; reading frames
+ *   child_fsm.c  the workers' lifecycle: the state x event table (pure)
+ *   jobs.c       the job table: submit, cancel, resume, requeue, publish
+ *   policy.c     which partition goes where (sched_run), the memory budget
+ *   relay.c      moving a partition synth -> gpuworker by splice
+ *   relay_fsm.c  the relay's mode x event table (pure)
+ *   results.c    H files and result files in the state directory
+ *   ctlsrv.c     the control socket
+ *   statedir.c   the state directory: path, ownership checks, the lock
+ *   notify.c     systemd readiness and watchdog
  *
  * Ownership: the supervisor owns every job and partition; a child only
  * ever holds references (job index, partition) to what it works on, so a
@@ -22,7 +29,9 @@
 #include "ctl/ctl.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
+#include "supervisor/child_fsm.h"
 #include "supervisor/loop.h"
+#include "supervisor/relay_fsm.h"
 
 #define SUP_MAX_CONNS 32
 #define SUP_MAX_CONNS_PER_UID 8
@@ -34,14 +43,6 @@
 #define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };
-
-enum child_state {
-	CH_DOWN,	/* not running; restart at restart_at_ns */
-	CH_STARTING,	/* forked, no HELLO yet */
-	CH_READY,	/* serving */
-	CH_STOPPING,	/* stdin closed or killed; waiting for its exit */
-	CH_DISABLED,
-};
 
 enum rd_state {
 	RD_HDR,		/* reading a frame header */
@@ -65,7 +66,7 @@ struct child {
 	enum child_kind kind;
 	uint32_t slot;		/* index in its shm table */
 	uint32_t gpu;
-	enum child_state state;
+	enum child_state state;	/* changed only by child_event() (child_fsm.h) */
 	pid_t pid;
 	int pidfd, in_fd, out_fd;
 	/* io_uring operations in flight on in_fd / out_fd (its own, and relays
@@ -79,7 +80,7 @@ struct child {
 	uint32_t window_n;	/* crashes since window_start_ns, for the intensity */
 	uint64_t window_start_ns;
 	char kill_why[96];	/* why the supervisor killed it, for the event */
-	int disabled;		/* by an operator: drained, then kept down */
+	int disabled;		/* by an operator: drained, then kept down (CA_MARK_DISABLED) */
 
 	/* Reading frames from its stdout. */
 	enum rd_state rd;
@@ -100,16 +101,12 @@ struct child {
 	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_synth_req)];
 
 	/* synth: relaying its held PART_DATA payload, spliced from its stdout
-	 * to relay_dst's stdin (sched.c, relay_step). If the destination dies
-	 * the rest is spliced to /dev/null (relay_drain); if the source dies
-	 * the rest is written as zeros (relay_pad), so the gpuworker's stream
-	 * stays framed and it just sees a checksum mismatch. */
+	 * to relay_dst's stdin (relay.c; its modes are relay_fsm.h's). */
+	enum relay_mode relay;	/* changed only by relay.c's relay_apply() */
 	int relay_dst;		/* gpu child, -1 = none */
 	uint64_t relay_left;
-	int relay_on;		/* a relay (or its drain or pad) is under way */
 	int relay_pending;	/* its header write, splice or pad write in flight */
-	int relay_drain, relay_pad;
-	int relay_op;		/* what the operation in flight does (sched.c) */
+	int relay_op;		/* what the operation in flight does (relay.c) */
 	int relay_op_dst;	/* and the gpu child whose stdin it writes, -1 = none */
 	/* gpu: the synth relaying to it, -1 = none; and the synth whose relay
 	 * header is being written to it (kept even if the gpu dies, so the
@@ -186,7 +183,11 @@ struct sup {
 static inline uint32_t child_who(const struct sup *s, uint32_t ci);
 
 /* child.c */
+/* Fork and exec ci (DOWN): raises CEV_SPAWNED, or CEV_SPAWN_FAILED and -1. */
 int child_spawn(struct sup *s, uint32_t ci);
+/* The one way a child's state changes: the transition child_fsm() names
+ * for its state and ev, and its actions. why: the reason of a kill. */
+void child_event(struct sup *s, uint32_t ci, enum child_event ev, const char *why);
 void child_on_exit(struct sup *s, uint32_t ci);
 void child_on_sigchld(struct sup *s);
 void child_on_read(struct sup *s, uint32_t ci, int res);
@@ -202,19 +203,23 @@ void child_close_in(struct sup *s, uint32_t ci);
 int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 		      char *err, size_t errlen);
 int child_alive(const struct child *c);
+/* READY: its frames are read and it may hold work. */
+int child_serving(const struct child *c);
+/* Serving, not disabled, and its stdin free: it may be given work. */
+int child_takes_work(const struct child *c);
+/* Holds nothing, relays nothing, writes nothing, reads a header. */
+int child_idle(const struct child *c);
+/* Write a frame (at most sizeof wbuf) to ci's stdin: EV_CHILD_WRITE. */
+void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len);
 
-/* sched.c */
-/* Open STATE/jobs and STATE/results relative to state_fd (statedir.c
- * opened and checked it): real directories of ours, writable by nobody
- * else, so nothing in the state directory is looked up through a symbolic
- * link afterwards. -1 and one line in err. */
-int sched_open(struct sup *s, char *err, size_t errlen);
+/* The scheduler: jobs.c, policy.c, relay.c and results.c. Its entry
+ * points for the rest of the supervisor keep the sched_ prefix; what
+ * these files share among themselves has their own. */
+
+/* jobs.c */
 int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
-void sched_run(struct sup *s);
-void sched_on_write(struct sup *s, uint32_t ci, int res);
-void sched_on_splice(struct sup *s, uint32_t ci, int res);
 void sched_synth_ready(struct sup *s, uint32_t ci);
 void sched_result(struct sup *s, uint32_t ci);
 void sched_part_failed(struct sup *s, uint32_t ci, const char *why);
@@ -223,9 +228,46 @@ void sched_publish(struct sup *s);
 struct journal_job;
 void sched_resume(struct sup *s, const struct journal_job *jj);
 int sched_idle(const struct sup *s);
+void jobs_publish(struct sup *s, int ji);
+void jobs_finish(struct sup *s, int ji, uint32_t state, const char *reason);
+void jobs_check_done(struct sup *s, int ji);
+int jobs_active(const struct job *j);
+/* Is the partition still wanted (same job, active, not done)? */
+int jobs_wanted(const struct sup *s, const struct part_ref *r);
+
+/* policy.c */
+/* Hand out work: called once after every loop iteration's completions. */
+void sched_run(struct sup *s);
 int sched_inflight(const struct sup *s);
 uint64_t sched_mem_used(const struct sup *s);
+
+/* relay.c */
+void sched_on_write(struct sup *s, uint32_t ci, int res);
+void sched_on_splice(struct sup *s, uint32_t ci, int res);
+void relay_start(struct sup *s, uint32_t si, uint32_t gi);
+/* Throw synth si's held payload (relay_left bytes) away. */
+void relay_discard(struct sup *s, uint32_t si);
+/* Synth si / gpuworker gi died: settle the relay it was part of. */
+void relay_on_src_exit(struct sup *s, uint32_t si);
+void relay_on_dst_exit(struct sup *s, uint32_t gi);
+/* A relay is under way, or its last operation is still in flight. */
+int relay_busy(const struct child *c);
+
+/* results.c */
+/* Open STATE/jobs and STATE/results relative to state_fd (statedir.c
+ * opened and checked it): real directories of ours, writable by nobody
+ * else, so nothing in the state directory is looked up through a symbolic
+ * link afterwards. -1 and one line in err. */
+int sched_open(struct sup *s, char *err, size_t errlen);
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len);
+int results_job_dir_make(struct sup *s, uint64_t id, char *err, size_t errlen);
+void results_job_dir_remove(struct sup *s, uint64_t id);
+/* Remove a job's kept H files and its directory. */
+void results_job_remove(struct sup *s, const struct job *j);
+int results_have(struct sup *s, uint64_t id);
+uint32_t results_reuse(struct sup *s, struct job *j);
+int results_assemble(struct sup *s, const struct job *j, char *err, size_t errlen);
+int results_store_h(struct sup *s, uint64_t id, uint32_t p, const void *buf, size_t len);
 
 /* notify.c: systemd readiness and watchdog (no-ops outside systemd) */
 void sup_notify(struct sup *s, const char *state);

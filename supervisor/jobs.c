@@ -1,0 +1,458 @@
+/*
+ * jobs: the job table, from submit to the end of a job.
+ *
+ * A job is accepted (journaled before it is acknowledged), its partitions
+ * move queued -> synthesizing (a synth child) -> ready (the payload waits
+ * in that synth's stdout pipe) -> proving (relayed to a gpuworker) ->
+ * done | failed, and the job ends done (its result file assembled by
+ * results.c), failed or cancelled. Children only ever hold references
+ * (struct part_ref: job id, table index, partition, generation) to what
+ * they work on, so a child's death is settled by walking its references
+ * (sched_requeue), and a reference to a job that ended meanwhile is simply
+ * not wanted any more. Which partition goes where is policy.c's; moving
+ * the bytes is relay.c's. Everything here is published to the segment's
+ * job table as it changes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "format/pfile.h"
+#include "journal/journal.h"
+#include "supervisor/sup.h"
+#include "util/text.h"
+
+void jobs_publish(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	struct shm_job v = { 0 };
+
+	v.id = j->id;
+	v.kind = j->kind;
+	v.priority = j->priority;
+	v.state = j->state;
+	v.log_size = j->log_size;
+	v.nparts = j->nparts;
+	memcpy(v.seed, j->seed, j->seed_len);
+	v.submit_wall_ns = j->submit_wall_ns;
+	v.submit_mono_ns = j->submit_mono_ns;
+	v.start_mono_ns = j->start_mono_ns;
+	v.end_mono_ns = j->end_mono_ns;
+	memcpy(v.reason, j->reason, sizeof v.reason);
+	for (uint32_t p = 0; p < j->nparts; p++) {
+		const struct part *pt = &j->part[p];
+		v.part[p].state = pt->state;
+		v.part[p].attempts = pt->attempts;
+		v.part[p].synth_slot = pt->synth_child < 0 ? 0xffff
+			: (uint16_t)s->child[pt->synth_child].slot;
+		v.part[p].gpu_slot = pt->gpu_child < 0 ? 0xffff
+			: (uint16_t)s->child[pt->gpu_child].slot;
+		v.part[p].synth_ns = pt->synth_ns;
+		v.part[p].gpu_ns = pt->gpu_ns;
+	}
+	shm_write_job(&s->seg, (uint32_t)ji, &v);
+}
+
+/* Totals for the supervisor record. */
+void sched_publish(struct sup *s)
+{
+	struct shm_sup *st = &s->stats;
+
+	st->state = s->stopping ? SHM_SUP_STOPPING : s->draining ? SHM_SUP_DRAINING : SHM_SUP_RUNNING;
+	st->jobs_queued = st->jobs_running = 0;
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		st->jobs_queued += s->jobs[i].id && s->jobs[i].state == SHM_JOB_QUEUED;
+		st->jobs_running += s->jobs[i].id && s->jobs[i].state == SHM_JOB_RUNNING;
+	}
+	st->mem_budget = s->conf.mem_budget;
+	st->mem_used = sched_mem_used(s);
+	shm_write_sup(&s->seg, st);
+}
+
+int jobs_active(const struct job *j)
+{
+	return j->id && (j->state == SHM_JOB_QUEUED || j->state == SHM_JOB_RUNNING);
+}
+
+int sched_idle(const struct sup *s)
+{
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (jobs_active(&s->jobs[i]))
+			return 0;
+	return 1;
+}
+
+/* A free table entry, else the one that finished longest ago. */
+static int job_slot(struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!j->id)
+			return (int)i;
+		if (!jobs_active(j) && (best < 0 || j->end_mono_ns < s->jobs[best].end_mono_ns))
+			best = (int)i;
+	}
+	return best;
+}
+
+int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
+		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen)
+{
+	const struct conf_kind *kc;
+	uint32_t active = 0;
+	int ji;
+
+	if (s->draining || s->stopping) {
+		snprintf(err, errlen, "draining: not accepting jobs");
+		return -EBUSY;
+	}
+	if (kind < 1 || kind > VOCAB_NKINDS) {
+		snprintf(err, errlen, "unknown job kind %u", kind);
+		return -EINVAL;
+	}
+	kc = &s->conf.kind[kind];
+	k = k ? k : kc->log_size;
+	parts = parts ? parts : kc->partitions;
+	if (k < 1 || k > s->conf.max_log_size) {
+		snprintf(err, errlen, "log size %u is outside 1..%u (max_log_size)", k, s->conf.max_log_size);
+		return -EINVAL;
+	}
+	if (parts < 1 || parts > VOCAB_MAX_PARTS) {
+		snprintf(err, errlen, "partitions %u is outside 1..%d", parts, VOCAB_MAX_PARTS);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < s->njobs; i++)
+		active += jobs_active(&s->jobs[i]);
+	ji = job_slot(s);
+	if (active >= s->conf.max_jobs) {
+		snprintf(err, errlen, "job limit reached: max_jobs (%u) jobs queued or running",
+			 s->conf.max_jobs);
+		return -ENOSPC;
+	}
+	if (ji < 0) {
+		snprintf(err, errlen, "job limit reached: the job table's %u entries are all queued or running",
+			 s->njobs);
+		return -ENOSPC;
+	}
+	struct job *j = &s->jobs[ji];
+	int e;
+
+	memset(j, 0, sizeof *j);
+	j->id = s->next_job_id++;
+	if ((e = results_job_dir_make(s, j->id, err, errlen)) < 0) {
+		j->id = 0;
+		return e;
+	}
+	j->kind = kind;
+	j->priority = kc->priority;
+	j->log_size = k;
+	j->nparts = parts;
+	if (seed_len) {
+		memcpy(j->seed, seed, seed_len);
+		j->seed_len = seed_len;
+	} else {
+		if (getrandom(j->seed, 16, 0) != 16)
+			memcpy(j->seed, &j->id, 8);
+		j->seed_len = 16;
+	}
+	j->state = SHM_JOB_QUEUED;
+	j->submit_wall_ns = shm_now_wall();
+	j->submit_mono_ns = shm_now_mono();
+	for (uint32_t p = 0; p < parts; p++)
+		j->part[p] = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1 };
+	/* Durable before acknowledged. */
+	struct journal_job jj = { .id = j->id, .kind = kind, .priority = j->priority, .log_size = k,
+				  .nparts = parts, .seed_len = j->seed_len,
+				  .submit_wall_ns = j->submit_wall_ns };
+	memcpy(jj.seed, j->seed, j->seed_len);
+	char jerr[200];
+	if (s->journal && journal_submit(s->journal, &jj, jerr, sizeof jerr) < 0) {
+		snprintf(err, errlen, "not accepted: %s", jerr);
+		sup_log("job %llu %s", (unsigned long long)j->id, err);
+		results_job_dir_remove(s, j->id);
+		j->id = 0;
+		return -EIO;
+	}
+	jobs_publish(s, ji);
+	sup_event(s, SHM_EV_JOB_SUBMIT, 0, 0, 0, j->id, 0, "job %llu submitted: %s, %u x 2^%u",
+		  (unsigned long long)j->id, vocab_kind_name(kind), parts, k);
+	*id = j->id;
+	return 0;
+}
+
+static int find_job(const struct sup *s, uint64_t id)
+{
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+/* The job ends: done, failed or cancelled. Nothing of it stays queued;
+ * partitions still out with workers are ignored when they come back. */
+void jobs_finish(struct sup *s, int ji, uint32_t state, const char *reason)
+{
+	struct job *j = &s->jobs[ji];
+
+	j->state = state;
+	j->end_mono_ns = shm_now_mono();
+	if (reason)
+		snprintf(j->reason, sizeof j->reason, "%s", reason);
+	for (uint32_t p = 0; p < j->nparts; p++)
+		if (j->part[p].state == SHM_PART_QUEUED && state != SHM_JOB_DONE)
+			j->part[p].state = SHM_PART_FAILED;
+	results_job_remove(s, j);
+	if (s->journal) {
+		char jerr[200];
+		if (journal_end(s->journal, j->id, state, jerr, sizeof jerr) < 0)
+			sup_log("job %llu: %s", (unsigned long long)j->id, jerr);
+	}
+	if (state == SHM_JOB_DONE) {
+		s->stats.jobs_done++;
+		if (j->kind >= 1 && j->kind <= VOCAB_NKINDS)
+			s->stats.jobs_done_kind[j->kind - 1]++;
+	} else
+		s->stats.jobs_failed++;
+	jobs_publish(s, ji);
+	/* The totals at once, not at the next tick: a reader that sees the
+	 * job end must not see counters that do not yet include it. */
+	sched_publish(s);
+	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
+		  "job %llu %s%s%s", (unsigned long long)j->id,
+		  state == SHM_JOB_DONE ? "done" : state == SHM_JOB_CANCELLED ? "cancelled" : "failed",
+		  reason ? ": " : "", reason ? reason : "");
+}
+
+
+/* A job from the journal that had not finished: done already if its
+ * result file is there and sound; else back in the table, with the
+ * partitions whose H survived counted as done. */
+void sched_resume(struct sup *s, const struct journal_job *jj)
+{
+	char err[256];
+	int ji;
+
+	if (results_have(s, jj->id)) {
+		sup_log("job %llu: its result is already there; not recomputed",
+			(unsigned long long)jj->id);
+		if (journal_end(s->journal, jj->id, SHM_JOB_DONE, err, sizeof err) < 0)
+			sup_log("job %llu: %s", (unsigned long long)jj->id, err);
+		return;
+	}
+	if ((ji = job_slot(s)) < 0) {
+		sup_log("job %llu: the job table is full; it stays in the journal for later",
+			(unsigned long long)jj->id);
+		return;
+	}
+	struct job *j = &s->jobs[ji];
+	uint32_t reused;
+
+	memset(j, 0, sizeof *j);
+	j->id = jj->id;
+	j->kind = jj->kind;
+	j->priority = jj->priority;
+	j->log_size = jj->log_size;
+	j->nparts = jj->nparts;
+	j->seed_len = jj->seed_len;
+	memcpy(j->seed, jj->seed, jj->seed_len);
+	j->state = SHM_JOB_QUEUED;
+	j->submit_wall_ns = jj->submit_wall_ns;
+	j->submit_mono_ns = shm_now_mono();
+	reused = results_reuse(s, j);
+	sup_log("job %llu resumed from the journal (%u of %u partitions already proved)",
+		(unsigned long long)j->id, reused, j->nparts);
+	jobs_publish(s, ji);
+	jobs_check_done(s, ji);
+}
+
+int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
+{
+	int ji = find_job(s, id);
+
+	if (ji < 0) {
+		snprintf(err, errlen, "no job %llu", (unsigned long long)id);
+		return -ENOENT;
+	}
+	if (!jobs_active(&s->jobs[ji])) {
+		snprintf(err, errlen, "job %llu already finished", (unsigned long long)id);
+		return -EALREADY;
+	}
+	jobs_finish(s, ji, SHM_JOB_CANCELLED, "cancelled");
+	return 0;
+}
+
+/* Is the partition still wanted (same job, active, not done)? */
+int jobs_wanted(const struct sup *s, const struct part_ref *r)
+{
+	const struct job *j = &s->jobs[r->job];
+
+	return j->id == r->id && jobs_active(j) && j->part[r->part].state != SHM_PART_DONE;
+}
+
+/* Put a partition back in the queue after its worker died, or fail its
+ * job when it has now failed conf.poison_attempts times. */
+static void requeue_one(struct sup *s, const struct part_ref *r, const char *why)
+{
+	struct job *j;
+	struct part *pt;
+
+	if (!jobs_wanted(s, r))
+		return;
+	j = &s->jobs[r->job];
+	pt = &j->part[r->part];
+	pt->synth_child = pt->gpu_child = -1;
+	if (++pt->attempts >= s->conf.poison_attempts) {
+		char reason[64];
+		pt->state = SHM_PART_FAILED;
+		snprintf(reason, sizeof reason, "partition %u: %s %u times", r->part, why, pt->attempts);
+		jobs_finish(s, r->job, SHM_JOB_FAILED, reason);
+		return;
+	}
+	pt->state = SHM_PART_QUEUED;
+	jobs_publish(s, r->job);
+}
+
+/* Child ci is gone: settle every partition it held and any relay it was
+ * part of. */
+void sched_requeue(struct sup *s, uint32_t ci, const char *why)
+{
+	struct child *c = &s->child[ci];
+
+	for (int i = 0; i < c->nhold; i++)
+		requeue_one(s, &c->hold[i], why);
+	c->nhold = 0;
+	if (c->kind == CHILD_SYNTH)
+		relay_on_src_exit(s, ci);	/* the rest of its payload is gone */
+	else
+		relay_on_dst_exit(s, ci);	/* the rest has nowhere to go */
+}
+
+/* A synth has a PART_DATA header: its partition is ready for a GPU. */
+void sched_synth_ready(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	struct part_ref *r = &c->hold[0];
+
+	if (c->nhold != 1 || c->hdr.gen != r->gen || c->hdr.job != r->id ||
+	    c->hdr.partition != r->part) {
+		child_kill(s, ci, "sent a partition it was not asked for");
+		return;
+	}
+	if (!jobs_wanted(s, r)) {	/* cancelled meanwhile: throw it away */
+		c->nhold = 0;
+		c->relay_left = c->hdr.payload_len;
+		relay_discard(s, ci);
+		return;
+	}
+	struct part *pt = &s->jobs[r->job].part[r->part];
+	pt->state = SHM_PART_READY;
+	pt->synth_ns = c->hdr.work_ns;
+	pt->ready_ns = shm_now_mono();
+	if (s->trace)
+		fprintf(s->trace, "R %llu %u %llu\n", (unsigned long long)r->id, r->part,
+			(unsigned long long)pt->ready_ns);
+	c->relay_left = c->hdr.payload_len;
+	jobs_publish(s, r->job);
+}
+
+/* Find the hold entry of gpu child ci that the current header is for. */
+static int take_hold(struct sup *s, uint32_t ci, struct part_ref *out)
+{
+	struct child *c = &s->child[ci];
+
+	for (int i = 0; i < c->nhold; i++) {
+		struct part_ref *r = &c->hold[i];
+		if (r->gen == c->hdr.gen && r->id == c->hdr.job && r->part == c->hdr.partition) {
+			*out = *r;
+			memmove(&c->hold[i], &c->hold[i + 1], (size_t)(c->nhold - i - 1) * sizeof *r);
+			c->nhold--;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void jobs_check_done(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	char err[256];
+
+	for (uint32_t p = 0; p < j->nparts; p++)
+		if (j->part[p].state != SHM_PART_DONE)
+			return;
+	if (results_assemble(s, j, err, sizeof err) < 0) {
+		sup_log("job %llu: result file: %s", (unsigned long long)j->id, err);
+		jobs_finish(s, ji, SHM_JOB_FAILED, err);
+		return;
+	}
+	jobs_finish(s, ji, SHM_JOB_DONE, NULL);
+}
+
+/* An H_RESULT payload arrived from gpu child ci (checksum checked). */
+void sched_result(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	struct part_ref r;
+
+	if (take_hold(s, ci, &r) < 0) {
+		child_kill(s, ci, "sent a result it was not asked for");
+		return;
+	}
+	if (!jobs_wanted(s, &r))
+		return;		/* cancelled meanwhile */
+	struct job *j = &s->jobs[r.job];
+	struct part *pt = &j->part[r.part];
+	/* Kept across a restart (sched_resume). */
+	if (results_store_h(s, j->id, r.part, c->buf, c->buf_have)) {
+		jobs_finish(s, r.job, SHM_JOB_FAILED, "cannot store a partition's result");
+		return;
+	}
+	pt->state = SHM_PART_DONE;
+	pt->gpu_ns = c->hdr.work_ns;
+	if (pt->gpu_ns > s->longest_ns[j->kind])
+		s->longest_ns[j->kind] = pt->gpu_ns;
+	s->stats.parts_done++;
+	jobs_publish(s, r.job);
+	jobs_check_done(s, r.job);
+}
+
+/* A worker answered FAIL for the partition of the current header. */
+void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
+{
+	struct child *c = &s->child[ci];
+	struct part_ref r;
+	char reason[80];
+
+	if (c->kind == CHILD_SYNTH) {
+		if (c->nhold != 1 || c->hold[0].gen != c->hdr.gen) {
+			child_kill(s, ci, "reported a failure for a partition it does not hold");
+			return;
+		}
+		r = c->hold[0];
+		c->nhold = 0;
+	} else if (take_hold(s, ci, &r) < 0) {
+		child_kill(s, ci, "reported a failure for a partition it does not hold");
+		return;
+	}
+	/* A worker's failure (its backend failed, or it found the system
+	 * unsatisfied) counts as an attempt, like a crash: retried until the
+	 * partition has failed poison_attempts times, then its job fails. A
+	 * payload that failed its checksum was the producing synth's fault. */
+	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM) && r.from_child >= 0 &&
+	    s->child[r.from_child].pid == r.from)
+		child_kill(s, (uint32_t)r.from_child, "sent a partition that failed its checksum");
+	s->stats.parts_failed++;
+	/* why is the worker's text, made safe by child.c; cut at a whole
+	 * character (never half of a \xNN) to fit an event and a reason */
+	char shown[40];
+	util_clean(shown, sizeof shown, why);
+	sup_event(s, SHM_EV_INFO, c->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH, c->slot, 0, r.id,
+		  r.part, "%s.%u: job %llu partition %u failed: %s", c->kind == CHILD_GPU ? "gpu" : "synth",
+		  c->slot, (unsigned long long)r.id, r.part, shown);
+	snprintf(reason, sizeof reason, "failed (%s)", shown);
+	requeue_one(s, &r, reason);
+}

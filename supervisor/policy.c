@@ -1,0 +1,168 @@
+/*
+ * policy: which partition goes where, and when.
+ *
+ * sched_run is called once at the end of every loop iteration, after all
+ * of the iteration's completions are dispatched (run.c hands it to the
+ * loop as its after-batch hook), so every change of the iteration is seen
+ * at once and no handler has to remember to call it:
+ *   - a ready partition (first by kind priority, job id, partition) is
+ *     relayed to the gpuworker with the fewest partitions, if one has room;
+ *   - an idle synth gets the queued partition that comes first by that
+ *     order, if the memory budget allows.
+ * The memory budget counts 3 * 2^k * 32 bytes for each partition from its
+ * SYNTH_REQ until its H arrives (or it is requeued): synthesis is
+ * throttled instead of filling memory. One partition is always allowed so
+ * an oversized one cannot stall everything. Nothing new is synthesized
+ * while stopping; nothing at all moves once the children are being ended.
+ */
+#include <string.h>
+
+#include "supervisor/sup.h"
+
+static uint64_t part_bytes(const struct job *j)
+{
+	return 3ull << j->log_size << 5;
+}
+
+/* Bytes of synthesized partitions in flight: what the children hold. */
+uint64_t sched_mem_used(const struct sup *s)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < s->nchild; i++)
+		for (int h = 0; h < s->child[i].nhold; h++) {
+			const struct part_ref *r = &s->child[i].hold[h];
+			if (s->jobs[r->job].id == r->id)
+				sum += part_bytes(&s->jobs[r->job]);
+		}
+	return sum;
+}
+
+static int part_cmp(const struct sup *s, int ja, uint32_t pa, int jb, uint32_t pb)
+{
+	const struct job *a = &s->jobs[ja], *b = &s->jobs[jb];
+
+	if (a->priority != b->priority)
+		return a->priority < b->priority ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return pa < pb ? -1 : pa > pb;
+}
+
+/* The first queued partition by priority; -1 when none. */
+static int next_queued(const struct sup *s, uint32_t *part)
+{
+	int best = -1;
+	uint32_t bp = 0;
+
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!jobs_active(j))
+			continue;
+		if (best >= 0 && part_cmp(s, (int)i, 0, best, bp) > 0)
+			continue;
+		for (uint32_t p = 0; p < j->nparts; p++)
+			if (j->part[p].state == SHM_PART_QUEUED) {
+				if (best < 0 || part_cmp(s, (int)i, p, best, bp) < 0) {
+					best = (int)i;
+					bp = p;
+				}
+				break;
+			}
+	}
+	*part = bp;
+	return best;
+}
+
+static void dispatch_synth(struct sup *s, uint32_t ci, int ji, uint32_t p)
+{
+	struct job *j = &s->jobs[ji];
+	struct child *c = &s->child[ci];
+	struct frame_synth_req req = { .seed_len = j->seed_len };
+	uint8_t buf[FRAME_HDR_SIZE + sizeof req];
+	struct frame_hdr h;
+
+	memcpy(req.seed, j->seed, j->seed_len);
+	c->hold[0] = (struct part_ref){ .id = j->id, .job = ji, .part = p, .gen = ++s->next_gen };
+	c->nhold = 1;
+	frame_init(&h, FRAME_SYNTH_REQ, j->id, p, (uint16_t)j->kind, (uint16_t)j->log_size,
+		   c->hold[0].gen);
+	frame_seal(&h, &req, sizeof req);
+	memcpy(buf, &h, sizeof h);
+	memcpy(buf + sizeof h, &req, sizeof req);
+	child_write(s, ci, buf, sizeof buf);
+	j->part[p].state = SHM_PART_SYNTH;
+	j->part[p].synth_child = (int16_t)ci;
+	if (j->state == SHM_JOB_QUEUED) {
+		j->state = SHM_JOB_RUNNING;
+		j->start_mono_ns = shm_now_mono();
+	}
+	jobs_publish(s, ji);
+}
+
+static int gpu_pick(struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = 0; i < s->ngpu; i++) {
+		struct child *g = &s->child[i];
+		if (!child_takes_work(g) || g->nhold >= SUP_GPU_DEPTH || g->src_child >= 0)
+			continue;
+		if (best < 0 || g->nhold < s->child[best].nhold)
+			best = (int)i;
+	}
+	return best;
+}
+
+/* The synth holding the first ready partition by priority; -1 if none. */
+static int ready_pick(struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+		struct child *c = &s->child[i];
+		if (!child_serving(c) || c->rd != RD_HELD || c->nhold != 1 || relay_busy(c))
+			continue;
+		if (best < 0 || part_cmp(s, c->hold[0].job, c->hold[0].part,
+					 s->child[best].hold[0].job, s->child[best].hold[0].part) < 0)
+			best = (int)i;
+	}
+	return best;
+}
+
+/* Partitions out with children: synthesizing, ready, relayed, proving. */
+int sched_inflight(const struct sup *s)
+{
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		const struct child *c = &s->child[i];
+		if (child_alive(c) && (c->nhold || relay_busy(c)))
+			return 1;
+	}
+	return 0;
+}
+
+void sched_run(struct sup *s)
+{
+	int si, gi, ji;
+	uint32_t p;
+
+	if (s->stopping > 1)
+		return;
+	/* Ready partitions to GPUs with room, most urgent first. */
+	while ((si = ready_pick(s)) >= 0 && (gi = gpu_pick(s)) >= 0)
+		relay_start(s, (uint32_t)si, (uint32_t)gi);
+	if (s->stopping)
+		return;		/* finishing: nothing new is synthesized */
+	/* Queued partitions to free synths, within the memory budget. */
+	uint64_t used = sched_mem_used(s);
+	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+		if (!child_takes_work(&s->child[i]) || !child_idle(&s->child[i]))
+			continue;
+		if ((ji = next_queued(s, &p)) < 0)
+			break;
+		if (used && used + part_bytes(&s->jobs[ji]) > s->conf.mem_budget)
+			break;
+		dispatch_synth(s, i, ji, p);
+		used += part_bytes(&s->jobs[ji]);
+	}
+}
