@@ -126,14 +126,16 @@ static void supervisor(FILE *f, const struct snap *s)
 	head(f, name, "counter", help); \
 	fprintf(f, name " %llu\n", (unsigned long long)(v))
 	COUNTER("provisor_jobs_done_total", "Jobs completed with every partition proven.", s->sup.jobs_done);
-	COUNTER("provisor_jobs_failed_total", "Jobs that failed.", s->sup.jobs_failed);
+	COUNTER("provisor_jobs_failed_total", "Jobs that ended without a result: failed or cancelled.",
+		s->sup.jobs_failed);
 	head(f, "provisor_kind_jobs_done_total", "counter", "Jobs completed, by kind.");
 	char kb[24];
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
 		fprintf(f, "provisor_kind_jobs_done_total{kind=\"%s\"} %llu\n", fmt_kind(k, kb, sizeof kb),
 			(unsigned long long)s->sup.jobs_done_kind[k - 1]);
 	COUNTER("provisor_partitions_done_total", "Partitions proven.", s->sup.parts_done);
-	COUNTER("provisor_partitions_failed_total", "Partition attempts that failed (retried or not).",
+	COUNTER("provisor_partitions_failed_total",
+		"Partition attempts that failed (retried or not): FAIL answers, and workers that died busy.",
 		s->sup.parts_failed);
 	head(f, "provisor_memory_budget_bytes", "gauge", "Bytes of synthesized partitions allowed in flight.");
 	fprintf(f, "provisor_memory_budget_bytes %llu\n", (unsigned long long)s->sup.mem_budget);
