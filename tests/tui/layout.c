@@ -236,6 +236,7 @@ static unsigned long dead(struct snap *s, struct top_view *v)
 		s->health = bad[h];
 		s->hb_age_ns = 7000000000ull;
 		s->hb_mono_ns = 3000000000001ull;	/* died 1000 s ago, after 3000 s */
+		render_view_free(v);	/* the previous view's job order */
 		*v = (struct top_view){ .focus = L_GPU, .tenths = 5 };
 		frames += sweep(s, v, h == 0 ? 1 : 7);
 		v->help = 1;
