@@ -238,9 +238,9 @@ static unsigned long dead(struct snap *s, struct top_view *v)
 		s->hb_mono_ns = 3000000000001ull;	/* died 1000 s ago, after 3000 s */
 		render_view_free(v);	/* the previous view's job order */
 		*v = (struct top_view){ .focus = L_GPU, .tenths = 5 };
-		frames += sweep(s, v, h == 0 ? 1 : 7);
+		frames += sweep(s, v, h == 0 ? 11 : 13);
 		v->help = 1;
-		frames += sweep(s, v, 11);
+		frames += sweep(s, v, 17);
 		v->help = 0;
 		if (!snap_sup_gone(s))
 			continue;
@@ -281,7 +281,7 @@ int main(void)
 	fill(&s, 0);
 	frames += sweep(&s, &v, 5);
 	s.attached = 0;
-	snprintf(s.err, sizeof s.err, "no provisor instance 'x' (no /dev/shm/provisor.x)");
+	snprintf(s.err, sizeof s.err, "no provisor instance 'x' (no /run/provisor/x.status)");
 	frames += sweep(&s, &v, 5);
 	render_view_free(&v);
 	frames += dead(&s, &v);
