@@ -28,6 +28,7 @@
 #include "cli/cli.h"
 #include "ctl/ctl.h"
 #include "shm/shm.h"
+#include "supervisor/run.h"
 #include "util/text.h"
 
 #define CMD_CTL_TIMEOUT_MS 5000
@@ -75,10 +76,9 @@ static int cmd_ctl_vet(const struct ctl_peer *p, void *arg, char *err, size_t er
 static int cmd_ctl_check_path(const struct cmd_ctl_target *t)
 {
 	static const char tail[] = "/control.sock";
-	char dir[sizeof t->path], lockp[sizeof t->path + 8], who[128], shown[300];
+	char dir[sizeof t->path], lockp[sizeof t->path + 8], shown[300];
 	size_t n = strlen(t->path);
 	struct stat st;
-	FILE *f;
 
 	if (t->path[0] != '/' || n <= sizeof tail - 1 || strcmp(t->path + n - (sizeof tail - 1), tail) ||
 	    strstr(t->path, "/../") || strstr(t->path, "/./") || strstr(t->path, "//") ||
@@ -105,22 +105,20 @@ static int cmd_ctl_check_path(const struct cmd_ctl_target *t)
 			(unsigned)t->uid);
 		return 1;
 	}
-	snprintf(lockp, sizeof lockp, "%s/lock", dir);
+	snprintf(lockp, sizeof lockp, "%s/%s", dir, STATEDIR_LOCK);
 	int fd = open(lockp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && (f = fdopen(fd, "r"))) {
-		char name[SHM_NAME_MAX + 2] = "?";
-		unsigned pid = 0;
-		int ok = fgets(who, sizeof who, f) && sscanf(who, "%33s %u", name, &pid) == 2 &&
-			 !strcmp(name, t->name) && (pid_t)pid == t->pid;
-		fclose(f);
+	if (fd >= 0) {
+		char name[SHM_NAME_MAX + 2];
+		unsigned pid;
+		int ok = statedir_read_lock(fd, name, &pid) == 0 && !strcmp(name, t->name) &&
+			 (pid_t)pid == t->pid;
+		close(fd);
 		if (!ok) {
 			fprintf(stderr, "provisor: state directory %s is held by instance '%s' (pid %u), "
 				"not by '%s' (pid %d): refusing its socket\n", dir,
 				util_clean(shown, sizeof shown, name), pid, t->name, (int)t->pid);
 			return 1;
 		}
-	} else if (fd >= 0) {
-		close(fd);
 	} else if (errno != EACCES) {	/* a group member may not read it: the peer check holds */
 		fprintf(stderr, "provisor: instance '%s': %s: %s\n", t->name, lockp, strerror(errno));
 		return 1;

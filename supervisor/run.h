@@ -14,4 +14,11 @@
  * it cannot name absolutely, too many slots). */
 int sup_main(const struct conf *c);
 
+/* The state directory's lock file, STATE/STATEDIR_LOCK, says who holds
+ * it: "NAME PID\n" (statedir.c). Read from fd: 0 with name (at least
+ * SHM_NAME_MAX + 2 bytes) and *pid, or -1 (unreadable or not that form;
+ * name is then "?" and *pid 0). */
+#define STATEDIR_LOCK "lock"
+int statedir_read_lock(int fd, char *name, unsigned *pid);
+
 #endif

@@ -35,11 +35,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "supervisor/run.h"
 #include "supervisor/sup.h"
 #include "util/text.h"
 #include "util/util.h"
-
-#define STATEDIR_LOCK "lock"
 
 int statedir_absolute(char *dir, size_t len, char *err, size_t errlen)
 {
@@ -192,17 +191,13 @@ static int sd_lock(struct sup *s, char *err, size_t errlen)
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			int e = errno;
-			n = pread(fd, who, sizeof who - 1, 0);
+			char name[SHM_NAME_MAX + 2];
+			unsigned pid;
+			statedir_read_lock(fd, name, &pid);
 			close(fd);
 			if (e != EWOULDBLOCK)
 				return util_fail(err, errlen, -e, "lock %s/%s: %s", s->conf.state_dir,
 					       STATEDIR_LOCK, strerror(e));
-			who[n > 0 ? n : 0] = '\0';
-			who[strcspn(who, "\n")] = '\0';
-			unsigned pid = 0;
-			char name[SHM_NAME_MAX + 2] = "?";
-			if (sscanf(who, "%33s %u", name, &pid) != 2)
-				snprintf(name, sizeof name, "?");
 			return util_fail(err, errlen, -EBUSY,
 				       "state directory %s is in use by instance '%s' (supervisor pid %u); "
 				       "give each instance its own state_dir", s->conf.state_dir,
@@ -250,6 +245,19 @@ int statedir_open(struct sup *s, char *err, size_t errlen)
 	if ((rc = sd_lock(s, err, errlen)) < 0)
 		return rc;
 	return 0;
+}
+
+int statedir_read_lock(int fd, char *name, unsigned *pid)
+{
+	char who[128];
+	ssize_t n = pread(fd, who, sizeof who - 1, 0);
+
+	who[n > 0 ? n : 0] = '\0';
+	if (sscanf(who, "%33s %u", name, pid) == 2)
+		return 0;
+	strcpy(name, "?");
+	*pid = 0;
+	return -1;
 }
 
 void statedir_close(struct sup *s)

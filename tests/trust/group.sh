@@ -42,10 +42,6 @@ refused "Permission denied" as "$n" "$P" ping --name "$x"
 refused "[Pp]ermission denied" as "$n" "$P" ping --socket "$T/x/control.sock"
 
 # The member, told by a rewritten segment to use y's socket.
-setpath() {
-  { printf '%s' "$2"; head -c $((108 - ${#2})) /dev/zero; } |
-    dd of="/run/provisor/$1.status" bs=1 seek=352 conv=notrunc status=none
-}
 setpath "$x" "$T/y/control.sock"
 refused "is served by pid $py \(uid 0\), not by $x's supervisor \(pid $px" as "$m" "$P" stop --name "$x"
 "$P" ping --name "$y" >/dev/null || fail "$y stopped"

@@ -34,11 +34,6 @@ refused "owned by uid $(id -u "$u"), not uid 0" "$P" status --name "$evil"
 refused "owned by uid $(id -u "$u"), not uid 0" "$P" ping --name "$evil"
 rm -f "/run/provisor/$evil.status"
 
-# setpath NAME PATH: rewrite NAME's published control_path (offset 352, 108 bytes).
-setpath() {
-  { printf '%s' "$2"; head -c $((108 - ${#2})) /dev/zero; } |
-    dd of="/run/provisor/$1.status" bs=1 seek=352 conv=notrunc status=none
-}
 setpath "$a" "$T/b/control.sock"
 refused "$T/b is held by instance '$b' \(pid $pb\), not by '$a' \(pid $pa\)" "$P" stop --name "$a"
 "$P" ping --name "$b" >/dev/null || fail "$b stopped"
