@@ -36,7 +36,7 @@ static void fuzz_frame_check(struct frame_hdr *h, unsigned max_log)
 		FUZZ_ASSERT(h->payload_len == frame_expected_len(h->type, h->log_size));
 		FUZZ_ASSERT(h->payload_len > 0);
 	}
-	if (h->type == FRAME_SYNTH_REQ || h->type == FRAME_PART_DATA || h->type == FRAME_H_RESULT)
+	if (h->type == FRAME_SYNTH_REQ || h->type == FRAME_PART_DATA || h->type == FRAME_H_DONE)
 		FUZZ_ASSERT(h->log_size >= 1);
 }
 

@@ -69,15 +69,16 @@ static void frames(void)
 {
 	struct frame_hello hello = { .pid = 42, .backend = 1, .desc = "cpu backend" };
 	struct frame_synth_req req = { .seed_len = 4, .seed = { 1, 2, 3, 4 } };
-	uint8_t part[3 * 2 * 32] = { 0 }, h[2 * 32] = { 1 };
+	uint8_t part[3 * 2 * 32 + FRAME_TRAILER_BYTES] = { 0 };
+	struct frame_h_done h = { .digest = { 1 } };
 
 	frame_seed("hello", FRAME_HELLO, 0, &hello, sizeof hello, 0);
 	frame_seed("synth_req", FRAME_SYNTH_REQ, 4, &req, sizeof req, 0);
 	frame_seed("part_data", FRAME_PART_DATA, 1, part, sizeof part, 0);
-	frame_seed("h_result", FRAME_H_RESULT, 1, h, sizeof h, 0);
+	frame_seed("h_done", FRAME_H_DONE, 1, &h, sizeof h, 0);
 	frame_seed("fail", FRAME_FAIL, 0, FRAME_FAIL_CHECKSUM, strlen(FRAME_FAIL_CHECKSUM), 0);
-	frame_seed("bad_hdr_check", FRAME_H_RESULT, 1, h, sizeof h, 23);
-	frame_seed("bad_payload", FRAME_H_RESULT, 1, h, sizeof h, FRAME_HDR_SIZE + 5);
+	frame_seed("bad_hdr_check", FRAME_H_DONE, 1, &h, sizeof h, 23);
+	frame_seed("bad_payload", FRAME_H_DONE, 1, &h, sizeof h, FRAME_HDR_SIZE + 5);
 	put("frame", "short", "PVFR\x01", 5);
 }
 

@@ -40,7 +40,7 @@ const char *frame_type_name(uint16_t type)
 {
 	static const char *const names[FRAME_NTYPES] = {
 		[FRAME_HELLO] = "HELLO", [FRAME_SYNTH_REQ] = "SYNTH_REQ",
-		[FRAME_PART_DATA] = "PART_DATA", [FRAME_H_RESULT] = "H_RESULT",
+		[FRAME_PART_DATA] = "PART_DATA", [FRAME_H_DONE] = "H_DONE",
 		[FRAME_FAIL] = "FAIL",
 	};
 
@@ -57,9 +57,9 @@ uint64_t frame_expected_len(uint16_t type, uint16_t log_size)
 	case FRAME_SYNTH_REQ:
 		return sizeof(struct frame_synth_req);
 	case FRAME_PART_DATA:
-		return 3 * n * FRAME_ELEM_BYTES;
-	case FRAME_H_RESULT:
-		return n * FRAME_ELEM_BYTES;
+		return n ? 3 * n * FRAME_ELEM_BYTES + FRAME_TRAILER_BYTES : 0;
+	case FRAME_H_DONE:
+		return sizeof(struct frame_h_done);
 	default:
 		return 0;
 	}
@@ -100,7 +100,7 @@ void frame_seal(struct frame_hdr *h, const void *payload, uint64_t len)
  * size we prove; HELLO and FAIL may carry k = 0 (no partition). */
 static int frame_needs_k(uint16_t type)
 {
-	return type == FRAME_SYNTH_REQ || type == FRAME_PART_DATA || type == FRAME_H_RESULT;
+	return type == FRAME_SYNTH_REQ || type == FRAME_PART_DATA || type == FRAME_H_DONE;
 }
 
 int frame_check_hdr(const struct frame_hdr *h, unsigned max_log, char *err, size_t errlen)

@@ -4,15 +4,25 @@
  * Every message is a 64-byte header followed by payload_len bytes. The
  * header carries its own check (hdr_check) so a garbage header is caught
  * before its length is believed; the payload carries an XXH3-64 checksum
- * that the receiver checks. A child that sends a malformed frame is faulty:
- * the supervisor kills it, restarts it and requeues its partition.
+ * that the receiver checks: in the header (checksum), except for PART_DATA,
+ * which the synth streams as it makes the rows, so its checksum is an
+ * 8-byte trailer after the rows and the header's field is 0. A child that
+ * sends a malformed frame is faulty: the supervisor kills it, restarts it
+ * and requeues its partition.
  *
  * Flow of one partition:
  *   supervisor -> synth      SYNTH_REQ  (seed in the payload)
- *   synth -> supervisor      PART_DATA  (a || b || c, canonical elements)
+ *   synth -> supervisor      PART_DATA  (rows in chunks of FRAME_PART_ROWS:
+ *                                        a[chunk] || b[chunk] || c[chunk],
+ *                                        canonical elements; then the
+ *                                        XXH3-64 of all of it, LE)
  *   supervisor -> gpuworker  PART_DATA  (same payload, spliced; the header
  *                                        rewritten with the GPU generation)
- *   gpuworker -> supervisor  H_RESULT   (H, canonical elements)
+ *   gpuworker                writes H into its region of the job's result
+ *                            file (format/pfile.h, version 2), fsyncs it
+ *   gpuworker -> supervisor  H_DONE     (H's digest, or why it could not
+ *                                        be stored)
+ * No partition's or result's bytes pass through the supervisor's memory.
  * Either worker may answer FAIL instead (payload: a reason, text).
  * Workers send HELLO once, when ready. EOF on a worker's input means stop.
  */
@@ -25,7 +35,7 @@
 #include "util/vocab.h"
 
 #define FRAME_MAGIC 0x52465650u	/* "PVFR" little-endian */
-#define FRAME_VERSION 1
+#define FRAME_VERSION 2
 #define FRAME_HDR_SIZE 64
 #define FRAME_FAIL_MAX 256	/* bytes of reason text */
 /* The FAIL reason a gpuworker gives for a PART_DATA whose payload failed
@@ -35,8 +45,8 @@
 enum frame_type {
 	FRAME_HELLO = 1,	/* worker ready; payload struct frame_hello */
 	FRAME_SYNTH_REQ = 2,	/* payload struct frame_synth_req */
-	FRAME_PART_DATA = 3,	/* payload a, b, c: 3 * 2^k * 32 bytes */
-	FRAME_H_RESULT = 4,	/* payload H: 2^k * 32 bytes */
+	FRAME_PART_DATA = 3,	/* payload rows by chunk, then the checksum: 3 * 2^k * 32 + 8 bytes */
+	FRAME_H_DONE = 4,	/* payload struct frame_h_done */
 	FRAME_FAIL = 5,		/* payload: reason, 1..FRAME_FAIL_MAX bytes */
 	FRAME_NTYPES
 };
@@ -65,6 +75,25 @@ struct frame_hello {
 	char desc[112];		/* e.g. the backend's log line */
 };
 
+/* Rows per PART_DATA chunk: a chunk is a, then b, then c of its rows
+ * (2^k rows when k < 16: one chunk). */
+#define FRAME_PART_ROWS (1u << 16)
+#define FRAME_TRAILER_BYTES 8
+
+/* A gpuworker's partition is stored: H's n * 32 bytes are in the job's
+ * result file at pfile_result2_part_off(k, partition), written and
+ * fdatasync'd; digest is their BLAKE2b-256 (pfile_digest_*). Or, with err
+ * (a positive errno) set, they could not be: op says at which step, and
+ * the digest is zero. A storage error is the state directory's, not the
+ * partition's: the supervisor requeues it without counting an attempt. */
+enum frame_store_op { FRAME_STORE_OK = 0, FRAME_STORE_OPEN, FRAME_STORE_WRITE, FRAME_STORE_SYNC };
+
+struct frame_h_done {
+	uint8_t digest[32];
+	int32_t err;		/* 0, or the errno of op */
+	uint32_t op;		/* enum frame_store_op */
+};
+
 struct frame_synth_req {
 	uint32_t seed_len;	/* 1..32 */
 	uint32_t reserved;
@@ -78,7 +107,9 @@ uint64_t frame_expected_len(uint16_t type, uint16_t log_size);
 /* Fill a header; payload_len, checksum and hdr_check are left to seal. */
 void frame_init(struct frame_hdr *h, uint16_t type, uint64_t job, uint32_t partition,
 		uint16_t kind, uint16_t log_size, uint64_t gen);
-/* Set payload_len and checksum from the payload, then hdr_check. */
+/* Set payload_len and checksum from the payload, then hdr_check. (Not for
+ * PART_DATA: set payload_len = frame_expected_len() and checksum = 0, then
+ * frame_seal_hdr, and send the trailer after the rows.) */
 void frame_seal(struct frame_hdr *h, const void *payload, uint64_t len);
 /* Recompute hdr_check only (after changing gen or work_ns when relaying). */
 void frame_seal_hdr(struct frame_hdr *h);

@@ -52,8 +52,8 @@ static void test_roundtrip(const uint8_t *buf)
 	char err[256];
 	sealed(&h, FRAME_HELLO, 0, buf);
 	CHECK(frame_check_hdr(&h, VOCAB_LOG_MAX, err, sizeof err) == 0, "HELLO k=0: %s", err);
-	CHECK_EQ_U64(frame_expected_len(FRAME_PART_DATA, 10), 3 * 1024 * 32);
-	CHECK_EQ_U64(frame_expected_len(FRAME_H_RESULT, 10), 1024 * 32);
+	CHECK_EQ_U64(frame_expected_len(FRAME_PART_DATA, 10), 3 * 1024 * 32 + FRAME_TRAILER_BYTES);
+	CHECK_EQ_U64(frame_expected_len(FRAME_H_DONE, 10), sizeof(struct frame_h_done));
 	CHECK_EQ_U64(frame_expected_len(FRAME_FAIL, 10), 0);
 }
 
@@ -63,7 +63,8 @@ static void test_corruptions(const uint8_t *buf)
 
 	sealed(&h, FRAME_PART_DATA, 10, buf);
 	g = h; g.magic ^= 1; frame_seal_hdr(&g); refused(&g, "magic");
-	g = h; g.version = 2; frame_seal_hdr(&g); refused(&g, "version");
+	g = h; g.version = FRAME_VERSION + 1; frame_seal_hdr(&g); refused(&g, "version");
+	g = h; g.version = FRAME_VERSION - 1; frame_seal_hdr(&g); refused(&g, "version");
 	/* A change anywhere in bytes 0..59 without resealing. */
 	for (size_t off = 8; off < 60; off += 4) {
 		g = h;
@@ -79,11 +80,11 @@ static void test_corruptions(const uint8_t *buf)
 	char err[256];
 	CHECK(frame_check_hdr(&h, 9, err, sizeof err) == -EBADMSG, "k=10 > max 9 accepted");
 	CHECK(strstr(err, "out of range 1..9"), "%s", err);
-	g = h; g.payload_len += 32; frame_seal_hdr(&g); refused(&g, "expected 98304");
+	g = h; g.payload_len += 32; frame_seal_hdr(&g); refused(&g, "expected 98312");
 	g = h; g.payload_len = 0; frame_seal_hdr(&g); refused(&g, "payload of 0 bytes");
 	/* Right length for another k or another type. */
-	g = h; g.log_size = 11; frame_seal_hdr(&g); refused(&g, "expected 196608");
-	g = h; g.type = FRAME_H_RESULT; frame_seal_hdr(&g); refused(&g, "H_RESULT frame");
+	g = h; g.log_size = 11; frame_seal_hdr(&g); refused(&g, "expected 196616");
+	g = h; g.type = FRAME_H_DONE; frame_seal_hdr(&g); refused(&g, "H_DONE frame");
 	sealed(&h, FRAME_HELLO, 0, buf);
 	g = h; g.payload_len = 127; frame_seal_hdr(&g); refused(&g, "HELLO frame");
 	sealed(&h, FRAME_SYNTH_REQ, 10, buf);
@@ -94,7 +95,7 @@ static void test_corruptions(const uint8_t *buf)
 	g = h; g.payload_len = FRAME_FAIL_MAX; frame_seal_hdr(&g);
 	CHECK(frame_check_hdr(&g, VOCAB_LOG_MAX, err, sizeof err) == 0, "FAIL of 256: %s", err);
 	/* A changed payload shows in the checksum, which the header carries. */
-	sealed(&h, FRAME_H_RESULT, 6, buf);
+	sealed(&h, FRAME_H_DONE, 6, buf);
 	uint8_t copy[2048];
 	memcpy(copy, buf, sizeof copy);
 	copy[100] ^= 1;
