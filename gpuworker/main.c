@@ -1,9 +1,12 @@
 /*
  * gpuworker: `gpuworker --instance NAME --slot I --gpu ORD --backend B`,
  * exec'd by the supervisor, one per GPU worker slot. It reads PART_DATA
- * frames on stdin, computes each partition's H-term on its backend and
- * answers H_RESULT (or FAIL) frames on stdout. Log lines go to stderr,
- * prefixed "gpuworker[I]: ".
+ * frames on stdin, computes each partition's H-term on its backend, writes
+ * H into the partition's region of the job's result file (STATE/jobs/JOB/
+ * result.tmp, under the directory fd --jobs-fd that the supervisor passes
+ * down; format/pfile.h's version 2) and fdatasyncs it, and answers H_DONE
+ * with H's digest (or FAIL) on stdout: H never passes through the
+ * supervisor. Log lines go to stderr, prefixed "gpuworker[I]: ".
  *
  * Design: the worker holds up to two partitions, one proving and one
  * received, so the device never waits for a transfer when work is queued.
@@ -13,8 +16,8 @@
  *             every element canonical); it reads the next frame only once
  *             the prover has taken the last, which is the back-pressure
  *   prover    shm_slot_begin(gen), hterm_run, checks H's top coefficient,
- *             encodes H, hands the frame to the sender and immediately
- *             takes the next partition
+ *             stores H (encode in place, digest, pwrite, fdatasync), hands
+ *             the H_DONE frame to the sender and takes the next partition
  *   sender    writes the frame, and only then shm_slot_end(gen, ok)
  *
  * So the end of one partition is often published after the begin of the
@@ -33,9 +36,10 @@
  * runs yet, so start:hang beats no heartbeat); before, shm, during and
  * after in the prover thread around one partition (after: the result
  * frame built, before it is handed to the sender, so the slot is still
- * busy); frame where the H_RESULT is sealed.
+ * busy); frame where the H_DONE is sealed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -48,6 +52,7 @@
 #include <unistd.h>
 
 #include "fault/fault.h"
+#include "format/pfile.h"
 #include "gpuworker/hterm.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
@@ -76,6 +81,7 @@ struct gw_out {
 static struct {
 	unsigned slot;
 	int gpu;
+	int jobs_fd;		/* STATE/jobs, inherited (--jobs-fd); -1 = none */
 	enum vocab_backend be;
 	pthread_mutex_t lock;	/* the hand-offs below */
 	pthread_cond_t cond;
@@ -90,6 +96,7 @@ static struct {
 	struct shm_slot_writer w;
 	FILE *trace;		/* PROVISOR_TRACE_DIR: ground truth for tests */
 } gw = {
+	.jobs_fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 	.shm_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -357,35 +364,88 @@ static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, const char 
 	frame_seal(&o->hdr, o->payload, len);
 }
 
-/* The H_RESULT frame of h's partition from H in Montgomery form. */
-/* Returns 1, or 0 when fault injection made it a FAIL frame instead. */
-static int gw_result_out(struct gw_out *o, const struct frame_hdr *h, const fr_t *H,
-			 uint64_t work_ns)
+/* Store h's partition's H (n elements in Montgomery form at H, turned
+ * into their canonical encodings in place) into its region of the job's
+ * result file, STATE/jobs/JOB/result.tmp under the inherited directory
+ * gw.jobs_fd: written, fdatasync'd, its BLAKE2b-256 in d->digest. A
+ * failure is the state directory's, not the partition's: d->err and d->op
+ * say what failed, and the supervisor blocks the job instead of failing
+ * the partition. */
+static void gw_store(const struct frame_hdr *h, fr_t *H, struct frame_h_done *d)
 {
-	size_t n = (size_t)1 << h->log_size;
+	size_t n = (size_t)1 << h->log_size, len = n * FR_BYTES, done = 0;
+	off_t off = (off_t)pfile_result2_part_off(h->log_size, h->partition);
+	uint8_t *bytes = (uint8_t *)H;	/* fr_t is its 32-byte encoding's size */
+	struct pfile_digest dg;
+	char name[48];
+	int fd;
 
-	frame_init(&o->hdr, FRAME_H_RESULT, h->job, h->partition, h->kind, h->log_size, h->gen);
+	static_assert(sizeof(fr_t) == FR_BYTES, "in-place encoding");
+	memset(d, 0, sizeof *d);
+	for (size_t i = 0; i < n; i++) {
+		fr_t t = H[i];
+		fr_to_bytes(bytes + i * FR_BYTES, &t);
+	}
+	pfile_digest_init(&dg);
+	pfile_digest_update(&dg, bytes, len);
+	pfile_digest_final(&dg, d->digest);
+	snprintf(name, sizeof name, "%llu/result.tmp", (unsigned long long)h->job);
+	fd = gw.jobs_fd < 0 ? (errno = EBADF, -1)
+		: openat(gw.jobs_fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		d->err = errno;
+		d->op = FRAME_STORE_OPEN;
+	}
+	while (fd >= 0 && done < len) {
+		ssize_t w = pwrite(fd, bytes + done, len - done, off + (off_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			d->err = w < 0 ? errno : EIO;
+			d->op = FRAME_STORE_WRITE;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (fd >= 0 && !d->err && fdatasync(fd) < 0) {
+		d->err = errno;
+		d->op = FRAME_STORE_SYNC;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (d->err) {
+		memset(d->digest, 0, sizeof d->digest);
+		gw_log("job %llu partition %u: storing H in %s failed: %s", (unsigned long long)h->job,
+		       h->partition, name, strerror(d->err));
+	}
+}
+
+/* The H_DONE frame of h's partition. Returns 1 when H was stored, or 0
+ * (a storage error, or fault injection made it a FAIL frame instead). */
+static int gw_done_out(struct gw_out *o, const struct frame_hdr *h, const struct frame_h_done *d,
+		       uint64_t work_ns)
+{
+	frame_init(&o->hdr, FRAME_H_DONE, h->job, h->partition, h->kind, h->log_size, h->gen);
 	o->hdr.work_ns = work_ns;
-	o->payload = malloc(n * FR_BYTES);
+	o->payload = malloc(sizeof *d);
 	if (!o->payload) {
 		gw_log("out of memory");
 		gw_exit(1);
 	}
-	for (size_t i = 0; i < n; i++)
-		fr_to_bytes(o->payload + i * FR_BYTES, &H[i]);
-	frame_seal(&o->hdr, o->payload, n * FR_BYTES);
+	memcpy(o->payload, d, sizeof *d);
+	frame_seal(&o->hdr, o->payload, sizeof *d);
 	switch (fault_frame()) {
 	case FAULT_FRAME_OK:
 		break;
 	case FAULT_FRAME_CORRUPT:	/* after the seal: the receiver's check must catch it */
-		o->payload[n * FR_BYTES / 2] ^= 0xff;
+		o->payload[sizeof *d / 2] ^= 0xff;
 		break;
 	case FAULT_FRAME_HOSTILE:
 		free(o->payload);
 		gw_fail_out(o, h, FAULT_HOSTILE_REASON);
 		return 0;
 	}
-	return 1;
+	return !d->err;
 }
 
 /* Prove one partition through begin/end. Returns 0 to carry on, -1 when
@@ -438,7 +498,10 @@ static int gw_prove(struct gw_part *p)
 		gw_log("job %llu partition %u: %s", (unsigned long long)h->job, h->partition, why);
 		gw_fail_out(&o, h, why);
 	} else {
-		o.ok = gw_result_out(&o, h, p->buf, shm_now_mono() - t0);
+		struct frame_h_done d;
+		uint64_t work_ns = shm_now_mono() - t0;
+		gw_store(h, p->buf, &d);
+		o.ok = gw_done_out(&o, h, &d, work_ns);
 	}
 	fault_point(FAULT_AFTER);
 	gw_hand(&o);
@@ -528,7 +591,7 @@ static void *gw_heartbeat(void *arg)
 static _Noreturn void gw_usage(void)
 {
 	fprintf(stderr, "usage: gpuworker --instance NAME --slot I [--gpu ORD] "
-		"[--backend auto|cpu|cuda]\n");
+		"[--backend auto|cpu|cuda] [--jobs-fd FD]\n");
 	exit(1);
 }
 
@@ -548,6 +611,7 @@ static void gw_args(int argc, char **argv, const char **name)
 		{ "slot", required_argument, NULL, 's' },
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "jobs-fd", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int have_slot = 0, c;
@@ -560,6 +624,8 @@ static void gw_args(int argc, char **argv, const char **name)
 			gw.slot = gw_number(optarg), have_slot = 1;
 		else if (c == 'g')
 			gw.gpu = (int)gw_number(optarg);
+		else if (c == 'j')
+			gw.jobs_fd = (int)gw_number(optarg);
 		else if (c == 'b' && vocab_backend_parse(optarg, &gw.be) == 0)
 			continue;
 		else

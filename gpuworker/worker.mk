@@ -2,8 +2,8 @@
 # slot (bin/gpuworker), and its test, which plays the supervisor's part.
 PROGS += $(BIN)/gpuworker
 $(BIN)/gpuworker: $(call objs,gpuworker/main.c) $(O)/libhterm.a $(O)/libproto.a $(O)/libshm.a \
-	$(O)/libfield.a $(O)/libfault.a
-LDLIBS_gpuworker = $(call pc_libs,libxxhash) $(CUDA_LIBS)
+	$(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a $(O)/libfault.a
+LDLIBS_gpuworker = $(call pc_libs,libxxhash) $(call pc_libs,libsodium) $(CUDA_LIBS)
 
 TESTS += $(BIN)/tests/workers_gpu
 $(BIN)/tests/workers_gpu: $(call objs,tests/workers/gpu.c) $(O)/libhterm.a $(O)/libverify.a \

@@ -21,7 +21,7 @@
 #include "util/vocab.h"
 
 #define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
-#define SHM_ABI_VERSION 1u
+#define SHM_ABI_VERSION 2u
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
@@ -137,7 +137,23 @@ enum shm_job_state {
 	SHM_JOB_DONE = 3,
 	SHM_JOB_FAILED = 4,
 	SHM_JOB_CANCELLED = 5,
+	/* Waiting for the state directory: no space for its result, or an
+	 * I/O error there. Its proven partitions are kept; it retries with
+	 * backoff and goes on by itself once the cause is gone. */
+	SHM_JOB_BLOCKED = 6,
 	SHM_JOB_NSTATES
+};
+
+/* Why a job failed, was cancelled or is blocked: a code every reader can
+ * name, beside the short text. The full text goes to the log and to
+ * `provisor status` (which asks the supervisor). */
+enum shm_reason {
+	SHM_REASON_NONE = 0,
+	SHM_REASON_CANCELLED = 1,	/* by an operator */
+	SHM_REASON_POISON = 2,		/* a partition failed poison_attempts times */
+	SHM_REASON_NO_SPACE = 3,	/* the state directory's file system is full */
+	SHM_REASON_IO = 4,		/* an I/O error on the state directory */
+	SHM_REASON_NREASONS
 };
 
 struct shm_job {
@@ -147,13 +163,14 @@ struct shm_job {
 	uint32_t state;			/* 16: enum shm_job_state */
 	uint32_t log_size;		/* 20: k, 2^k constraints */
 	uint32_t nparts;		/* 24: <= VOCAB_MAX_PARTS */
-	uint32_t reserved0;		/* 28 */
+	uint32_t reason_code;		/* 28: enum shm_reason */
 	uint8_t seed[32];		/* 32 */
 	uint64_t submit_wall_ns;	/* 64 */
 	uint64_t submit_mono_ns;	/* 72 */
 	uint64_t start_mono_ns;		/* 80 */
 	uint64_t end_mono_ns;		/* 88 */
-	char reason[64];		/* 96: why it failed, NUL-terminated */
+	char reason[64];		/* 96: a short form of why it failed or is
+					 * blocked, cut at a word ("..."), NUL-terminated */
 	struct shm_part part[VOCAB_MAX_PARTS];	/* 160 */
 };
 

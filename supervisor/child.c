@@ -111,6 +111,8 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 		argv[n++] = bufs[1];
 		argv[n++] = "--backend";
 		argv[n++] = (char *)vocab_backend_name((uint32_t)s->backend);
+		argv[n++] = "--jobs-fd";	/* STATE/jobs: it stores H there */
+		argv[n++] = "3";
 	}
 	argv[n] = NULL;
 }
@@ -154,7 +156,7 @@ static int child_pidfd_open(pid_t pid)
 int child_spawn(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
-	char path[4200], bufs[3][16], *argv[12];
+	char path[4200], bufs[3][16], *argv[16];
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	pid_t parent = getpid(), pid;
 
@@ -183,6 +185,11 @@ int child_spawn(struct sup *s, uint32_t ci)
 		if (getppid() != parent)
 			_exit(127);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
+			_exit(127);
+		/* A gpuworker gets STATE/jobs as fd 3 (dup2 clears close-on-exec;
+		 * on fd 3 itself it does nothing, so clear it there). */
+		if (c->kind == CHILD_GPU &&
+		    (s->jobs_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(s->jobs_fd, 3)) < 0)
 			_exit(127);
 		exec_wrapped(path, argv);
 		fprintf(stderr, "provisor: exec %s: %s\n", path, strerror(errno));
@@ -257,7 +264,6 @@ void child_arm_read(struct sup *s, uint32_t ci)
 		len = FRAME_HDR_SIZE - c->hdr_have;
 		break;
 	case RD_SMALL:
-	case RD_RESULT:
 		dst = c->buf + c->buf_have;
 		len = c->hdr.payload_len - c->buf_have;
 		if (len > (1u << 20))
@@ -288,15 +294,14 @@ static void on_header(struct sup *s, uint32_t ci)
 		child_kill(s, ci, err);
 		return;
 	}
-	if (t == FRAME_HELLO || t == FRAME_FAIL ||
-	    (t == FRAME_H_RESULT && c->kind == CHILD_GPU)) {
+	if (t == FRAME_HELLO || t == FRAME_FAIL || (t == FRAME_H_DONE && c->kind == CHILD_GPU)) {
 		c->buf = malloc(c->hdr.payload_len);
 		if (!c->buf) {
 			child_kill(s, ci, "out of memory for its frame");
 			return;
 		}
 		c->buf_have = 0;
-		c->rd = t == FRAME_H_RESULT ? RD_RESULT : RD_SMALL;
+		c->rd = RD_SMALL;
 		child_arm_read(s, ci);
 		return;
 	}
@@ -327,7 +332,7 @@ static void on_payload(struct sup *s, uint32_t ci)
 		util_cleann(reason, sizeof reason, (const char *)c->buf, c->buf_have);
 		sched_part_failed(s, ci, reason);
 		break;
-	case FRAME_H_RESULT:
+	case FRAME_H_DONE:
 		sched_result(s, ci);
 		break;
 	}

@@ -40,7 +40,8 @@ void jobs_publish(struct sup *s, int ji)
 	v.submit_mono_ns = j->submit_mono_ns;
 	v.start_mono_ns = j->start_mono_ns;
 	v.end_mono_ns = j->end_mono_ns;
-	memcpy(v.reason, j->reason, sizeof v.reason);
+	v.reason_code = j->reason_code;
+	util_clip_words(v.reason, sizeof v.reason, j->why);
 	for (uint32_t p = 0; p < j->nparts; p++) {
 		const struct part *pt = &j->part[p];
 		v.part[p].state = pt->state;
@@ -73,7 +74,26 @@ void sched_publish(struct sup *s)
 
 int jobs_active(const struct job *j)
 {
-	return j->id && (j->state == SHM_JOB_QUEUED || j->state == SHM_JOB_RUNNING);
+	return j->id && (j->state == SHM_JOB_QUEUED || j->state == SHM_JOB_RUNNING ||
+			 j->state == SHM_JOB_BLOCKED);
+}
+
+void jobs_set_reason(struct sup *s, int ji, uint32_t code, const char *why)
+{
+	struct job *j = &s->jobs[ji];
+
+	j->reason_code = code;
+	snprintf(j->why, sizeof j->why, "%s", why ? why : "");
+}
+
+/* A table entry made ready for a job: nothing of an earlier one left. */
+static void job_init(struct job *j)
+{
+	uint8_t epoch = j->store_epoch;	/* what the earlier job left in flight stays stale */
+
+	memset(j, 0, sizeof *j);
+	j->store_fd = -1;
+	j->store_epoch = epoch;
 }
 
 int sched_idle(const struct sup *s)
@@ -91,6 +111,8 @@ static int job_slot(struct sup *s)
 
 	for (uint32_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
+		if (!results_entry_free(j))
+			continue;	/* its files are still being removed */
 		if (!j->id)
 			return (int)i;
 		if (!jobs_active(j) && (best < 0 || j->end_mono_ns < s->jobs[best].end_mono_ns))
@@ -141,7 +163,9 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	struct job *j = &s->jobs[ji];
 	int e;
 
-	memset(j, 0, sizeof *j);
+	if ((e = results_fits(s, k, parts, err, errlen)) < 0)
+		return e;
+	job_init(j);
 	j->id = s->next_job_id++;
 	if ((e = results_job_dir_make(s, j->id, err, errlen)) < 0) {
 		j->id = 0;
@@ -194,18 +218,17 @@ static int find_job(const struct sup *s, uint64_t id)
 
 /* The job ends: done, failed or cancelled. Nothing of it stays queued;
  * partitions still out with workers are ignored when they come back. */
-void jobs_finish(struct sup *s, int ji, uint32_t state, const char *reason)
+void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const char *why)
 {
 	struct job *j = &s->jobs[ji];
 
 	j->state = state;
 	j->end_mono_ns = shm_now_mono();
-	if (reason)
-		snprintf(j->reason, sizeof j->reason, "%s", reason);
+	jobs_set_reason(s, ji, code, why);
 	for (uint32_t p = 0; p < j->nparts; p++)
 		if (j->part[p].state == SHM_PART_QUEUED && state != SHM_JOB_DONE)
 			j->part[p].state = SHM_PART_FAILED;
-	results_job_remove(s, j);
+	results_end(s, ji);
 	if (s->journal) {
 		char jerr[200];
 		if (journal_end(s->journal, j->id, state, jerr, sizeof jerr) < 0)
@@ -224,7 +247,9 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, const char *reason)
 	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
 		  "job %llu %s%s%s", (unsigned long long)j->id,
 		  state == SHM_JOB_DONE ? "done" : state == SHM_JOB_CANCELLED ? "cancelled" : "failed",
-		  reason ? ": " : "", reason ? reason : "");
+		  why ? ": " : "", why ? why : "");
+	if (why && state == SHM_JOB_FAILED)
+		sup_log("job %llu failed: %s", (unsigned long long)j->id, why);
 }
 
 
@@ -251,7 +276,7 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	struct job *j = &s->jobs[ji];
 	uint32_t reused;
 
-	memset(j, 0, sizeof *j);
+	job_init(j);
 	j->id = jj->id;
 	j->kind = jj->kind;
 	j->priority = jj->priority;
@@ -281,7 +306,7 @@ int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
 		snprintf(err, errlen, "job %llu already finished", (unsigned long long)id);
 		return -EALREADY;
 	}
-	jobs_finish(s, ji, SHM_JOB_CANCELLED, "cancelled");
+	jobs_finish(s, ji, SHM_JOB_CANCELLED, SHM_REASON_CANCELLED, "cancelled");
 	return 0;
 }
 
@@ -306,10 +331,10 @@ static void requeue_one(struct sup *s, const struct part_ref *r, const char *why
 	pt = &j->part[r->part];
 	pt->synth_child = pt->gpu_child = -1;
 	if (++pt->attempts >= s->conf.poison_attempts) {
-		char reason[64];
+		char reason[SUP_REASON_MAX];
 		pt->state = SHM_PART_FAILED;
 		snprintf(reason, sizeof reason, "partition %u: %s %u times", r->part, why, pt->attempts);
-		jobs_finish(s, r->job, SHM_JOB_FAILED, reason);
+		jobs_finish(s, r->job, SHM_JOB_FAILED, SHM_REASON_POISON, reason);
 		return;
 	}
 	pt->state = SHM_PART_QUEUED;
@@ -376,23 +401,33 @@ static int take_hold(struct sup *s, uint32_t ci, struct part_ref *out)
 	return -1;
 }
 
+/* Every partition is in: the result file's commit (results.c) ends the
+ * job when its last step is done. */
 void jobs_check_done(struct sup *s, int ji)
 {
 	struct job *j = &s->jobs[ji];
-	char err[256];
 
+	if (!jobs_active(j) || !results_commit_due(j))
+		return;
 	for (uint32_t p = 0; p < j->nparts; p++)
 		if (j->part[p].state != SHM_PART_DONE)
 			return;
-	if (results_assemble(s, j, err, sizeof err) < 0) {
-		sup_log("job %llu: result file: %s", (unsigned long long)j->id, err);
-		jobs_finish(s, ji, SHM_JOB_FAILED, err);
-		return;
-	}
-	jobs_finish(s, ji, SHM_JOB_DONE, NULL);
+	results_commit(s, ji);
 }
 
-/* An H_RESULT payload arrived from gpu child ci (checksum checked). */
+static const char *store_op_name(uint32_t op)
+{
+	switch (op) {
+	case FRAME_STORE_OPEN: return "opening the result file";
+	case FRAME_STORE_WRITE: return "writing a partition's H";
+	case FRAME_STORE_SYNC: return "syncing a partition's H";
+	default: return "storing a partition's H";
+	}
+}
+
+/* An H_DONE payload arrived from gpu child ci (checksum checked): the
+ * worker stored its partition's H in the job's result file, or says why
+ * it could not. */
 void sched_result(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
@@ -406,11 +441,22 @@ void sched_result(struct sup *s, uint32_t ci)
 		return;		/* cancelled meanwhile */
 	struct job *j = &s->jobs[r.job];
 	struct part *pt = &j->part[r.part];
-	/* Kept across a restart (sched_resume). */
-	if (results_store_h(s, j->id, r.part, c->buf, c->buf_have)) {
-		jobs_finish(s, r.job, SHM_JOB_FAILED, "cannot store a partition's result");
+	struct frame_h_done d;
+	memcpy(&d, c->buf, sizeof d);
+	if (d.err) {
+		/* The state directory's fault, not the partition's: queued
+		 * again without an attempt counted, the job blocked until the
+		 * file can be written. */
+		int e = d.err > 0 && d.err < 4096 ? d.err : EIO;
+		sup_log("gpu.%u: job %llu partition %u: %s: %s", c->slot, (unsigned long long)j->id,
+			r.part, store_op_name(d.op), strerror(e));
+		pt->state = SHM_PART_QUEUED;
+		pt->gpu_child = -1;
+		results_part_failed(s, r.job, e, store_op_name(d.op));
+		jobs_publish(s, r.job);
 		return;
 	}
+	results_part_stored(s, r.job, r.part, d.digest);
 	pt->state = SHM_PART_DONE;
 	pt->gpu_ns = c->hdr.work_ns;
 	if (pt->gpu_ns > s->longest_ns[j->kind])

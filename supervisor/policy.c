@@ -8,7 +8,10 @@
  *   - a ready partition (first by kind priority, job id, partition) is
  *     relayed to the gpuworker with the fewest partitions, if one has room;
  *   - an idle synth gets the queued partition that comes first by that
- *     order, if the memory budget allows.
+ *     order, if the memory budget allows. A job's result file is
+ *     allocated when its first partition's turn comes (results.c), so the
+ *     space is held before any work is done; a job blocked for want of
+ *     space is passed over until its retry works.
  * The memory budget counts 3 * 2^k * 32 bytes for each partition from its
  * SYNTH_REQ until its H arrives (or it is requeued): synthesis is
  * throttled instead of filling memory. One partition is always allowed so
@@ -57,7 +60,7 @@ static int next_queued(const struct sup *s, uint32_t *part)
 
 	for (uint32_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
-		if (!jobs_active(j))
+		if (!jobs_active(j) || results_blocked(j))
 			continue;
 		if (best >= 0 && part_cmp(s, (int)i, 0, best, bp) > 0)
 			continue;
@@ -148,6 +151,7 @@ void sched_run(struct sup *s)
 
 	if (s->stopping > 1)
 		return;
+	results_kick(s);	/* allocations due, blocked jobs to retry */
 	/* Ready partitions to GPUs with room, most urgent first. */
 	while ((si = ready_pick(s)) >= 0 && (gi = gpu_pick(s)) >= 0)
 		relay_start(s, (uint32_t)si, (uint32_t)gi);
@@ -160,6 +164,11 @@ void sched_run(struct sup *s)
 			continue;
 		if ((ji = next_queued(s, &p)) < 0)
 			break;
+		if (!results_ready(&s->jobs[ji])) {
+			/* Its turn: the space for its result is taken first. */
+			results_alloc(s, ji);
+			break;
+		}
 		if (used && used + part_bytes(&s->jobs[ji]) > s->conf.mem_budget)
 			break;
 		dispatch_synth(s, i, ji, p);

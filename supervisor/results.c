@@ -1,18 +1,39 @@
 /*
- * results: the files of jobs and partitions in the state directory.
+ * results: each job's result file, from its allocation to its commit,
+ * without a byte of payload passing through the supervisor.
  *
- * A partition's H is kept in STATE/jobs/ID/pN.h (written whole, then
- * renamed) so that a supervisor started again reuses it after checking it
- * against the re-synthesized partition; a finished job's result is
- * STATE/results/job-ID.result, assembled from those files atomically
- * (temp, fsync, rename, fsync dir: format/pfile).
+ * A job's result is built in place as STATE/jobs/ID/result.tmp, a result
+ * file of format version 2 (format/pfile.h): the header, each partition's
+ * H in its own region, the partitions' digests, a checksum over header and
+ * digests. The supervisor allocates the whole file (fallocate) and writes
+ * the header; every gpuworker writes its partition's H into its region,
+ * fdatasyncs it and reports only the digest (H_DONE); the supervisor
+ * writes the digest into the table (so a restart knows which regions are
+ * written), and when every partition is in, the commit: the table and the
+ * checksum, fsync, rename to STATE/results/job-ID.result, fsync of the
+ * directory. Every one of those is an io_uring operation (EV_STORE): the
+ * loop never waits for the disk, and never reads or hashes H.
  *
- * Nothing in the state directory is followed as a symbolic link: all of it
- * is reached through directory fds opened O_DIRECTORY | O_NOFOLLOW
- * (sched_open, job_dir_open) and *at() calls. Temp files are created
+ * The space a job needs is taken when its first partition's turn comes
+ * (policy.c), before any of its partitions is synthesized, so a full disk
+ * is met at the allocation, never after work was done: the job is then BLOCKED ("no space on DIR, need N MiB"), none
+ * of its partitions is handed out, and the step that failed (allocation or
+ * a commit step) is tried again with backoff (1 s doubling to 30 s) until
+ * it works; then the job goes on by itself. An I/O error blocks the same
+ * way. Nothing proven is thrown away: the regions already written stay.
+ *
+ * A job's store moves NONE -> ALLOC -> READY -> COMMIT -> DONE, with
+ * BLOCKED from ALLOC, READY (a gpuworker could not store its H) or COMMIT
+ * back to the step that failed, and CLEAN (its files being removed) when
+ * it ends otherwise. Completions carry the job's table index, the entry's
+ * epoch (bumped when a job ends, so that what an earlier job left in
+ * flight is ignored) and the operation.
+ *
+ * Nothing in the state directory is followed as a symbolic link: it is all
+ * reached through directory fds opened O_DIRECTORY | O_NOFOLLOW
+ * (sched_open, job_dir_open) and *at() calls; the temp file is created
  * O_EXCL | O_NOFOLLOW after a stale one (or a link planted under that
- * name) is unlinked; H and result files are read O_NOFOLLOW and must be
- * regular files. What is planted is removed (the link itself), never used.
+ * name) is unlinked, and reopened O_NOFOLLOW as a regular file only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +41,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "format/pfile.h"
 #include "supervisor/sup.h"
+#include "util/text.h"
 #include "verify/verify.h"
+
+static_assert(SUP_HDR_BYTES == PFILE_HEADER_BYTES, "result header");
+
+#define STORE_TMP "result.tmp"
+#define RETRY_MIN_NS 1000000000ull
+#define RETRY_MAX_NS 30000000000ull
+
+/* What an EV_STORE completion was for. */
+enum store_op {
+	OP_ALLOC = 1,	/* fallocate the whole file */
+	OP_HDR,		/* write the header */
+	OP_DIGEST,	/* write one partition's digest into the table */
+	OP_TAIL,	/* commit: the table and the checksum */
+	OP_FSYNC,	/* commit: fsync the file */
+	OP_RENAME,	/* commit: rename it into STATE/results */
+	OP_DIRSYNC,	/* commit: fsync STATE/results */
+	OP_UNLINK,	/* an ended job: its temp file */
+	OP_RMDIR,	/* an ended job: its directory */
+};
+
+enum store_state { ST_NONE, ST_ALLOC, ST_READY, ST_BLOCKED, ST_COMMIT, ST_DONE, ST_CLEAN };
 
 /* The state directory is at most SUP_STATE_DIR_MAX bytes: these fit. */
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len)
@@ -32,30 +76,24 @@ void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len)
 	sup_path(buf, len, "%s/results/job-%llu.result", s->conf.state_dir, (unsigned long long)id);
 }
 
-static void part_path(const struct sup *s, uint64_t id, uint32_t p, char *buf, size_t len)
-{
-	sup_path(buf, len, "%s/jobs/%llu/p%u.h", s->conf.state_dir, (unsigned long long)id, p);
-}
-
 static void job_dir(const struct sup *s, uint64_t id, char *buf, size_t len)
 {
 	sup_path(buf, len, "%s/jobs/%llu", s->conf.state_dir, (unsigned long long)id);
 }
 
-/* Names relative to jobs_fd, a job directory and results_fd. */
 static void job_name(uint64_t id, char *buf, size_t len)
 {
 	snprintf(buf, len, "%llu", (unsigned long long)id);
 }
 
-static void part_name(uint32_t p, int tmp, char *buf, size_t len)
-{
-	snprintf(buf, len, "p%u.h%s", p, tmp ? ".tmp" : "");
-}
-
 static void result_name(uint64_t id, char *buf, size_t len)
 {
 	snprintf(buf, len, "job-%llu.result", (unsigned long long)id);
+}
+
+static uint64_t store_size(const struct job *j)
+{
+	return pfile_result2_size(j->log_size, j->nparts);
 }
 
 /* Is name in dfd a symbolic link? (O_DIRECTORY | O_NOFOLLOW on one fails
@@ -129,95 +167,336 @@ static int job_dir_open(struct sup *s, uint64_t id, int create)
 	return fd;
 }
 
-/* Remove STATE/jobs/ID: a directory, or whatever was planted there. */
-static void job_dir_remove(struct sup *s, uint64_t id)
-{
-	char name[24];
+/* ---- operations ---- */
 
-	job_name(id, name, sizeof name);
-	if (unlinkat(s->jobs_fd, name, AT_REMOVEDIR) < 0 && errno == ENOTDIR)
-		unlinkat(s->jobs_fd, name, 0);
+static uint64_t store_ud(const struct sup *s, int ji, enum store_op op)
+{
+	return loop_ud(EV_STORE, (uint32_t)ji | (uint32_t)s->jobs[ji].store_epoch << 16 |
+			(uint32_t)op << 24);
 }
 
-/* Open a partition's H file in job directory dfd for reading: O_NOFOLLOW,
- * and only a regular file. -1 with errno (ELOOP for a symbolic link,
- * EINVAL for anything else that is not a regular file). */
-static int part_open(int dfd, uint32_t p)
+static struct io_uring_sqe *store_sqe(struct sup *s, int ji, enum store_op op)
 {
-	char name[32];
+	s->jobs[ji].store_ops++;
+	return loop_sqe(&s->loop, store_ud(s, ji, op));
+}
+
+static void set_state(struct sup *s, int ji, uint32_t state)
+{
+	struct job *j = &s->jobs[ji];
+
+	if (j->state != state) {
+		j->state = state;
+		jobs_publish(s, ji);
+	}
+}
+
+/* The state a job not blocked has: running once a partition was handed out. */
+static uint32_t live_state(const struct job *j)
+{
+	return j->start_mono_ns ? SHM_JOB_RUNNING : SHM_JOB_QUEUED;
+}
+
+/* The job's store step failed with errno e: BLOCKED, retried later. The
+ * step (OP_ALLOC or a commit step) is where the retry starts. */
+static void blocked(struct sup *s, int ji, enum store_op step, int e, const char *what)
+{
+	struct job *j = &s->jobs[ji];
+	uint64_t wait = RETRY_MIN_NS << (j->store_tries < 5 ? j->store_tries : 5);
+	char why[sizeof j->why];
+	uint32_t code;
+
+	if (wait > RETRY_MAX_NS)
+		wait = RETRY_MAX_NS;
+	j->store = ST_BLOCKED;
+	j->store_step = (uint8_t)step;
+	j->store_tries++;
+	j->retry_at_ns = shm_now_mono() + wait;
+	if (e == ENOSPC || e == EDQUOT) {
+		code = SHM_REASON_NO_SPACE;
+		snprintf(why, sizeof why, "no space on %.100s, need %llu MiB (%s)", s->conf.state_dir,
+			 (unsigned long long)((store_size(j) + (1 << 20) - 1) >> 20), what);
+	} else {
+		code = SHM_REASON_IO;
+		snprintf(why, sizeof why, "I/O error on %.100s: %s: %s", s->conf.state_dir, what,
+			 strerror(e));
+	}
+	/* One line and one event per cause, not one per retry. */
+	if (j->state != SHM_JOB_BLOCKED || strcmp(why, j->why)) {
+		sup_log("job %llu blocked: %s; retrying every %llu s or less, nothing proven is lost",
+			(unsigned long long)j->id, why, (unsigned long long)(RETRY_MAX_NS / 1000000000));
+		sup_event(s, SHM_EV_INFO, 0, 0, 0, j->id, 0, "job %llu blocked: %s",
+			  (unsigned long long)j->id, why);
+	}
+	jobs_set_reason(s, ji, code, why);
+	j->state = SHM_JOB_BLOCKED;
+	jobs_publish(s, ji);
+}
+
+static void unblocked(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+
+	if (j->state == SHM_JOB_BLOCKED) {
+		sup_log("job %llu goes on: %s is usable again", (unsigned long long)j->id,
+			s->conf.state_dir);
+		sup_event(s, SHM_EV_INFO, 0, 0, 0, j->id, 0, "job %llu goes on", (unsigned long long)j->id);
+		jobs_set_reason(s, ji, SHM_REASON_NONE, "");
+		set_state(s, ji, live_state(j));
+	}
+	j->store_tries = 0;
+}
+
+/* (Re)create the temp file: a stale one, or a link planted under its
+ * name, is unlinked first (never followed). 0 or errno. */
+static int create_tmp(struct sup *s, struct job *j)
+{
+	int dfd = job_dir_open(s, j->id, 1), e = 0;
+
+	if (dfd < 0)
+		return errno;
+	if (unlinkat(dfd, STORE_TMP, 0) < 0 && errno != ENOENT)
+		e = errno;
+	else if ((j->store_fd = openat(dfd, STORE_TMP, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+				       O_CLOEXEC, 0640)) < 0)
+		e = errno;
+	close(dfd);
+	return e;
+}
+
+/* Allocation: make sure the file is there (a removed one is made again,
+ * and what it held is proved again), then fallocate all of it and write
+ * the header, both in flight at once. */
+static void start_alloc(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	struct pfile_result res = { .job_id = j->id, .job_kind = j->kind, .partitions = j->nparts };
 	struct stat st;
-	int fd;
+	int e = 0;
 
-	part_name(p, 0, name, sizeof name);
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
+	if (j->store_fd >= 0 && (fstat(j->store_fd, &st) < 0 || st.st_nlink == 0)) {
+		uint32_t lost = 0;
+		for (uint32_t p = 0; p < j->nparts; p++)
+			if (j->part[p].state == SHM_PART_DONE) {
+				j->part[p].state = SHM_PART_QUEUED;
+				lost++;
+			}
+		sup_log("job %llu: its result file was removed; making it again (%u partitions to "
+			"prove again)", (unsigned long long)j->id, lost);
+		memset(j->tail, 0, sizeof j->tail);
+		loop_flush(&s->loop);	/* submitted operations hold the file, not the number */
+		close(j->store_fd);
+		j->store_fd = -1;
 	}
-	return fd;
+	if (j->store_fd < 0 && (e = create_tmp(s, j)) != 0) {
+		blocked(s, ji, OP_ALLOC, e, "creating the result file");
+		return;
+	}
+	res.id.seed_len = j->seed_len;
+	memcpy(res.id.seed, j->seed, j->seed_len);
+	res.id.k = j->log_size;
+	pfile_result2_header(&res, j->hdr);
+	j->store = ST_ALLOC;
+	j->store_err = 0;
+	io_uring_prep_fallocate(store_sqe(s, ji, OP_ALLOC), j->store_fd, 0, 0, (off_t)store_size(j));
+	io_uring_prep_write(store_sqe(s, ji, OP_HDR), j->store_fd, j->hdr, SUP_HDR_BYTES, 0);
 }
 
-static void remove_parts(struct sup *s, const struct job *j)
+/* Commit, one step at a time from step. */
+static void commit_step(struct sup *s, int ji, enum store_op step)
 {
-	char name[32];
-	int dfd = job_dir_open(s, j->id, 0);
+	struct job *j = &s->jobs[ji];
+	struct io_uring_sqe *sqe;
+	uint32_t P = j->nparts;
 
-	for (uint32_t p = 0; dfd >= 0 && p < j->nparts; p++) {
-		part_name(p, 0, name, sizeof name);
-		unlinkat(dfd, name, 0);
-		part_name(p, 1, name, sizeof name);
-		unlinkat(dfd, name, 0);
+	j->store = ST_COMMIT;
+	j->store_step = (uint8_t)step;
+	j->store_err = 0;
+	switch (step) {
+	case OP_TAIL:
+		pfile_result2_sum(j->hdr, j->tail, P, j->tail + (size_t)P * 32);
+		io_uring_prep_write(store_sqe(s, ji, OP_TAIL), j->store_fd, j->tail, (P + 1) * 32,
+				    pfile_result2_table_off(j->log_size, P));
+		break;
+	case OP_FSYNC:
+		io_uring_prep_fsync(store_sqe(s, ji, OP_FSYNC), j->store_fd, 0);
+		break;
+	case OP_RENAME:
+		snprintf(j->path, sizeof j->path, "%llu/" STORE_TMP, (unsigned long long)j->id);
+		result_name(j->id, j->path2, sizeof j->path2);
+		sqe = store_sqe(s, ji, OP_RENAME);
+		io_uring_prep_renameat(sqe, s->jobs_fd, j->path, s->results_fd, j->path2, 0);
+		break;
+	case OP_DIRSYNC:
+		io_uring_prep_fsync(store_sqe(s, ji, OP_DIRSYNC), s->results_fd, 0);
+		break;
+	default:
+		break;
 	}
-	if (dfd >= 0)
-		close(dfd);
-	job_dir_remove(s, j->id);
 }
 
-/* A partition's H kept from an earlier run (in job directory dfd), if it
- * is sound: a regular file, read, every element canonical, and H checked
- * against the re-synthesized partition (cheaper than proving again). What
- * is not is removed (a symbolic link itself, never its target), and the
- * partition proved again. */
-static int part_reusable(const struct sup *s, const struct job *j, int dfd, uint32_t p)
+int results_commit_due(const struct job *j)
 {
-	struct synth_id id = { .seed_len = j->seed_len, .partition = p, .k = j->log_size };
-	size_t n = (size_t)1 << j->log_size;
-	char path[4200], why[200];
-	uint8_t *raw = malloc(n * FR_BYTES);
-	fr_t *h = malloc(n * sizeof *h);
-	int ok = 0, fd;
+	return j->store == ST_READY && j->store_ops == 0;
+}
 
-	memcpy(id.seed, j->seed, j->seed_len);
-	part_path(s, j->id, p, path, sizeof path);
-	fd = dfd < 0 ? -1 : part_open(dfd, p);
-	if (fd < 0 && dfd >= 0 && errno != ENOENT) {
-		char name[32];
-		sup_log("%s is %s; removed it (not followed), the partition is proved again", path,
-			errno == ELOOP ? "a symbolic link, not a regular file" : "not a regular file");
-		part_name(p, 0, name, sizeof name);
-		unlinkat(dfd, name, 0);
+void results_commit(struct sup *s, int ji)
+{
+	commit_step(s, ji, OP_TAIL);
+}
+
+static const char *op_what(enum store_op op)
+{
+	switch (op) {
+	case OP_ALLOC: return "allocating the result file";
+	case OP_HDR: return "writing the result's header";
+	case OP_DIGEST: return "writing a partition's digest";
+	case OP_TAIL: return "writing the result's digests";
+	case OP_FSYNC: return "syncing the result file";
+	case OP_RENAME: return "renaming the result into results/";
+	case OP_DIRSYNC: return "syncing results/";
+	default: return "removing an ended job's files";
 	}
-	if (raw && h && fd >= 0 && pread(fd, raw, n * FR_BYTES, 0) == (ssize_t)(n * FR_BYTES)) {
-		ok = 1;
-		for (size_t i = 0; ok && i < n; i++)
-			ok = fr_from_bytes(&h[i], raw + i * FR_BYTES) == 0;
-		ok = ok && verify_partition(&id, h, why, sizeof why) == 0;
+}
+
+void results_on_cqe(struct sup *s, uint32_t who, int res)
+{
+	uint32_t ji = who & 0xffff;
+	enum store_op op = (enum store_op)(who >> 24);
+	struct job *j;
+
+	if (ji >= s->njobs || s->jobs[ji].store_epoch != ((who >> 16) & 0xff))
+		return;		/* for a job that has ended since: settled then */
+	j = &s->jobs[ji];
+	j->store_ops--;
+	if (op == OP_UNLINK || op == OP_RMDIR) {
+		if (res < 0 && res != -ENOENT && res != -ECANCELED)
+			sup_log("job %llu: %s: %s", (unsigned long long)j->id, op_what(op),
+				strerror(-res));
+		return;
 	}
-	if (fd >= 0)
-		close(fd);
-	if (fd >= 0 && !ok) {
-		char name[32];
-		part_name(p, 0, name, sizeof name);
-		unlinkat(dfd, name, 0);
+	/* A short write of the header or the tail is an error too. */
+	if (res >= 0 && ((op == OP_HDR && res != SUP_HDR_BYTES) ||
+			 (op == OP_TAIL && res != (int)((j->nparts + 1) * 32)) ||
+			 (op == OP_DIGEST && res != 32)))
+		res = -EIO;
+	if (res == -EOPNOTSUPP && op == OP_ALLOC) {
+		/* A file system without fallocate: a sparse file, no space held. */
+		res = ftruncate(j->store_fd, (off_t)store_size(j)) < 0 ? -errno : 0;
 	}
-	free(raw);
-	free(h);
-	return ok;
+	if (res < 0 && !j->store_err) {
+		j->store_err = -res;
+		j->store_err_op = (uint8_t)op;
+	}
+	if (op == OP_DIGEST) {
+		/* Only a restart reads the table before the commit rewrites it
+		 * whole: a failed digest costs that partition a re-proof then. */
+		if (res < 0)
+			sup_log("job %llu: %s: %s", (unsigned long long)j->id, op_what(op),
+				strerror(-res));
+		if (j->store_ops == 0 && j->store == ST_READY)
+			jobs_check_done(s, (int)ji);
+		j->store_err = 0;
+		return;
+	}
+	if (j->store_ops)
+		return;		/* the other of the allocation's two */
+	if (j->store_err) {
+		blocked(s, (int)ji, j->store == ST_ALLOC ? OP_ALLOC : op, j->store_err,
+			op_what((enum store_op)j->store_err_op));
+		return;
+	}
+	switch (op) {
+	case OP_ALLOC:
+	case OP_HDR:
+		j->store = ST_READY;
+		unblocked(s, (int)ji);
+		jobs_check_done(s, (int)ji);	/* a resumed job may be whole already */
+		break;
+	case OP_TAIL:
+	case OP_FSYNC:
+	case OP_RENAME:
+		commit_step(s, (int)ji, op + 1);
+		break;
+	case OP_DIRSYNC:
+		j->store = ST_DONE;
+		unblocked(s, (int)ji);
+		jobs_finish(s, (int)ji, SHM_JOB_DONE, SHM_REASON_NONE, NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Start what is due: the retries of blocked jobs, and the allocation of
+ * resumed jobs with nothing left to prove (no turn comes for them: they
+ * only need their commit). Called after every loop iteration (it looks
+ * at the job table only). */
+void results_kick(struct sup *s)
+{
+	uint64_t now = 0;
+
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		if (!j->id || !jobs_active(j) || j->store_ops)
+			continue;
+		if (j->store == ST_NONE) {
+			uint32_t p = 0;
+			while (p < j->nparts && j->part[p].state == SHM_PART_DONE)
+				p++;
+			if (p == j->nparts)
+				start_alloc(s, (int)i);
+		} else if (j->store == ST_BLOCKED) {
+			if (!now)
+				now = shm_now_mono();
+			if (now < j->retry_at_ns)
+				continue;
+			if (j->store_step == OP_ALLOC)
+				start_alloc(s, (int)i);
+			else
+				commit_step(s, (int)i, (enum store_op)j->store_step);
+		}
+	}
+}
+
+/* May partitions of this job be handed out? Only into an allocated file. */
+int results_ready(const struct job *j)
+{
+	return j->store == ST_READY;
+}
+
+int results_blocked(const struct job *j)
+{
+	return j->store == ST_BLOCKED;
+}
+
+/* Its turn came: allocate its file (nothing while that is under way). */
+void results_alloc(struct sup *s, int ji)
+{
+	if (s->jobs[ji].store == ST_NONE)
+		start_alloc(s, ji);
+}
+
+/* Before a job is accepted: does its result fit in the free space? 0, or
+ * -ENOSPC with one line. */
+int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen)
+{
+	uint64_t need = pfile_result2_size(k, parts), avail;
+	struct statvfs v;
+
+	if (fstatvfs(s->state_fd, &v) < 0)
+		return 0;	/* cannot tell: the allocation will */
+	avail = (uint64_t)v.f_bavail * v.f_frsize;
+	if (need <= avail)
+		return 0;
+	snprintf(err, errlen, "no space for the result: it needs %llu MiB and %s has %llu MiB free",
+		 (unsigned long long)((need + (1 << 20) - 1) >> 20), s->conf.state_dir,
+		 (unsigned long long)(avail >> 20));
+	return -ENOSPC;
 }
 
 /* Make job id's directory for a job being submitted: 0, or -errno with
- * one line in err. */
+ * one line in err. The file itself is made by the first results_kick. */
 int results_job_dir_make(struct sup *s, uint64_t id, char *err, size_t errlen)
 {
 	char dir[4200];
@@ -228,6 +507,8 @@ int results_job_dir_make(struct sup *s, uint64_t id, char *err, size_t errlen)
 		e = errno;
 		if (e == ELOOP || e == ENOTDIR)
 			snprintf(err, errlen, "%s is not a directory; remove it", dir);
+		else if (e == ENOSPC || e == EDQUOT)
+			snprintf(err, errlen, "no space on %s: cannot make %s", s->conf.state_dir, dir);
 		else
 			snprintf(err, errlen, "mkdir %s: %s", dir, strerror(e));
 		return -e;
@@ -238,12 +519,82 @@ int results_job_dir_make(struct sup *s, uint64_t id, char *err, size_t errlen)
 
 void results_job_dir_remove(struct sup *s, uint64_t id)
 {
-	job_dir_remove(s, id);
+	char name[24];
+
+	job_name(id, name, sizeof name);
+	if (unlinkat(s->jobs_fd, name, AT_REMOVEDIR) < 0 && errno == ENOTDIR)
+		unlinkat(s->jobs_fd, name, 0);
 }
 
-void results_job_remove(struct sup *s, const struct job *j)
+/* The job ended (done, failed, cancelled): close its file, remove what is
+ * left of it (the temp file unless the commit renamed it, then the
+ * directory), asynchronously; what it had in flight is ignored. */
+void results_end(struct sup *s, int ji)
 {
-	remove_parts(s, j);
+	struct job *j = &s->jobs[ji];
+	struct io_uring_sqe *sqe;
+	int renamed = j->store == ST_DONE;
+
+	j->store_epoch++;
+	j->store_ops = 0;
+	j->store = ST_CLEAN;
+	if (j->store_fd >= 0) {
+		loop_flush(&s->loop);	/* what was submitted holds the file */
+		close(j->store_fd);
+		j->store_fd = -1;
+	}
+	snprintf(j->path, sizeof j->path, "%llu/" STORE_TMP, (unsigned long long)j->id);
+	job_name(j->id, j->path2, sizeof j->path2);
+	if (!renamed) {
+		sqe = store_sqe(s, ji, OP_UNLINK);
+		io_uring_prep_unlinkat(sqe, s->jobs_fd, j->path, 0);
+		sqe->flags |= IOSQE_IO_HARDLINK;	/* the directory after it, either way */
+	}
+	io_uring_prep_unlinkat(store_sqe(s, ji, OP_RMDIR), s->jobs_fd, j->path2, AT_REMOVEDIR);
+}
+
+/* May this table entry take a new job? Not while its files are being
+ * removed (those operations use its paths). */
+int results_entry_free(const struct job *j)
+{
+	return !(j->store == ST_CLEAN && j->store_ops);
+}
+
+/* At exit: close every file; unfinished jobs keep theirs for the next
+ * start. An ended job's removal still in flight is finished here (the
+ * ring goes away with whatever it had not done). */
+void results_close_all(struct sup *s)
+{
+	for (uint32_t i = 0; s->jobs && i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		if (j->store_fd >= 0) {
+			close(j->store_fd);
+			j->store_fd = -1;
+		}
+		if (j->store == ST_CLEAN && j->store_ops && s->jobs_fd >= 0) {
+			unlinkat(s->jobs_fd, j->path, 0);
+			unlinkat(s->jobs_fd, j->path2, AT_REMOVEDIR);
+		}
+	}
+}
+
+/* A gpuworker stored partition p of job ji: its digest goes into the
+ * table, so that a restart knows the region is written. */
+void results_part_stored(struct sup *s, int ji, uint32_t p, const uint8_t digest[32])
+{
+	struct job *j = &s->jobs[ji];
+
+	memcpy(j->tail + (size_t)p * 32, digest, 32);
+	io_uring_prep_write(store_sqe(s, ji, OP_DIGEST), j->store_fd, j->tail + (size_t)p * 32, 32,
+			    pfile_result2_table_off(j->log_size, j->nparts) + (uint64_t)p * 32);
+}
+
+/* A gpuworker could not store its H (errno e at step op): the job blocks
+ * until the allocation works again. */
+void results_part_failed(struct sup *s, int ji, int e, const char *what)
+{
+	if (s->jobs[ji].store == ST_READY)
+		blocked(s, ji, OP_ALLOC, e, what);
 }
 
 /* Is job id's result file already there, whole and for that job? */
@@ -265,103 +616,81 @@ int results_have(struct sup *s, uint64_t id)
 	return res.job_id == id;
 }
 
-/* A resumed job: make its directory, and mark the partitions whose kept
- * H is sound as done. Returns how many were. */
+/* Partition p's region of a kept temp file (fd), if it is sound: its
+ * digest in the table is set, the bytes hash to it, every element is
+ * canonical, and H checks against the re-synthesized partition (cheaper
+ * than proving again). This runs at start, before the loop serves. */
+static int part_reusable(const struct job *j, int fd, uint32_t p, uint8_t *raw, fr_t *h)
+{
+	static const uint8_t zero[32];
+	struct synth_id id = { .seed_len = j->seed_len, .partition = p, .k = j->log_size };
+	size_t n = (size_t)1 << j->log_size;
+	const uint8_t *want = j->tail + (size_t)p * 32;
+	struct pfile_digest d;
+	uint8_t got[32];
+	char why[200];
+	int ok = 1;
+
+	if (!memcmp(want, zero, 32) ||
+	    pread(fd, raw, n * FR_BYTES, (off_t)pfile_result2_part_off(j->log_size, p)) !=
+	    (ssize_t)(n * FR_BYTES))
+		return 0;
+	pfile_digest_init(&d);
+	pfile_digest_update(&d, raw, n * FR_BYTES);
+	pfile_digest_final(&d, got);
+	if (memcmp(got, want, 32))
+		return 0;
+	memcpy(id.seed, j->seed, j->seed_len);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = fr_from_bytes(&h[i], raw + i * FR_BYTES) == 0;
+	return ok && verify_partition(&id, h, why, sizeof why) == 0;
+}
+
+/* A resumed job: its temp file, if one of the right size is there, keeps
+ * the partitions whose region is sound (marked done); the rest are queued.
+ * The allocation (results_kick) follows. Returns how many were kept. */
 uint32_t results_reuse(struct sup *s, struct job *j)
 {
-	char dir[4200];
+	size_t n = (size_t)1 << j->log_size;
 	uint32_t reused = 0;
-	int dfd;
+	uint8_t *raw = NULL;
+	fr_t *h = NULL;
+	struct stat st;
+	char dir[4200];
+	int dfd, fd = -1;
 
+	j->store_fd = -1;
 	job_dir(s, j->id, dir, sizeof dir);
 	if ((dfd = job_dir_open(s, j->id, 1)) < 0)
 		sup_log("job %llu: %s: %s", (unsigned long long)j->id, dir,
 			errno == ELOOP || errno == ENOTDIR ? "not a directory" : strerror(errno));
+	if (dfd >= 0)
+		fd = openat(dfd, STORE_TMP, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+			(uint64_t)st.st_size != store_size(j) ||
+			pread(fd, j->tail, (size_t)j->nparts * 32,
+			      (off_t)pfile_result2_table_off(j->log_size, j->nparts)) !=
+			(ssize_t)j->nparts * 32)) {
+		close(fd);	/* not ours to reuse: made again */
+		fd = -1;
+		memset(j->tail, 0, sizeof j->tail);
+	}
+	if (fd >= 0) {
+		raw = malloc(n * FR_BYTES);
+		h = malloc(n * sizeof *h);
+	}
 	for (uint32_t p = 0; p < j->nparts; p++) {
-		int done = part_reusable(s, j, dfd, p);
+		int done = raw && h && part_reusable(j, fd, p, raw, h);
+		if (!done)
+			memset(j->tail + (size_t)p * 32, 0, 32);
 		j->part[p] = (struct part){ .state = done ? SHM_PART_DONE : SHM_PART_QUEUED,
 					    .synth_child = -1, .gpu_child = -1 };
 		reused += (uint32_t)done;
 	}
+	free(raw);
+	free(h);
+	j->store_fd = fd;
 	if (dfd >= 0)
 		close(dfd);
 	return reused;
-}
-
-/* Assemble the result file from the partition files, atomically: 0, or
- * -errno with one line in err. */
-int results_assemble(struct sup *s, const struct job *j, char *err, size_t errlen)
-{
-	struct pfile_result res = { .job_id = j->id, .job_kind = j->kind, .partitions = j->nparts };
-	struct pfile_writer *w;
-	char path[4200], name[48];
-	size_t n = 32ull << j->log_size;
-	uint8_t *buf = malloc(n);
-	int rc = buf ? 0 : -ENOMEM;
-	int dfd = job_dir_open(s, j->id, 0);
-
-	if (rc)
-		snprintf(err, errlen, "out of memory");
-	res.id.seed_len = j->seed_len;
-	memcpy(res.id.seed, j->seed, j->seed_len);
-	res.id.k = j->log_size;
-	sched_result_path(s, j->id, path, sizeof path);
-	result_name(j->id, name, sizeof name);
-	if (rc == 0)
-		rc = pfile_result_beginat(s->results_fd, name, path, &res, &w, err, errlen);
-	for (uint32_t p = 0; rc == 0 && p < j->nparts; p++) {
-		int fd = dfd < 0 ? -1 : part_open(dfd, p);
-		ssize_t got = fd < 0 ? -1 : pread(fd, buf, n, 0);
-		if (fd >= 0)
-			close(fd);
-		if (got != (ssize_t)n) {
-			snprintf(err, errlen, "partition %u's H is missing", p);
-			pfile_result_abort(w);
-			rc = -EIO;
-			break;
-		}
-		rc = pfile_result_put_bytes(w, buf, err, errlen);
-	}
-	if (rc == 0)
-		rc = pfile_result_commit(w, err, errlen);
-	if (dfd >= 0)
-		close(dfd);
-	free(buf);
-	return rc;
-}
-
-/* Keep partition p's H (len bytes at buf) across a restart: written whole,
- * then renamed. The temp name is ours: a stale file or a link planted there
- * is unlinked (never followed), then it is created O_EXCL | O_NOFOLLOW.
- * 0, or an errno value (logged). */
-int results_store_h(struct sup *s, uint64_t id, uint32_t p, const void *buf, size_t len)
-{
-	char path[4200], tmp[32], name[32];
-	int dfd = job_dir_open(s, id, 0), fd = -1, e = 0;
-	ssize_t put = -1;
-
-	part_path(s, id, p, path, sizeof path);
-	part_name(p, 1, tmp, sizeof tmp);
-	part_name(p, 0, name, sizeof name);
-	if (dfd < 0 || (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT))
-		e = errno;
-	else if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			      0640)) < 0)
-		e = errno;
-	else if ((put = write(fd, buf, len)) < 0)
-		e = errno;
-	if (fd >= 0 && close(fd) < 0 && !e)
-		e = errno;
-	if (!e && put != (ssize_t)len)
-		e = EIO;
-	if (!e && renameat(dfd, tmp, dfd, name) < 0)
-		e = errno;
-	if (e && fd >= 0)
-		unlinkat(dfd, tmp, 0);
-	if (dfd >= 0)
-		close(dfd);
-	if (e)
-		sup_log("job %llu: cannot store partition %u at %s: %s", (unsigned long long)id, p, path,
-			strerror(e));
-	return e;
 }

@@ -191,6 +191,7 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 	case EV_ACCEPT: ctlsrv_on_accept(s, res); return;
 	case EV_CONN_READ: ctlsrv_on_read(s, who, res); return;
 	case EV_CONN_WRITE: ctlsrv_on_write(s, who, res); return;
+	case EV_STORE: results_on_cqe(s, who, res); return;
 	case EV_CONN_TIMEOUT: case EV_IGNORE: return;
 	default: break;
 	}
@@ -406,6 +407,8 @@ static int setup(struct sup *s)
 	s->nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (!s->jobs || s->nullfd < 0)
 		return -1;
+	for (uint32_t i = 0; i < s->njobs; i++)
+		s->jobs[i].store_fd = -1;
 	init_slots(s);
 	char warn[300];
 	uint64_t next_id = 1;
@@ -455,6 +458,7 @@ static void teardown(struct sup *s)
 	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)
 		rmdir(dir);
 	shm_destroy(&s->seg);
+	results_close_all(s);
 	if (s->jobs_fd >= 0)
 		close(s->jobs_fd);
 	if (s->results_fd >= 0)

@@ -41,13 +41,14 @@
 #define SUP_PIPE_SIZE (1 << 20)	/* children's pipes: fewer, larger transfers */
 #define SUP_RELAY_CHUNK (1u << 20)	/* bytes per relay splice */
 #define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
+#define SUP_HDR_BYTES 80	/* a result file's header (format/pfile.h) */
+#define SUP_REASON_MAX 256	/* a reason's full text */
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };
 
 enum rd_state {
 	RD_HDR,		/* reading a frame header */
-	RD_SMALL,	/* reading a HELLO or FAIL payload */
-	RD_RESULT,	/* reading an H_RESULT payload */
+	RD_SMALL,	/* reading a HELLO, FAIL or H_DONE payload */
 	RD_HELD,	/* a PART_DATA payload waits in the pipe for the relay */
 	RD_EOF,
 };
@@ -130,8 +131,24 @@ struct job {
 	uint32_t state;		/* enum shm_job_state */
 	uint32_t done, failed;
 	uint64_t submit_wall_ns, submit_mono_ns, start_mono_ns, end_mono_ns;
-	char reason[64];
+	uint32_t reason_code;	/* enum shm_reason */
+	char why[SUP_REASON_MAX];	/* the reason's full text (the segment has a short form) */
 	struct part part[VOCAB_MAX_PARTS];
+
+	/* Its result file (results.c): STATE/jobs/ID/result.tmp, built in
+	 * place by the gpuworkers, renamed into STATE/results at the commit. */
+	int store_fd;		/* -1 = not open */
+	uint8_t store;		/* results.c's enum store_state */
+	uint8_t store_step;	/* BLOCKED: the operation to start again */
+	uint8_t store_epoch;	/* bumped when the job ends: later completions are stale */
+	uint8_t store_err_op;
+	int store_ops;		/* EV_STORE operations in flight */
+	int store_err;		/* the first error among them (errno) */
+	uint32_t store_tries;	/* failed in a row: the backoff */
+	uint64_t retry_at_ns;
+	char path[48], path2[48];	/* names the operations in flight use */
+	uint8_t hdr[SUP_HDR_BYTES];
+	uint8_t tail[(VOCAB_MAX_PARTS + 1) * 32];	/* the digests, then the checksum */
 };
 
 struct conn {
@@ -229,7 +246,11 @@ struct journal_job;
 void sched_resume(struct sup *s, const struct journal_job *jj);
 int sched_idle(const struct sup *s);
 void jobs_publish(struct sup *s, int ji);
-void jobs_finish(struct sup *s, int ji, uint32_t state, const char *reason);
+/* The job ends: done, failed (code, why) or cancelled. */
+void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const char *why);
+/* Set the reason: the full text kept (and logged by the caller), a short
+ * form cut at a word published. */
+void jobs_set_reason(struct sup *s, int ji, uint32_t code, const char *why);
 void jobs_check_done(struct sup *s, int ji);
 int jobs_active(const struct job *j);
 /* Is the partition still wanted (same job, active, not done)? */
@@ -262,12 +283,28 @@ int sched_open(struct sup *s, char *err, size_t errlen);
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len);
 int results_job_dir_make(struct sup *s, uint64_t id, char *err, size_t errlen);
 void results_job_dir_remove(struct sup *s, uint64_t id);
-/* Remove a job's kept H files and its directory. */
-void results_job_remove(struct sup *s, const struct job *j);
+/* Does a result of 2^k x parts fit in the free space? 0 or -ENOSPC, err. */
+int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen);
 int results_have(struct sup *s, uint64_t id);
 uint32_t results_reuse(struct sup *s, struct job *j);
-int results_assemble(struct sup *s, const struct job *j, char *err, size_t errlen);
-int results_store_h(struct sup *s, uint64_t id, uint32_t p, const void *buf, size_t len);
+/* Start what is due: allocations, and retries of blocked jobs. */
+void results_kick(struct sup *s);
+/* Partitions of j may be handed out (its file is allocated). */
+int results_ready(const struct job *j);
+/* j waits for the state directory (BLOCKED): passed over until its retry. */
+int results_blocked(const struct job *j);
+/* j's turn came and its file is not allocated: start that. */
+void results_alloc(struct sup *s, int ji);
+/* Every partition is in and nothing is in flight: commit may start. */
+int results_commit_due(const struct job *j);
+void results_commit(struct sup *s, int ji);
+void results_on_cqe(struct sup *s, uint32_t who, int res);
+void results_part_stored(struct sup *s, int ji, uint32_t p, const uint8_t digest[32]);
+void results_part_failed(struct sup *s, int ji, int e, const char *what);
+/* The job ended: its file closed and removed (unless committed). */
+void results_end(struct sup *s, int ji);
+int results_entry_free(const struct job *j);
+void results_close_all(struct sup *s);
 
 /* notify.c: systemd readiness and watchdog (no-ops outside systemd) */
 void sup_notify(struct sup *s, const char *state);

@@ -32,7 +32,7 @@ const char *fmt_kind(uint32_t kind, char *buf, size_t len)
 const char *fmt_job_state(uint32_t state)
 {
 	static const char *const n[SHM_JOB_NSTATES] = {
-		"free", "queued", "running", "done", "failed", "cancelled",
+		"free", "queued", "running", "done", "failed", "cancelled", "blocked",
 	};
 	return NAME_OF(n, state);
 }

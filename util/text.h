@@ -59,6 +59,31 @@ static inline const char *util_clean(char *dst, size_t dstlen, const char *src)
 	return util_cleann(dst, dstlen, src, src ? strlen(src) : 0);
 }
 
+/* src shown safely in dst as util_clean does, but a text that does not
+ * fit is cut at the end of a word (a space) and marked "...", so a short
+ * form never ends mid-word; only a last word longer than two thirds of dst is
+ * cut inside. Returns dst. */
+static inline const char *util_clip_words(char *dst, size_t dstlen, const char *src)
+{
+	char full[1024];
+	size_t n, cut;
+
+	util_clean(full, sizeof full, src);
+	n = strlen(full);
+	if (n < dstlen || dstlen < 8)
+		return util_clean(dst, dstlen, full);
+	cut = dstlen - 4;		/* room for "..." and the NUL */
+	while (cut > dstlen / 3 && full[cut] != ' ')
+		cut--;
+	if (full[cut] != ' ')		/* no word end in reach: a whole character */
+		return util_clean(dst, dstlen, full);
+	while (cut && full[cut - 1] == ' ')
+		cut--;
+	memcpy(dst, full, cut);
+	memcpy(dst + cut, "...", 4);
+	return dst;
+}
+
 /* Is every byte of the NUL-terminated s printable ASCII? */
 static inline int util_is_clean(const char *s)
 {

@@ -40,5 +40,14 @@ int main(void)
 	CHECK(!strcmp(buf, "abc\\x1b"), "cleann gave \"%s\"", buf);
 	CHECK(!util_is_clean("a\x1b"), "ESC counted as clean");
 	CHECK(util_is_clean("a b~"), "printable text counted as unclean");
+	/* short forms end at a word, never inside one */
+	util_clip_words(buf, 24, "no space on /srv/state: need 1536 MiB");
+	CHECK(!strcmp(buf, "no space on..."), "clip gave \"%s\"", buf);
+	util_clip_words(buf, 24, "write failed: No space");
+	CHECK(!strcmp(buf, "write failed: No space"), "a text that fits was changed: \"%s\"", buf);
+	util_clip_words(buf, 16, "abcdefghijklmnopqrstuvwxyz");	/* one long word: a whole character */
+	CHECK(!strcmp(buf, "abcdefghijkl..."), "clip gave \"%s\"", buf);
+	util_clip_words(buf, 24, "bad \x1b\x07 byte, and more text");
+	CHECK(util_is_clean(buf) && strlen(buf) < 24, "clip of control bytes gave \"%s\"", buf);
 	return 0;
 }
