@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# make bench: the supervisor at real partition sizes (issue 11). For each k
+# (16, 20, 22, 24 by default; SCALE_KS overrides) and each shape (1 synth +
+# 1 gpu slot, then 2 + 2), one porep job runs through a CPU-backend rig
+# while a sampler reads /proc every 100 ms and a client pings the control
+# socket every 20 ms over one connection it keeps open. Printed per run:
+#   wall      the job's time from submit to done, against the ideal: the
+#             standalone `provisor synth` and `provisor prove` of one
+#             partition, timed in this same run, pipelined over the slots
+#             (and never faster than the work spread over the cores)
+#   sup/gw    the supervisor's CPU time as a share of the gpuworkers'
+#   RSS       peak (VmHWM) of the supervisor, the synth and the gpuworker
+#   loop      the supervisor's own record of its iterations: max and p99
+#   rtt       control round trips: p50, p99, max
+# A k whose run would not fit in memory is skipped with a message.
+set -u
+bin=${BIN:-bin}
+prov=$(realpath "$bin/provisor" 2>/dev/null) rtt=$(realpath "$bin/bench/ctl_rtt" 2>/dev/null)
+[ -x "$prov" ] && [ -x "$rtt" ] || { echo "scale: build bin/provisor and bin/bench/ctl_rtt first"; exit 1; }
+ks=${SCALE_KS:-16 20 22 24}
+shapes=${SCALE_SHAPES:-1+1 2+2}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-scale.XXXXXX")
+sup= samp= rttp=
+cleanup() {
+  for p in $rttp $samp; do kill "$p" 2>/dev/null; done
+  [ -n "$sup" ] && { kill "$sup" 2>/dev/null; wait "$sup" 2>/dev/null; }
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+ncores=$(nproc)
+mem_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+
+now() { date +%s.%N; }
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
+
+# sample SUPPID OUT: every 100 ms, "role pid cpu_ticks hwm_kb" of the
+# supervisor and each child, appended to OUT until killed.
+sample() {
+  local sp=$1 out=$2 p comm
+  while :; do
+    for p in "$sp" $(cat "/proc/$sp/task/$sp/children" 2>/dev/null); do
+      comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+      awk -v role="$comm" -v pid="$p" '
+        FNR == 1 && FILENAME ~ /stat$/ { sub(/.*\) /, ""); split($0, f, " "); cpu = f[12] + f[13] }
+        /^VmHWM:/ { hwm = $2 }
+        END { if (cpu != "") print role, pid, cpu, hwm + 0 }' "/proc/$p/stat" "/proc/$p/status" 2>/dev/null
+    done >>"$out"
+    sleep 0.1
+  done
+}
+
+# Standalone timings of one partition at k: synth, then prove.
+standalone() {
+  local k=$1 t0 t1 t2
+  t0=$(now)
+  "$prov" synth --seed 5ca1e --partition 0 --log-size "$k" -o "$dir/p.part" >/dev/null || return 1
+  t1=$(now)
+  "$prov" prove -i "$dir/p.part" -o "$dir/p.h" --backend cpu >/dev/null || return 1
+  t2=$(now)
+  rm -f "$dir/p.part" "$dir/p.h"
+  echo "$(minus "$t1" "$t0") $(minus "$t2" "$t1")"
+}
+
+run_case() {
+  local k=$1 S=$2 G=$3 P=$4 ts=$5 tp=$6 name=scale-$$-$k-$S st=$dir/state-$k-$S
+  local t0 t1 id out
+  mkdir -p "$st"
+  cat >"$dir/conf" <<EOF
+max_log_size = $k
+mem_budget = 64GiB
+EOF
+  "$prov" run --config "$dir/conf" --name "$name" --state-dir "$st" --gpus "$G" --workers-per-gpu 1 \
+    --synth "$S" --backend cpu >"$dir/sup.log" 2>&1 &
+  sup=$!
+  for _ in $(seq 100); do "$prov" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
+  : >"$dir/samples"
+  sample "$sup" "$dir/samples" & samp=$!
+  "$rtt" --socket "$st/control.sock" --interval-ms 20 --seconds 100000 >"$dir/rtt" 2>&1 & rttp=$!
+  t0=$(now)
+  out=$("$prov" submit --name "$name" --kind porep --log-size "$k" --partitions "$P" --seed 5ca1e --wait 2>&1)
+  t1=$(now)
+  kill -INT "$rttp"; wait "$rttp" 2>/dev/null; rttp=
+  sleep 0.2
+  kill "$samp"; wait "$samp" 2>/dev/null; samp=
+  "$prov" status --name "$name" --prometheus >"$dir/prom" 2>/dev/null
+  "$prov" stop --name "$name" >/dev/null; wait "$sup" 2>/dev/null; sup=
+  rm -rf "$st"
+  case "$out" in *done*) ;; *) echo "  k=$k $S+$G: the job did not finish: $out"; return ;; esac
+  awk -v k="$k" -v S="$S" -v G="$G" -v P="$P" -v ts="$ts" -v tp="$tp" -v wall="$(minus "$t1" "$t0")" \
+      -v hz="$(getconf CLK_TCK)" -v cores="$ncores" \
+      -v rtt="$(cat "$dir/rtt")" \
+      -v lmax="$(awk '/^provisor_loop_iteration_max_seconds /{print $2}' "$dir/prom")" \
+      -v lp99="$(awk '/^provisor_loop_iteration_seconds\{quantile="0.99"\} /{print $2}' "$dir/prom")" '
+    { cpu[$1 " " $2] = $3; role[$1 " " $2] = $1; if ($4 > hwm[$1]) hwm[$1] = $4 }
+    END {
+      for (p in cpu) c[role[p]] += cpu[p]
+      ceilS = int((P + S - 1) / S); ceilG = int((P + G - 1) / G)
+      a = ceilS * ts + tp; b = ts + ceilG * tp; ideal = a > b ? a : b
+      work = P * (ts + tp) / (cores < S + G ? cores : S + G)
+      if (work > ideal) ideal = work
+      split(rtt, r, " ")
+      printf "  k=%-2d %d+%d, %2d parts  wall %7.2f s = %.3f x ideal (%.2f s; synth %.2f s, prove %.2f s)\n", \
+        k, S, G, P, wall, wall / ideal, ideal, ts, tp
+      printf "         sup/gw CPU %.3f%% (%.2f s / %.2f s)  RSS sup %d MiB, synth %d MiB, gpuworker %d MiB\n", \
+        c["gpuworker"] ? 100 * c["provisor"] / c["gpuworker"] : 0, c["provisor"] / hz, c["gpuworker"] / hz, \
+        hwm["provisor"] / 1024, hwm["synth"] / 1024, hwm["gpuworker"] / 1024
+      printf "         loop max %.2f ms, p99 %.2f ms   rtt p50 %s ms, p99 %s ms, max %s ms (n %s)\n", \
+        lmax * 1000, lp99 * 1000, r[3], r[5], r[7], r[9]
+    }' "$dir/samples"
+}
+
+echo "scale: porep on the CPU backend, $ncores cores, $((mem_kb / 1024)) MiB available"
+for k in $ks; do
+  n=$((1 << k))
+  # a gpuworker holds two partitions (3n elements each) and H's work; the
+  # synth streams: 2 gpuworkers at most.
+  need_kb=$((2 * 2 * 4 * n * 32 / 1024 + 262144))
+  if [ "$need_kb" -gt "$mem_kb" ]; then
+    echo "  k=$k: skipped, needs about $((need_kb / 1024)) MiB and $((mem_kb / 1024)) MiB are available"
+    continue
+  fi
+  read -r ts tp <<<"$(standalone "$k")" || { echo "  k=$k: standalone run failed"; continue; }
+  for shape in $shapes; do
+    S=${shape%+*} G=${shape#*+}
+    P=$((k >= 24 ? 2 * G : 4 * G))
+    run_case "$k" "$S" "$G" "$P" "$ts" "$tp"
+  done
+done

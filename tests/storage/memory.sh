@@ -1,0 +1,42 @@
+#!/bin/bash
+# The supervisor's memory does not grow with k (issue 11): no partition's
+# or result's bytes pass through it, so its peak RSS over a 2^20 job is
+# within a few MiB of its RSS after a 2^12 job. (Before results moved off
+# the loop, a 2^20 partition cost it 64 MiB: H held, then read back.)
+set -u
+bin=${BIN:-bin}
+P=$(cd "$(dirname "$bin/provisor")" && pwd)/provisor
+[ -x "$P" ] || { echo "no $bin/provisor: build it first"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/provisor-mem.XXXXXX") || exit 1
+name=mem$$
+sup=
+cleanup() {
+  [ -n "$sup" ] && kill -KILL "$sup" 2>/dev/null && wait "$sup" 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' TERM INT HUP
+printf 'max_log_size = 20\nmem_budget = 1GiB\n' >"$T/conf"
+"$P" run --config "$T/conf" --name "$name" --state-dir "$T/state" --gpus 1 --workers-per-gpu 1 \
+  --synth 1 --backend cpu >"$T/sup.log" 2>&1 &
+sup=$!
+for _ in $(seq 100); do "$P" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
+kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$sup/status"; }
+
+"$P" submit --name "$name" --kind porep --log-size 12 --partitions 2 --wait >"$T/out" 2>&1 ||
+  { cat "$T/out" "$T/sup.log"; exit 1; }
+small=$(kb VmRSS)
+"$P" submit --name "$name" --kind porep --log-size 20 --partitions 2 --wait >"$T/out" 2>&1 ||
+  { cat "$T/out" "$T/sup.log"; exit 1; }
+peak=$(kb VmHWM) big=$(kb VmRSS)
+echo "info: supervisor RSS after 2^12: $((small / 1024)) MiB; after 2^20: $((big / 1024)) MiB, peak $((peak / 1024)) MiB"
+"$P" verify "$T/state/results/job-2.result" >/dev/null || { echo "FAIL: the 2^20 result does not verify"; exit 1; }
+"$P" stop --name "$name" >/dev/null
+wait "$sup"
+sup=
+# 2^20 x 32 bytes = 32 MiB per partition's H: holding one would show.
+if [ "$((peak - small))" -gt $((8 * 1024)) ]; then
+  echo "FAIL: the supervisor's peak RSS grew by $(((peak - small) / 1024)) MiB with k"
+  exit 1
+fi
+echo ok
