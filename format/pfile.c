@@ -62,6 +62,79 @@ void pfile_hdr_decode(struct pfile_hdr *h, const uint8_t in[PFILE_HEADER_BYTES])
 	h->count = util_le64_get(in + 72);
 }
 
+void pfile_result_hdr(struct pfile_hdr *h, const struct pfile_result *res, uint32_t version)
+{
+	memset(h, 0, sizeof *h);
+	h->version = version;
+	h->kind = PFILE_KIND_RESULT;
+	h->k = res->id.k;
+	h->seed_len = res->id.seed_len;
+	memcpy(h->seed, res->id.seed, res->id.seed_len <= SYNTH_SEED_MAX ? res->id.seed_len
+									: SYNTH_SEED_MAX);
+	h->word56 = res->partitions;
+	h->job_kind = res->job_kind;
+	h->job_id = res->job_id;
+	h->count = (uint64_t)res->partitions << res->id.k;
+}
+
+/*
+ * Version 2 result files: the layout and the digests. A partition's region
+ * and its digest are one process's business (the one that computed H);
+ * whoever assembles the file needs only these offsets, the 80 header
+ * bytes and the P digests to write the table and the checksum.
+ */
+uint64_t pfile_result2_part_off(uint32_t k, uint32_t p)
+{
+	return PFILE_HEADER_BYTES + (((uint64_t)p * FR_BYTES) << k);
+}
+
+uint64_t pfile_result2_table_off(uint32_t k, uint32_t parts)
+{
+	return pfile_result2_part_off(k, parts);
+}
+
+uint64_t pfile_result2_size(uint32_t k, uint32_t parts)
+{
+	return pfile_result2_table_off(k, parts) + (uint64_t)parts * PFILE_SUM_BYTES +
+	       PFILE_SUM_BYTES;
+}
+
+void pfile_result2_header(const struct pfile_result *res, uint8_t hdr[PFILE_HEADER_BYTES])
+{
+	struct pfile_hdr h;
+
+	pfile_result_hdr(&h, res, PFILE_RESULT_VERSION);
+	pfile_hdr_encode(hdr, &h);
+}
+
+void pfile_result2_sum(const uint8_t hdr[PFILE_HEADER_BYTES], const uint8_t *table,
+		       uint32_t parts, uint8_t sum[PFILE_SUM_BYTES])
+{
+	crypto_generichash_state st;
+
+	pfile_sodium_init();
+	crypto_generichash_init(&st, NULL, 0, PFILE_SUM_BYTES);
+	crypto_generichash_update(&st, hdr, PFILE_HEADER_BYTES);
+	crypto_generichash_update(&st, table, (unsigned long long)parts * PFILE_SUM_BYTES);
+	crypto_generichash_final(&st, sum, PFILE_SUM_BYTES);
+}
+
+void pfile_digest_init(struct pfile_digest *d)
+{
+	pfile_sodium_init();
+	crypto_generichash_init(&d->st, NULL, 0, PFILE_SUM_BYTES);
+}
+
+void pfile_digest_update(struct pfile_digest *d, const void *buf, size_t len)
+{
+	crypto_generichash_update(&d->st, buf, len);
+}
+
+void pfile_digest_final(struct pfile_digest *d, uint8_t out[PFILE_SUM_BYTES])
+{
+	crypto_generichash_final(&d->st, out, PFILE_SUM_BYTES);
+}
+
 /* Elements per section (2^k) and sections in the payload of h. */
 uint64_t pfile_sections(const struct pfile_hdr *h)
 {

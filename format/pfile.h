@@ -10,9 +10,16 @@
  *                   a job is done: job id, kind, seed, k, the partition
  *                   count, then every partition's H in partition order
  *
- * All three share one 80-byte little-endian header and end in a BLAKE2b-256
- * checksum over everything before it; elements are canonical 32-byte
- * little-endian encodings of Fr.
+ * All three share one 80-byte little-endian header; elements are
+ * canonical 32-byte little-endian encodings of Fr. Partition and H files
+ * (version 1) end in a BLAKE2b-256 checksum over everything before it.
+ * Result files are version 2: after the payload comes a table of one
+ * BLAKE2b-256 digest per partition's H, then a checksum over header and
+ * table only. Each partition's region sits at a fixed offset, so the
+ * process that computed it (the gpuworker) writes it and its digest, and
+ * the supervisor assembles the file from the digests alone, never reading
+ * or hashing a payload byte (docs/formats.md). Readers still take
+ * version 1 result files (one checksum over everything).
  *
  * Design: readers trust nothing. They check magic, version, kind, every
  * header field, that the file length is exactly what the header implies,
@@ -32,12 +39,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sodium.h>
+
 #include "field/fr.h"
 #include "synth/synth.h"
 #include "util/vocab.h"
 
 #define PFILE_MAGIC "PROVISOR"	/* 8 bytes, no terminator on disk */
-#define PFILE_VERSION 1
+#define PFILE_VERSION 1		/* partition and H files */
+#define PFILE_RESULT_VERSION 2	/* what writers write; readers take 1 and 2 */
 #define PFILE_HEADER_BYTES 80
 #define PFILE_SUM_BYTES 32
 #define PFILE_RESULT_MAX_PARTITIONS 1024
@@ -55,7 +65,47 @@ struct pfile_result {
 	uint32_t job_kind;	/* enum vocab_kind */
 	uint32_t partitions;	/* 1..PFILE_RESULT_MAX_PARTITIONS */
 	struct synth_id id;	/* id.partition unused (0) */
+	/* The file's format version: the reader fills in 1 or 2; a writer
+	 * writes 1 when asked (tests, to make files only old provisors
+	 * wrote) and PFILE_RESULT_VERSION for 0 or 2. */
+	uint32_t version;
 };
+
+/*
+ * The layout of a version 2 result file, for whoever writes one piece by
+ * piece (the supervisor writes the header, table and checksum; each
+ * gpuworker writes its partition's H at its offset and hands back that
+ * region's digest). n = 2^k elements per partition:
+ *
+ *   0                              header (80 bytes, version 2)
+ *   part_off(k, p) = 80 + p*n*32   partition p's H, n canonical elements
+ *   table_off(k, P) = 80 + P*n*32  digest table: P entries of 32 bytes,
+ *                                  entry p = BLAKE2b-256(partition p's bytes)
+ *   table_off + P*32               checksum = BLAKE2b-256(header || table)
+ *   size(k, P) = table_off + P*32 + 32
+ *
+ * These are pure arithmetic (no checks: k <= 26 and P <= 1024 keep every
+ * value far below 2^63). The digests are libsodium's crypto_generichash,
+ * unkeyed, 32-byte output.
+ */
+uint64_t pfile_result2_part_off(uint32_t k, uint32_t p);
+uint64_t pfile_result2_table_off(uint32_t k, uint32_t parts);
+uint64_t pfile_result2_size(uint32_t k, uint32_t parts);
+/* The 80 header bytes of a v2 result file for res (res->version is
+ * ignored; res must be one pfile_result_begin accepts: a valid identity,
+ * a known job kind, 1..PFILE_RESULT_MAX_PARTITIONS partitions). */
+void pfile_result2_header(const struct pfile_result *res, uint8_t hdr[PFILE_HEADER_BYTES]);
+/* The trailing checksum: BLAKE2b-256 over hdr || table (parts * 32 bytes). */
+void pfile_result2_sum(const uint8_t hdr[PFILE_HEADER_BYTES], const uint8_t *table,
+		       uint32_t parts, uint8_t sum[PFILE_SUM_BYTES]);
+/* A partition's digest (its table entry), computed as the bytes go by:
+ * init, update over the region's n*32 bytes in order (any split), final. */
+struct pfile_digest {
+	crypto_generichash_state st;
+};
+void pfile_digest_init(struct pfile_digest *d);
+void pfile_digest_update(struct pfile_digest *d, const void *buf, size_t len);
+void pfile_digest_final(struct pfile_digest *d, uint8_t out[PFILE_SUM_BYTES]);
 
 /* Which kind of provisor file path is (header checks only: magic,
  * version, kind). */
@@ -77,10 +127,14 @@ int pfile_read_h(const char *path, struct synth_id *id, fr_t **h,
 		 char *err, size_t errlen);
 
 /*
- * Result file, written as a stream so the supervisor never holds all
+ * Result file, written as a stream so the writer never holds all
  * partitions at once: begin, then exactly res->partitions puts (partition
- * order, 2^k coefficients each), then commit. abort (or a failed call)
- * removes the temp file; after commit or abort the writer is freed.
+ * order, 2^k coefficients each), then commit. Version 2 (res->version 0
+ * or 2): each put's digest is computed as it is written, and commit
+ * writes the table and the checksum; version 1 (res->version 1): one
+ * checksum over everything. A put refused for a non-canonical element
+ * has written nothing. commit or abort removes the temp file unless it
+ * became the destination, and frees the writer.
  */
 struct pfile_writer;
 int pfile_result_begin(const char *path, const struct pfile_result *res,
@@ -100,10 +154,14 @@ int pfile_result_commit(struct pfile_writer *w, char *err, size_t errlen);
 void pfile_result_abort(struct pfile_writer *w);
 
 /*
- * Result file reader: open validates the whole file (header, length,
- * every element, checksum) in one streaming pass without holding it;
- * read then loads partition p's H (2^k elements) into h, checking each
- * element again in case the file changed underneath.
+ * Result file reader, versions 1 and 2 (res->version says which): open
+ * validates the whole file without holding it: header, exact length,
+ * then for version 2 the checksum over header and table and, in one
+ * streaming pass, every element and each partition's digest against its
+ * table entry; for version 1 every element and the checksum. read then
+ * loads partition p's H (2^k elements) into h, checking each element
+ * again, and for version 2 the partition's digest, in case the file
+ * changed underneath.
  */
 struct pfile_reader;
 int pfile_result_open(const char *path, struct pfile_result *res,

@@ -28,6 +28,9 @@ void pfile_sodium_init(void);
 
 void pfile_hdr_encode(uint8_t out[PFILE_HEADER_BYTES], const struct pfile_hdr *h);
 void pfile_hdr_decode(struct pfile_hdr *h, const uint8_t in[PFILE_HEADER_BYTES]);
+/* The header of a result file for res in the given version (res is not
+ * checked here; pfile_result_beginat does that). */
+void pfile_result_hdr(struct pfile_hdr *h, const struct pfile_result *res, uint32_t version);
 /* Sections of 2^k elements in the payload: 3, 1 or the partition count. */
 uint64_t pfile_sections(const struct pfile_hdr *h);
 /* Exactly len bytes: 0, -errno, or (read) -ENODATA at end of file. */

@@ -3,7 +3,11 @@
  * happens before the caller sees an element: header fields and the exact
  * file length first (so no header can make us allocate more than the file
  * justifies), then one streaming pass that hashes the payload and refuses
- * a non-canonical element, then the checksum.
+ * a non-canonical element, then the checksum. A version 2 result file
+ * swaps the last two steps: its checksum covers only header and digest
+ * table, so it is checked first (at most 32 KiB read), and the stream
+ * then holds each partition's bytes to that table's entry as the
+ * partition ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +26,7 @@ struct pfile_reader {
 	char *path;
 	struct pfile_hdr h;
 	uint64_t n;		/* elements per section */
+	uint8_t *table;		/* version 2: the digests, as validated by open */
 };
 
 /* path, or (dfd >= 0) name in dfd without following a symbolic link. */
@@ -83,12 +88,18 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 				 "%s: truncated: %zd bytes, shorter than the %d-byte header",
 				 path, got, PFILE_HEADER_BYTES);
 	pfile_hdr_decode(h, raw);
-	if (h->version != PFILE_VERSION)
+	if (h->version != PFILE_VERSION && h->version != PFILE_RESULT_VERSION)
 		return util_fail(err, errlen, -EINVAL,
-				 "%s: unsupported format version %u (this provisor reads version %d)",
-				 path, h->version, PFILE_VERSION);
+				 "%s: unsupported format version %u (this provisor reads version %d, "
+				 "and %d for job result files)",
+				 path, h->version, PFILE_VERSION, PFILE_RESULT_VERSION);
 	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_RESULT)
 		return util_fail(err, errlen, -EINVAL, "%s: unknown file kind %u", path, h->kind);
+	if (h->version == PFILE_RESULT_VERSION && h->kind != PFILE_KIND_RESULT)
+		return util_fail(err, errlen, -EINVAL,
+				 "%s: unsupported format version %u for %s (only job result files "
+				 "have version %d)", path, h->version, pfile_kind_names[h->kind],
+				 PFILE_RESULT_VERSION);
 	if (want && h->kind != want)
 		return util_fail(err, errlen, -EINVAL, "%s: is %s, expected %s", path,
 				 pfile_kind_names[h->kind], pfile_kind_names[want]);
@@ -122,7 +133,10 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 				 path, (unsigned long long)h->count, h->k,
 				 (unsigned long long)(pfile_sections(h) * n));
 	/* k <= VOCAB_LOG_MAX (26) and at most 1024 sections: no overflow. */
-	expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;
+	if (h->version == PFILE_RESULT_VERSION)
+		expect = pfile_result2_size(h->k, h->word56);
+	else
+		expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;
 	if (size < expect)
 		return util_fail(err, errlen, -EINVAL, "%s: truncated: %llu bytes, header implies %llu",
 				 path, (unsigned long long)size, (unsigned long long)expect);
@@ -148,21 +162,93 @@ static void pfile_elem_name(const struct pfile_hdr *h, uint64_t i, char *out, si
 }
 
 /*
- * Stream the payload after the header: hash it, check every element is
- * canonical, and decode element i into dst[i / n][i % n] when dst is given;
- * then compare the checksum.
+ * A version 2 result file's table and checksum: read both (pread, the
+ * file offset stays), and check the checksum over the validated header
+ * bytes and the table. On success table holds the P digests.
+ */
+static int pfile_table2(int fd, const char *path, const struct pfile_hdr *h, uint8_t *table,
+			char *err, size_t errlen)
+{
+	uint8_t sum[PFILE_SUM_BYTES], want[PFILE_SUM_BYTES];
+	size_t len = (size_t)h->word56 * PFILE_SUM_BYTES;
+	off_t off = (off_t)pfile_result2_table_off(h->k, h->word56);
+	ssize_t got = pread(fd, table, len, off);
+
+	if (got == (ssize_t)len)
+		got = pread(fd, sum, sizeof sum, off + (off_t)len);
+	else if (got >= 0)
+		got = 0;
+	if (got != (ssize_t)sizeof sum) {
+		int rc = got < 0 ? -errno : -EINVAL;
+		return util_fail(err, errlen, rc, "%s: %s", path,
+				 got < 0 ? strerror(-rc)
+					 : "truncated while reading the digest table (file shrank)");
+	}
+	pfile_result2_sum(h->raw, table, h->word56, want);
+	if (memcmp(sum, want, sizeof sum))
+		return util_fail(err, errlen, -EINVAL,
+				 "%s: checksum mismatch: the header or the digest table is corrupt",
+				 path);
+	return 0;
+}
+
+/*
+ * Check that payload elements i .. i+m, whose encodings are at buf, are
+ * canonical, decoding element i into dst[i / n][i % n] when dst is given;
+ * why ends the error line.
+ */
+static int pfile_check_elems(const char *path, const struct pfile_hdr *h, const uint8_t *buf,
+			     uint64_t i, uint64_t m, fr_t *const *dst, const char *why,
+			     char *err, size_t errlen)
+{
+	uint64_t n = (uint64_t)1 << h->k;
+	char name[64];
+
+	for (uint64_t j = 0; j < m; j++, i++) {
+		fr_t t, *to = dst ? &dst[i / n][i % n] : &t;
+		if (fr_from_bytes(to, buf + j * FR_BYTES)) {
+			pfile_elem_name(h, i, name, sizeof name);
+			return util_fail(err, errlen, -EINVAL,
+					 "%s: element %s at offset %llu is not canonical (%s)",
+					 path, name,
+					 (unsigned long long)(PFILE_HEADER_BYTES + i * FR_BYTES), why);
+		}
+	}
+	return 0;
+}
+
+static int pfile_digest_mismatch(const char *path, const struct pfile_hdr *h, uint64_t p,
+				 const char *why, char *err, size_t errlen)
+{
+	return util_fail(err, errlen, -EINVAL,
+			 "%s: partition %llu's H does not match its digest (table entry at offset "
+			 "%llu%s)", path, (unsigned long long)p,
+			 (unsigned long long)(pfile_result2_table_off(h->k, h->word56) +
+					      p * PFILE_SUM_BYTES), why);
+}
+
+/*
+ * Stream the payload after the header: check every element is canonical
+ * and decode element i into dst[i / n][i % n] when dst is given. Version
+ * 1: hash header and payload, then compare the checksum. Version 2 (a
+ * result file; table given): the checksum over header and table first,
+ * then each partition's bytes against its digest as the partition ends;
+ * a buffer may hold several partitions (small k) or part of one.
  */
 static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
-			fr_t *const *dst, char *err, size_t errlen)
+			fr_t *const *dst, uint8_t *table, char *err, size_t errlen)
 {
 	uint8_t sum[PFILE_SUM_BYTES], want[PFILE_SUM_BYTES];
 	crypto_generichash_state hs;
+	struct pfile_digest d;
 	uint64_t n = (uint64_t)1 << h->k;
+	int v2 = h->version == PFILE_RESULT_VERSION;
 	uint8_t *buf;
-	char name[64];
 	int rc = 0;
 
 	pfile_sodium_init();
+	if (v2 && (rc = pfile_table2(fd, path, h, table, err, errlen)))
+		return rc;
 	buf = malloc(PFILE_BUF_ELEMS * FR_BYTES);
 	if (!buf)
 		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
@@ -174,6 +260,7 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 	/* The header bytes that were validated, not a second read of them. */
 	crypto_generichash_init(&hs, NULL, 0, PFILE_SUM_BYTES);
 	crypto_generichash_update(&hs, h->raw, sizeof h->raw);
+	pfile_digest_init(&d);
 	for (uint64_t i = 0; i < h->count;) {
 		uint64_t m = h->count - i < PFILE_BUF_ELEMS ? h->count - i : PFILE_BUF_ELEMS;
 		rc = pfile_read_full(fd, buf, m * FR_BYTES);
@@ -183,19 +270,34 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 						      : strerror(-rc));
 			goto out;
 		}
-		crypto_generichash_update(&hs, buf, m * FR_BYTES);
-		for (uint64_t j = 0; j < m; j++, i++) {
-			fr_t t, *to = dst ? &dst[i / n][i % n] : &t;
-			if (fr_from_bytes(to, buf + j * FR_BYTES)) {
-				pfile_elem_name(h, i, name, sizeof name);
-				rc = util_fail(err, errlen, -EINVAL,
-					       "%s: element %s at offset %llu is not canonical (>= r)",
-					       path, name,
-					       (unsigned long long)(PFILE_HEADER_BYTES + i * FR_BYTES));
+		if (!v2) {
+			crypto_generichash_update(&hs, buf, m * FR_BYTES);
+			if ((rc = pfile_check_elems(path, h, buf, i, m, dst, ">= r", err, errlen)))
 				goto out;
+			i += m;
+			continue;
+		}
+		/* Version 2: up to each partition's end at a time. */
+		for (uint64_t j = 0; j < m;) {
+			uint64_t run = n - i % n < m - j ? n - i % n : m - j;
+			if ((rc = pfile_check_elems(path, h, buf + j * FR_BYTES, i, run, dst, ">= r",
+						    err, errlen)))
+				goto out;
+			pfile_digest_update(&d, buf + j * FR_BYTES, run * FR_BYTES);
+			i += run;
+			j += run;
+			if (i % n == 0) {
+				pfile_digest_final(&d, want);
+				if (memcmp(want, table + (i / n - 1) * PFILE_SUM_BYTES, sizeof want)) {
+					rc = pfile_digest_mismatch(path, h, i / n - 1, "", err, errlen);
+					goto out;
+				}
+				pfile_digest_init(&d);
 			}
 		}
 	}
+	if (v2)
+		goto out;
 	rc = pfile_read_full(fd, sum, sizeof sum);
 	if (rc) {
 		rc = util_fail(err, errlen, -EINVAL, "%s: truncated while reading the checksum", path);
@@ -242,7 +344,7 @@ static int pfile_read_ident(const char *path, uint32_t kind, struct synth_id *id
 			goto fail;
 		}
 	}
-	if ((rc = pfile_stream(fd, path, &h, out, err, errlen)))
+	if ((rc = pfile_stream(fd, path, &h, out, NULL, err, errlen)))
 		goto fail;
 	pfile_hdr_id(id, &h);
 	goto out;
@@ -312,10 +414,16 @@ int pfile_result_openat(int dfd, const char *name, const char *path, struct pfil
 	}
 	if ((rc = pfile_read_hdr(r->fd, path, PFILE_KIND_RESULT, 0, &r->h, err, errlen)))
 		goto fail;
-	if ((rc = pfile_stream(r->fd, path, &r->h, NULL, err, errlen)))
+	if (r->h.version == PFILE_RESULT_VERSION &&
+	    !(r->table = malloc((size_t)r->h.word56 * PFILE_SUM_BYTES))) {
+		rc = util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+		goto fail;
+	}
+	if ((rc = pfile_stream(r->fd, path, &r->h, NULL, r->table, err, errlen)))
 		goto fail;
 	r->n = (uint64_t)1 << r->h.k;
 	memset(res, 0, sizeof *res);
+	res->version = r->h.version;
 	res->job_id = r->h.job_id;
 	res->job_kind = r->h.job_kind;
 	res->partitions = r->h.word56;
@@ -329,9 +437,10 @@ fail:
 
 int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, size_t errlen)
 {
-	uint8_t *buf;
+	static const char why[] = "file changed after validation";
+	uint8_t *buf, want[PFILE_SUM_BYTES];
+	struct pfile_digest d;
 	uint64_t base;
-	char name[64];
 	int rc = 0;
 
 	if (p >= r->h.word56)
@@ -341,6 +450,7 @@ int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, si
 	if (!buf)
 		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", r->path);
 	base = (uint64_t)p * r->n;
+	pfile_digest_init(&d);
 	for (uint64_t i = 0; i < r->n;) {
 		uint64_t m = r->n - i < PFILE_BUF_ELEMS ? r->n - i : PFILE_BUF_ELEMS;
 		off_t off = (off_t)(PFILE_HEADER_BYTES + (base + i) * FR_BYTES);
@@ -353,13 +463,17 @@ int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, si
 		}
 		for (uint64_t j = 0; j < m; j++, i++)
 			if (fr_from_bytes(&h[i], buf + j * FR_BYTES)) {
-				pfile_elem_name(&r->h, base + i, name, sizeof name);
-				rc = util_fail(err, errlen, -EINVAL,
-					       "%s: element %s is not canonical (file changed after validation)",
-					       r->path, name);
+				rc = pfile_check_elems(r->path, &r->h, buf + j * FR_BYTES, base + i, 1,
+						       NULL, why, err, errlen);
 				goto out;
 			}
+		if (r->table)
+			pfile_digest_update(&d, buf, m * FR_BYTES);
 	}
+	pfile_digest_final(&d, want);
+	if (r->table && memcmp(want, r->table + (size_t)p * PFILE_SUM_BYTES, sizeof want))
+		rc = pfile_digest_mismatch(r->path, &r->h, p, "; file changed after validation",
+					   err, errlen);
 out:
 	free(buf);
 	return rc;
@@ -372,5 +486,6 @@ void pfile_result_close(struct pfile_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->path);
+	free(r->table);
 	free(r);
 }

@@ -3,7 +3,13 @@
  * the result file's begin/put/commit.
  *
  * Elements are encoded into one buffer and hashed as they are written, so
- * memory stays at 128 KiB whatever the file's size. The file is born as a
+ * memory stays at 128 KiB whatever the file's size (plus, for a version 2
+ * result file, its digest table: 32 bytes a partition, 32 KiB at most).
+ * Version 1 hashes header and payload into the one trailing checksum;
+ * version 2 hashes each put (one partition) into that partition's digest,
+ * and at commit writes the table and pfile_result2_sum over header and
+ * table, the same helpers a writer that assembles the file piece by piece
+ * uses, so both make the same bytes. The file is born as a
  * temp file next to its destination and becomes the destination only by
  * rename, after fsync; the directory is fsynced after the rename, so once
  * commit returns 0 the file survives a crash, and before that a reader sees
@@ -33,7 +39,11 @@ struct pfile_writer {
 	int fd, dfd;		/* the temp file; its directory (ours, a dup) */
 	char *path;		/* the destination as errors name it */
 	char *name, *tmp;	/* destination and temp file, relative to dfd */
-	crypto_generichash_state hs;
+	crypto_generichash_state hs;	/* version 1: everything so far */
+	uint32_t version;
+	uint8_t hdr[PFILE_HEADER_BYTES];
+	uint8_t *table;		/* version 2: a digest per partition */
+	uint32_t parts, part;	/* partitions; the next one to put */
 	uint64_t left;		/* elements still expected */
 	uint64_t per_put;	/* elements per pfile_result_put */
 	size_t used;		/* bytes in buf */
@@ -69,7 +79,6 @@ static int pfile_tmp_create(struct pfile_writer *w)
 static int pfile_writer_open(int dfd, const char *name, const char *path, const struct pfile_hdr *h,
 			     struct pfile_writer **wp, char *err, size_t errlen)
 {
-	uint8_t hdr[PFILE_HEADER_BYTES];
 	struct pfile_writer *w;
 	const char *slash;
 	int rc;
@@ -80,6 +89,15 @@ static int pfile_writer_open(int dfd, const char *name, const char *path, const 
 		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	w->fd = w->dfd = -1;
 	w->path = strdup(path);
+	w->version = h->version;
+	if (h->version == PFILE_RESULT_VERSION) {
+		w->parts = h->word56;
+		w->table = calloc(w->parts, PFILE_SUM_BYTES);
+		if (!w->table) {
+			rc = util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+			goto fail;
+		}
+	}
 	if (dfd < 0) {
 		char *dir = NULL;
 		slash = strrchr(path, '/');
@@ -122,9 +140,9 @@ static int pfile_writer_open(int dfd, const char *name, const char *path, const 
 	 * meant to be shared. */
 	(void)fchmod(w->fd, 0644);
 	crypto_generichash_init(&w->hs, NULL, 0, PFILE_SUM_BYTES);
-	pfile_hdr_encode(hdr, h);
-	crypto_generichash_update(&w->hs, hdr, sizeof hdr);
-	rc = pfile_write_full(w->fd, hdr, sizeof hdr);
+	pfile_hdr_encode(w->hdr, h);
+	crypto_generichash_update(&w->hs, w->hdr, sizeof w->hdr);
+	rc = pfile_write_full(w->fd, w->hdr, sizeof w->hdr);
 	if (rc) {
 		util_fail(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 		goto fail;
@@ -144,7 +162,8 @@ static int pfile_writer_flush(struct pfile_writer *w, char *err, size_t errlen)
 
 	if (!w->used)
 		return 0;
-	crypto_generichash_update(&w->hs, w->buf, w->used);
+	if (w->version == PFILE_VERSION)
+		crypto_generichash_update(&w->hs, w->buf, w->used);
 	rc = pfile_write_full(w->fd, w->buf, w->used);
 	w->used = 0;
 	if (rc)
@@ -152,29 +171,50 @@ static int pfile_writer_flush(struct pfile_writer *w, char *err, size_t errlen)
 	return 0;
 }
 
-/* Append n elements, given either as fr_t (el) or as encodings (raw). */
+/*
+ * Append n elements, given either as fr_t (el) or as encodings (raw). In
+ * a version 2 file a put is one partition: its bytes go into its digest
+ * each time the buffer fills and at the end, and the digest into the
+ * table. Encodings are all checked before any is taken, so a refused put
+ * leaves the writer as it was.
+ */
 static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_t *raw,
 			    uint64_t n, char *err, size_t errlen)
 {
-	int rc;
+	struct pfile_digest d;
+	size_t from = w->used;	/* this put's first byte in buf */
+	int v2 = w->version == PFILE_RESULT_VERSION, rc;
 
 	if (n > w->left)
 		return util_fail(err, errlen, -EINVAL, "%s: more elements than the header announces", w->path);
+	for (uint64_t i = 0; raw && i < n; i++) {
+		fr_t t;
+		if (fr_from_bytes(&t, raw + i * FR_BYTES))
+			return util_fail(err, errlen, -EINVAL,
+					 "%s: element %llu given to the writer is not canonical",
+					 w->path, (unsigned long long)i);
+	}
+	if (v2)
+		pfile_digest_init(&d);
 	for (uint64_t i = 0; i < n; i++) {
 		uint8_t *dst = w->buf + w->used;
-		if (el) {
+		if (el)
 			fr_to_bytes(dst, &el[i]);
-		} else {
-			fr_t t;
-			if (fr_from_bytes(&t, raw + i * FR_BYTES))
-				return util_fail(err, errlen, -EINVAL,
-						 "%s: element %llu given to the writer is not canonical",
-						 w->path, (unsigned long long)i);
+		else
 			memcpy(dst, raw + i * FR_BYTES, FR_BYTES);
-		}
 		w->used += FR_BYTES;
-		if (w->used == sizeof w->buf && (rc = pfile_writer_flush(w, err, errlen)))
-			return rc;
+		if (w->used == sizeof w->buf) {
+			if (v2)
+				pfile_digest_update(&d, w->buf + from, w->used - from);
+			from = 0;
+			if ((rc = pfile_writer_flush(w, err, errlen)))
+				return rc;
+		}
+	}
+	if (v2) {
+		pfile_digest_update(&d, w->buf + from, w->used - from);
+		pfile_digest_final(&d, w->table + (size_t)w->part * PFILE_SUM_BYTES);
+		w->part++;
 	}
 	w->left -= n;
 	return 0;
@@ -191,7 +231,14 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 				 w->path, (unsigned long long)w->left);
 	if ((rc = pfile_writer_flush(w, err, errlen)))
 		return rc;
-	crypto_generichash_final(&w->hs, sum, sizeof sum);
+	if (w->version == PFILE_RESULT_VERSION) {
+		if ((rc = pfile_write_full(w->fd, w->table, (size_t)w->parts * PFILE_SUM_BYTES)))
+			return util_fail(err, errlen, rc, "%s.tmp: write failed: %s", w->path,
+					 strerror(-rc));
+		pfile_result2_sum(w->hdr, w->table, w->parts, sum);
+	} else {
+		crypto_generichash_final(&w->hs, sum, sizeof sum);
+	}
 	if ((rc = pfile_write_full(w->fd, sum, sizeof sum)))
 		return util_fail(err, errlen, rc, "%s.tmp: write failed: %s", w->path, strerror(-rc));
 	if (fsync(w->fd) < 0) {
@@ -234,6 +281,7 @@ void pfile_result_abort(struct pfile_writer *w)
 	free(w->tmp);
 	free(w->name);
 	free(w->path);
+	free(w->table);
 	free(w);
 }
 
@@ -305,22 +353,16 @@ int pfile_result_beginat(int dfd, const char *name, const char *path,
 			 char *err, size_t errlen)
 {
 	struct pfile_hdr h;
+	uint32_t version = res->version ? res->version : PFILE_RESULT_VERSION;
 
 	if (synth_id_check(&res->id) || !vocab_kind_name(res->job_kind) ||
-	    res->partitions < 1 || res->partitions > PFILE_RESULT_MAX_PARTITIONS)
+	    res->partitions < 1 || res->partitions > PFILE_RESULT_MAX_PARTITIONS ||
+	    (version != PFILE_VERSION && version != PFILE_RESULT_VERSION))
 		return util_fail(err, errlen, -EINVAL,
-				 "%s: bad result (seed length %u, k %u, job kind %u, %u partitions)",
-				 path, res->id.seed_len, res->id.k, res->job_kind, res->partitions);
-	memset(&h, 0, sizeof h);
-	h.version = PFILE_VERSION;
-	h.kind = PFILE_KIND_RESULT;
-	h.k = res->id.k;
-	h.seed_len = res->id.seed_len;
-	memcpy(h.seed, res->id.seed, res->id.seed_len);
-	h.word56 = res->partitions;
-	h.job_kind = res->job_kind;
-	h.job_id = res->job_id;
-	h.count = (uint64_t)res->partitions << res->id.k;
+				 "%s: bad result (seed length %u, k %u, job kind %u, %u partitions, "
+				 "version %u)", path, res->id.seed_len, res->id.k, res->job_kind,
+				 res->partitions, res->version);
+	pfile_result_hdr(&h, res, version);
 	return pfile_writer_open(dfd, name, path, &h, w, err, errlen);
 }
 

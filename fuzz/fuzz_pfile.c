@@ -2,10 +2,14 @@
  * fuzz_pfile: the partition, H and result file readers (format/pfile.h).
  * The input becomes a file in this process's scratch directory and goes
  * through every reader: probe, partition, H, and result open / read of
- * every partition / close. Each input is tried twice: as given, and with
- * its last 32 bytes replaced by the BLAKE2b-256 of the rest, so the
- * fuzzer reaches the element checks behind the checksum. Cap inputs with
- * -max_len: a valid file of k has 2^k elements per section.
+ * every partition / close. Each input is tried as given, and with its
+ * last 32 bytes replaced by the BLAKE2b-256 of the rest (version 1's
+ * checksum), so the fuzzer reaches the element checks behind the
+ * checksum; an input whose header names a version 2 result file of its
+ * exact length is also tried with its digest table and checksum
+ * recomputed (the layout helpers of format/pfile.h), which reaches the
+ * element checks behind both. Cap inputs with -max_len: a valid file of
+ * k has 2^k elements per section.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +42,7 @@ static void fuzz_pfile_result(const char *path)
 		return;
 	}
 	fuzz_pfile_id_ok(&res.id);
+	FUZZ_ASSERT(res.version == 1 || res.version == PFILE_RESULT_VERSION);
 	FUZZ_ASSERT(res.partitions >= 1 && res.partitions <= PFILE_RESULT_MAX_PARTITIONS);
 	FUZZ_ASSERT(vocab_kind_name(res.job_kind));
 	h = malloc(((size_t)1 << res.id.k) * sizeof *h);
@@ -89,6 +94,38 @@ static void fuzz_pfile_try(const char *path, const uint8_t *data, size_t size)
 	fuzz_pfile_result(path);
 }
 
+static uint32_t fuzz_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Seal buf as a version 2 result file if its header names one whose size
+ * is size: each partition's digest into the table, then the checksum.
+ * 0 when the header does not fit. */
+static int fuzz_pfile_reseal2(uint8_t *buf, size_t size)
+{
+	uint32_t k, parts;
+	uint64_t table;
+
+	if (size < PFILE_HEADER_BYTES || fuzz_le32(buf + 8) != PFILE_RESULT_VERSION ||
+	    fuzz_le32(buf + 12) != PFILE_KIND_RESULT)
+		return 0;
+	k = fuzz_le32(buf + 16);
+	parts = fuzz_le32(buf + 56);
+	if (k < 1 || k > VOCAB_LOG_MAX || parts < 1 || parts > PFILE_RESULT_MAX_PARTITIONS ||
+	    pfile_result2_size(k, parts) != size)
+		return 0;
+	table = pfile_result2_table_off(k, parts);
+	for (uint32_t p = 0; p < parts; p++) {
+		struct pfile_digest d;
+		pfile_digest_init(&d);
+		pfile_digest_update(&d, buf + pfile_result2_part_off(k, p), (size_t)FR_BYTES << k);
+		pfile_digest_final(&d, buf + table + (uint64_t)p * PFILE_SUM_BYTES);
+	}
+	pfile_result2_sum(buf, buf + table, parts, buf + table + (uint64_t)parts * PFILE_SUM_BYTES);
+	return 1;
+}
+
 FUZZ_ENTRY(pfile)
 {
 	static char path[300];
@@ -105,6 +142,9 @@ FUZZ_ENTRY(pfile)
 	crypto_generichash(copy + size - PFILE_SUM_BYTES, PFILE_SUM_BYTES,
 			   copy, size - PFILE_SUM_BYTES, NULL, 0);
 	if (memcmp(copy, data, size))
+		fuzz_pfile_try(path, copy, size);
+	memcpy(copy, data, size);
+	if (fuzz_pfile_reseal2(copy, size) && memcmp(copy, data, size))
 		fuzz_pfile_try(path, copy, size);
 	free(copy);
 	return 0;

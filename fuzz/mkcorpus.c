@@ -192,6 +192,8 @@ static void pfiles(const char *tmp)
 	buf[8] = 9;				/* version */
 	put("pfile", "bad_version", buf, n);
 	free(buf);
+	/* Result files: version 2 (what the writer writes), its damage, and
+	 * version 1 (still read). */
 	if (pfile_result_begin(path, &res, &w, err, sizeof err) ||
 	    pfile_result_put(w, a, err, sizeof err) || pfile_result_put(w, b, err, sizeof err) ||
 	    pfile_result_commit(w, err, sizeof err))
@@ -200,6 +202,31 @@ static void pfiles(const char *tmp)
 	put("pfile", "result", buf, n);
 	buf[n - 1] ^= 1;
 	put("pfile", "bad_sum", buf, n);
+	buf[n - 1] ^= 1;
+	buf[pfile_result2_table_off(1, 2) + 33] ^= 1;	/* partition 1's entry */
+	put("pfile", "result_bad_table", buf, n);
+	buf[pfile_result2_table_off(1, 2) + 33] ^= 1;
+	buf[pfile_result2_part_off(1, 1)] ^= 1;	/* partition 1's H[0], still canonical */
+	put("pfile", "result_bad_digest", buf, n);
+	buf[pfile_result2_part_off(1, 1)] ^= 1;
+	{	/* non-canonical, with a digest and checksum that match it */
+		uint8_t *tab = buf + pfile_result2_table_off(1, 2);
+		struct pfile_digest d;
+		memset(buf + pfile_result2_part_off(1, 1), 0xff, 32);
+		pfile_digest_init(&d);
+		pfile_digest_update(&d, buf + pfile_result2_part_off(1, 1), 2 * 32);
+		pfile_digest_final(&d, tab + 32);
+		pfile_result2_sum(buf, tab, 2, tab + 2 * 32);
+		put("pfile", "result_noncanonical", buf, n);
+	}
+	free(buf);
+	res.version = 1;
+	if (pfile_result_begin(path, &res, &w, err, sizeof err) ||
+	    pfile_result_put(w, a, err, sizeof err) || pfile_result_put(w, b, err, sizeof err) ||
+	    pfile_result_commit(w, err, sizeof err))
+		die("pfile_result v1", err);
+	buf = slurp(path, &n);
+	put("pfile", "result_v1", buf, n);
 	free(buf);
 	put("pfile", "bad_magic", "PROVISIR", 8);
 	unlink(path);

@@ -89,7 +89,7 @@ run mixed "$prov" verify "$dir/h" "$dir/h_flip"
 [ "$(cat "$dir/mixed.rc")" -eq 1 ] && grep -q ': ok$' "$dir/mixed.out" && [ "$(wc -l <"$dir/mixed.err")" -eq 1 ] ||
   fail "verify good+bad: rc $(cat "$dir/mixed.rc"), out '$(cat "$dir/mixed.out")', err '$(cat "$dir/mixed.err")'"
 
-# --- a job result file (as the supervisor writes it) -------------------------
+# --- a job result file, version 1 (as older supervisors wrote it) ------------
 # Built from the H files of partitions 0 and 1: the H header turned into a
 # result header (kind 3, 2 partitions, snap-deals, job id 7, count 2n), the
 # two payloads, a fresh checksum.
@@ -116,7 +116,53 @@ run verify_swap "$prov" verify "$dir/result_swap"
 cp "$dir/result" "$dir/result_flip"; flip_bit "$dir/result_flip" $((80 + 32 * 1024 + 32 * 17)); reseal "$dir/result_flip"
 expect_err verify_result_flip 'result_flip: partition 1 .*FAILED' "$prov" verify "$dir/result_flip"
 grep -q 'partition 0 .*: ok$' "$dir/verify_result_flip.out" || fail "partition 0 of result_flip not reported ok"
-echo "ok: job result files"
+echo "ok: job result files, version 1"
+
+# --- a job result file, version 2 (as the supervisor writes it) --------------
+# Byte for byte from docs/formats.md with coreutils alone: the same header
+# with version 2, the two payloads at 80 and 80 + 32n, then the digest
+# table (BLAKE2b-256 of each payload) and the checksum over header || table.
+n2=$((32 * 1024)) tbl2=$((80 + 2 * 32 * 1024))
+b2() { b2sum -l 256 | cut -d' ' -f1; }
+reseal2() {  # FILE: recompute both digests from the payloads, then the checksum
+  local p
+  for p in 0 1; do
+    put_hex "$1" $((tbl2 + 32 * p)) "$(tail -c +$((80 + n2 * p + 1)) "$1" | head -c $n2 | b2)"
+  done
+  put_hex "$1" $((tbl2 + 64)) "$({ head -c 80 "$1"; tail -c +$((tbl2 + 1)) "$1" | head -c 64; } | b2)"
+}
+make_result2() {  # OUT H0 H1
+  head -c 80 "$2" >"$1"
+  put_hex "$1" 8 02000000; put_hex "$1" 12 03000000; put_hex "$1" 56 0200000003000000
+  put_hex "$1" 64 0700000000000000; put_hex "$1" 72 0008000000000000
+  for h in "$2" "$3"; do tail -c +81 "$h" | head -c $n2 >>"$1"; done
+  head -c 96 /dev/zero >>"$1"
+  reseal2 "$1"
+}
+make_result2 "$dir/result2" "$dir/rh0" "$dir/rh1"
+[ "$(stat -c %s "$dir/result2")" -eq $((tbl2 + 96)) ] || fail "result2 is $(stat -c %s "$dir/result2") bytes"
+expect_ok verify_result2 "$prov" verify "$dir/result2"
+[ "$(grep -c 'partition [01] .*: ok$' "$dir/verify_result2.out")" -eq 2 ] ||
+  fail "verify of a 2-partition v2 result: $(cat "$dir/verify_result2.out")"
+# What verify prints does not depend on the version.
+diff <(sed 's|result2:|result:|' "$dir/verify_result2.out") "$dir/verify_result.out" >/dev/null ||
+  fail "verify prints v2 differently: $(cat "$dir/verify_result2.out")"
+make_result2 "$dir/result2_swap" "$dir/rh1" "$dir/rh0"
+run verify2_swap "$prov" verify "$dir/result2_swap"
+[ "$(cat "$dir/verify2_swap.rc")" -eq 1 ] && [ "$(grep -c 'partition [01] .*FAILED' "$dir/verify2_swap.err")" -eq 2 ] ||
+  fail "v2 result with swapped partitions: rc $(cat "$dir/verify2_swap.rc"), err '$(cat "$dir/verify2_swap.err")'"
+cp "$dir/result2" "$dir/result2_flip"; flip_bit "$dir/result2_flip" $((80 + n2 + 32 * 17))
+expect_err verify2_digest "result2_flip: partition 1's H does not match its digest" "$prov" verify "$dir/result2_flip"
+reseal2 "$dir/result2_flip"
+expect_err verify2_flip 'result2_flip: partition 1 .*FAILED' "$prov" verify "$dir/result2_flip"
+grep -q 'partition 0 .*: ok$' "$dir/verify2_flip.out" || fail "partition 0 of result2_flip not reported ok"
+cp "$dir/result2" "$dir/result2_table"; flip_bit "$dir/result2_table" $((tbl2 + 3))
+expect_err verify2_table 'checksum mismatch' "$prov" verify "$dir/result2_table"
+cp "$dir/result2" "$dir/result2_v3"; put_hex "$dir/result2_v3" 8 03
+expect_err verify2_v3 'result2_v3: unsupported format version 3' "$prov" verify "$dir/result2_v3"
+head -c $((tbl2 + 95)) "$dir/result2" >"$dir/result2_short"
+expect_err verify2_short 'truncated: .* header implies' "$prov" verify "$dir/result2_short"
+echo "ok: job result files, version 2"
 
 # --- bad files --------------------------------------------------------------
 # The damage both commands must refuse, done to each one's own input.
