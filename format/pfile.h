@@ -174,17 +174,4 @@ int pfile_result_openat(int dfd, const char *name, const char *path, struct pfil
 int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, size_t errlen);
 void pfile_result_close(struct pfile_reader *r);
 
-/* PROVISIONAL (format v2 branch): v2 result layout. */
-#define PFILE_RESULT_VERSION 2
-uint64_t pfile_result2_part_off(uint32_t k, uint32_t p);
-uint64_t pfile_result2_table_off(uint32_t k, uint32_t parts);
-uint64_t pfile_result2_size(uint32_t k, uint32_t parts);
-void pfile_result2_header(const struct pfile_result *res, uint8_t hdr[PFILE_HEADER_BYTES]);
-void pfile_result2_sum(const uint8_t hdr[PFILE_HEADER_BYTES], const uint8_t *table, uint32_t parts,
-		       uint8_t sum[PFILE_SUM_BYTES]);
-struct pfile_digest { crypto_generichash_state st; };
-void pfile_digest_init(struct pfile_digest *d);
-void pfile_digest_update(struct pfile_digest *d, const void *buf, size_t len);
-void pfile_digest_final(struct pfile_digest *d, uint8_t out[PFILE_SUM_BYTES]);
-
 #endif
