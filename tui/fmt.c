@@ -37,6 +37,14 @@ const char *fmt_job_state(uint32_t state)
 	return NAME_OF(n, state);
 }
 
+const char *fmt_reason(uint32_t code)
+{
+	static const char *const n[SHM_REASON_NREASONS] = {
+		"none", "cancelled", "poison", "no-space", "io-error",
+	};
+	return NAME_OF(n, code);
+}
+
 const char *fmt_part_state(uint32_t state)
 {
 	static const char *const n[SHM_PART_NSTATES] = {

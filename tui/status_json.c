@@ -114,6 +114,7 @@ static json_object *job_json(const struct snap_job *jb)
 	J_ADD(j, "elapsed_seconds", j_sec(jb->elapsed_ns));
 	J_ADD(j, "eta_seconds", jb->eta_ns >= 0 ? j_sec((uint64_t)jb->eta_ns) : NULL);
 	J_ADD(j, "reason", v->reason[0] ? j_str(v->reason) : NULL);
+	J_ADD(j, "reason_code", v->reason_code ? j_str(fmt_reason(v->reason_code)) : NULL);
 	for (uint32_t p = 0; p < v->nparts; p++)
 		json_object_array_add(parts, part_json(&v->part[p], p));
 	J_ADD(j, "parts", parts);

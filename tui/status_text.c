@@ -100,6 +100,15 @@ static void slot_ref(char *buf, size_t len, uint32_t t, uint16_t i)
 		fmt_slot(buf, len, t, i);
 }
 
+/* "[no-space]": the code beside the text, for scripts. */
+static const char *fmt_reason_tag(uint32_t code)
+{
+	static char buf[24];
+
+	snprintf(buf, sizeof buf, "[%s]", fmt_reason(code));
+	return buf;
+}
+
 static void job(FILE *f, const struct snap_job *j)
 {
 	const struct shm_job *v = &j->v;
@@ -110,10 +119,11 @@ static void job(FILE *f, const struct snap_job *j)
 		fmt_dur(eta, sizeof eta, (uint64_t)j->eta_ns);
 	else
 		snprintf(eta, sizeof eta, "-");
-	fprintf(f, "job %" PRIu64 " %s %s: %u/%u partitions done, %.0f%%, elapsed %s, eta %s%s%s\n",
+	fprintf(f, "job %" PRIu64 " %s %s: %u/%u partitions done, %.0f%%, elapsed %s, eta %s%s%s%s%s\n",
 		v->id, fmt_kind(v->kind, kb, sizeof kb), fmt_job_state(v->state),
 		j->count[SHM_PART_DONE], v->nparts, j->progress * 100, el, eta,
-		v->reason[0] ? ", reason: " : "", util_clean(why, sizeof why, v->reason));
+		v->reason[0] ? ", reason: " : "", util_clean(why, sizeof why, v->reason),
+		v->reason_code ? " " : "", v->reason_code ? fmt_reason_tag(v->reason_code) : "");
 	for (uint32_t p = 0; p < v->nparts; p++) {
 		const struct shm_part *pp = &v->part[p];
 		slot_ref(a, sizeof a, SHM_T_SYNTH, pp->synth_slot);
