@@ -145,8 +145,8 @@ enum shm_job_state {
 };
 
 /* Why a job failed, was cancelled or is blocked: a code every reader can
- * name, beside the short text. The full text goes to the log and to
- * `provisor status` (which asks the supervisor). */
+ * name, beside the text (struct shm_job's reason, never cut inside a
+ * word; top shows a shorter form cut at a word too). */
 enum shm_reason {
 	SHM_REASON_NONE = 0,
 	SHM_REASON_CANCELLED = 1,	/* by an operator */
@@ -169,9 +169,10 @@ struct shm_job {
 	uint64_t submit_mono_ns;	/* 72 */
 	uint64_t start_mono_ns;		/* 80 */
 	uint64_t end_mono_ns;		/* 88 */
-	char reason[64];		/* 96: a short form of why it failed or is
-					 * blocked, cut at a word ("..."), NUL-terminated */
-	struct shm_part part[VOCAB_MAX_PARTS];	/* 160 */
+	char reason[256];		/* 96: why it failed or is blocked, whole
+					 * (a longer text is cut at a word, "..."),
+					 * NUL-terminated */
+	struct shm_part part[VOCAB_MAX_PARTS];	/* 352 */
 };
 
 enum shm_event_type {
@@ -235,7 +236,7 @@ static_assert(sizeof(struct shm_table) == 24, "table size");
 static_assert(sizeof(struct shm_slot) == 160, "slot size");
 static_assert(offsetof(struct shm_slot, end_gen) == 128, "slot end_gen");
 static_assert(sizeof(struct shm_part) == 24, "part size");
-static_assert(sizeof(struct shm_job) == 160 + 24 * VOCAB_MAX_PARTS, "job size");
+static_assert(sizeof(struct shm_job) == 352 + 24 * VOCAB_MAX_PARTS, "job size");
 /* ABI 1 has room for 4 kinds' counters and 64 partitions a job. */
 static_assert(VOCAB_NKINDS == 4 && VOCAB_MAX_PARTS == 64, "ABI: kinds, partitions");
 static_assert(sizeof(struct shm_event) == 136, "event size");

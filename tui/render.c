@@ -178,7 +178,10 @@ static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s
 		  (unsigned long long)j->v.id, fmt_kind(j->v.kind, kb, sizeof kb), fmt_job_state(j->v.state),
 		  j->count[SHM_PART_DONE], j->v.nparts, a, j->v.log_size);
 	if (j->v.reason[0] && r.h > 1)
-		cv_printf(cv, r.y + 1, r.x, -1, CV_BAD, "reason: %s", util_clean(why, sizeof why, j->v.reason));
+		/* as much as the pane holds, cut at a word */
+		cv_printf(cv, r.y + 1, r.x, -1, CV_BAD, "reason: %s",
+			  util_clip_words(why, r.w > 16 && (size_t)r.w - 7 < sizeof why ? (size_t)r.w - 7
+					  : sizeof why, j->v.reason));
 	per = r.h - 3;
 	if (per < 1)
 		return;
