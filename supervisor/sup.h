@@ -48,7 +48,9 @@ enum rd_state {
 	RD_HDR,		/* reading a frame header */
 	RD_SMALL,	/* reading a HELLO or FAIL payload */
 	RD_RESULT,	/* reading an H_RESULT payload */
-	RD_HELD,	/* a PART_DATA payload waits in the pipe for the relay */
+	RD_HELD,	/* a PART_DATA payload is for the relay: the synth streams
+			 * it into the pipe as it makes the rows (blocked while
+			 * the pipe is full); nothing of it is read here */
 	RD_EOF,
 };
 
