@@ -4,9 +4,13 @@
  * small partitions (k = 12) is submitted at once; the supervisor's and the
  * gpuworkers' traces (PROVISOR_TRACE_DIR) then give:
  *   - dispatch latency: a partition ready in the supervisor (its synth's
- *     PART_DATA header read) -> the gpuworker's begin for it;
+ *     PART_DATA header read: the synth has begun streaming its rows) ->
+ *     the relayed header read by a gpuworker ("A" in its trace). Not to
+ *     the gpuworker's begin: the payload is whole only once the synth has
+ *     made every row, so that span is synthesis, not dispatch;
  *   - GPU-slot idle gap: a gpuworker finishing one H-term -> beginning
- *     the next, counted only when the next was already ready;
+ *     the next, counted only when the next was already whole in the
+ *     worker ("W") before the H-term finished: work was waiting;
  *   - the supervisor's CPU time as a share of all the processes' CPU.
  */
 #include <sys/resource.h>
@@ -15,13 +19,16 @@
 
 #define MAXP 8192
 
-struct rec { uint64_t job, part, t, proved_before; };
+/* R (supervisor): job, part, t. A (gpuworker): gen, job, part, t. W: gen, t.
+ * B: gen, job, part, t, and proved_before: when the same worker finished
+ * the H-term before this one (0 for its first). */
+struct rec { uint64_t gen, job, part, t, proved_before; };
 
 static struct sv sv;
-static struct rec ready[MAXP], begin[MAXP];
+static struct rec ready[MAXP], arrived[MAXP], whole[MAXP], begin[MAXP];
 static uint64_t gaps[MAXP], lat[MAXP];
 static uint64_t solo_lat[MAXP];
-static unsigned nready, nbegin, ngap, nlat, nsolo;
+static unsigned nready, narrived, nwhole, nbegin, ngap, nlat, nsolo;
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -29,6 +36,7 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The latest R of (job, part) at or before t; 0 when none. */
 static uint64_t ready_at(uint64_t job, uint64_t part, uint64_t before)
 {
 	uint64_t best = 0;
@@ -36,6 +44,15 @@ static uint64_t ready_at(uint64_t job, uint64_t part, uint64_t before)
 		if (ready[i].job == job && ready[i].part == part && ready[i].t <= before && ready[i].t > best)
 			best = ready[i].t;
 	return best;
+}
+
+/* The time of generation gen in recs (A or W); 0 when none. */
+static uint64_t gen_at(const struct rec *recs, unsigned n, uint64_t gen)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (recs[i].gen == gen)
+			return recs[i].t;
+	return 0;
 }
 
 static void read_traces(const char *dir)
@@ -55,11 +72,14 @@ static void read_traces(const char *dir)
 		while (f && fgets(line, sizeof line, f)) {
 			unsigned long long a, b, c, g;
 			if (!gpu && sscanf(line, "R %llu %llu %llu", &a, &b, &c) == 3 && nready < MAXP)
-				ready[nready++] = (struct rec){ a, b, c, 0 };
+				ready[nready++] = (struct rec){ 0, a, b, c, 0 };
+			else if (gpu && sscanf(line, "A %llu %llu %llu %llu", &g, &a, &b, &c) == 4 &&
+				 narrived < MAXP)
+				arrived[narrived++] = (struct rec){ g, a, b, c, 0 };
+			else if (gpu && sscanf(line, "W %llu %llu", &g, &a) == 2 && nwhole < MAXP)
+				whole[nwhole++] = (struct rec){ g, 0, 0, a, 0 };
 			else if (gpu && sscanf(line, "B %llu %llu %llu %llu", &g, &a, &b, &c) == 4 && nbegin < MAXP) {
-				/* proved_before: when this worker finished the
-				 * H-term before this one (0 for its first) */
-				begin[nbegin++] = (struct rec){ a, b, c, nbegin > first ? proved : 0 };
+				begin[nbegin++] = (struct rec){ g, a, b, c, nbegin > first ? proved : 0 };
 			} else if (gpu && sscanf(line, "P %llu %llu", &g, &a) == 2) {
 				proved = a;
 			}
@@ -123,17 +143,19 @@ int main(void)
 
 	read_traces(dir);
 	for (unsigned i = 0; i < nbegin; i++) {
-		uint64_t r = ready_at(begin[i].job, begin[i].part, begin[i].t);
+		uint64_t a = gen_at(arrived, narrived, begin[i].gen);
+		uint64_t w = gen_at(whole, nwhole, begin[i].gen);
+		uint64_t r = a ? ready_at(begin[i].job, begin[i].part, a) : 0;
 		int is_solo = begin[i].job >= solo[0];
 		if (r && is_solo)
-			solo_lat[nsolo++] = begin[i].t - r;
+			solo_lat[nsolo++] = a - r;
 		if (is_solo)
 			continue;
 		if (r)
-			lat[nlat++] = begin[i].t - r;
-		/* An idle gap counts only when the next one was ready before
-		 * the worker finished the previous: work was queued. */
-		if (r && begin[i].proved_before && r <= begin[i].proved_before)
+			lat[nlat++] = a - r;
+		/* An idle gap counts only when the next one was whole in the
+		 * worker before it finished the previous: work was waiting. */
+		if (w && begin[i].proved_before && w <= begin[i].proved_before)
 			gaps[ngap++] = begin[i].t > begin[i].proved_before ?
 				       begin[i].t - begin[i].proved_before : 0;
 	}
@@ -143,10 +165,10 @@ int main(void)
 	printf("pipeline: %u partitions of 2^12 (12 snap-deals + 4 porep jobs) in %.2f s, 2 CPU gpuworkers, 2 synth\n",
 	       nlat, wall);
 	if (nsolo)
-		printf("  dispatch latency ready -> gpuworker begin, GPU waiting: p50 %.1f us, p99 %.1f us (%u partitions)\n",
+		printf("  dispatch latency ready -> header in a gpuworker, GPU waiting: p50 %.1f us, p99 %.1f us (%u partitions)\n",
 		       (double)solo_lat[nsolo / 2] / 1e3, (double)solo_lat[nsolo * 99 / 100] / 1e3, nsolo);
 	if (nlat)
-		printf("  ready -> begin under saturation (includes queueing):  p50 %.1f us, p99 %.1f us\n",
+		printf("  ready -> header in a gpuworker under saturation (includes queueing):  p50 %.1f us, p99 %.1f us\n",
 		       (double)lat[nlat / 2] / 1e3, (double)lat[nlat * 99 / 100] / 1e3);
 	if (ngap)
 		printf("  GPU-slot idle gap between partitions:       p50 %.1f us, p99 %.1f us (%u gaps)\n",

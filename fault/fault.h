@@ -9,8 +9,12 @@
  *           before  a partition received, before its begin
  *           during  after its begin, before the work is done
  *           after   the work done, before the result frame is written
+ *                   (synth, which streams its rows: all of them written,
+ *                   before the trailer)
  *           frame   the result frame (ACTION corrupt: one payload byte
- *                   flipped after the checksum was computed)
+ *                   flipped after the checksum was computed; in the
+ *                   synth's streamed frame, after its chunk went into the
+ *                   running checksum)
  *           shm     inside the status write of the next begin (halfway
  *                   through the latch copy)
  *   ACTION  exit[=CODE] (default 4) | segv | abort | kill (SIGKILL self)

@@ -4,7 +4,8 @@
  * is checked twice: as sent, and with hdr_check resealed, so the fuzzer
  * reaches the type, k and length rules without having to forge XXH3. An
  * accepted header must satisfy what frame_check_hdr promises; the payload's
- * checksum is computed at once and streamed in pieces, which must agree.
+ * checksum is computed at once and streamed in pieces, which must agree;
+ * PART_DATA's chunked layout and trailer keep their promises.
  */
 #include <errno.h>
 #include <string.h>
@@ -60,6 +61,38 @@ static void fuzz_frame_payload(struct frame_hdr *h, const uint8_t *p, size_t n)
 	fuzz_frame_check(h, VOCAB_LOG_MAX);
 }
 
+/* PART_DATA's layout (frame_part_off) puts the input's (vector, row) on an
+ * element of the rows whose chunk, vector and row are the ones asked for;
+ * a payload of the right length taken from the input passes its trailer
+ * check once sealed (frame_part_seal), and fails it with one byte flipped. */
+static void fuzz_frame_part(const uint8_t *p, size_t n)
+{
+	uint16_t k = (uint16_t)(1 + (n ? p[0] : 0) % 20);
+	uint64_t rows_all = (uint64_t)1 << k, rows = frame_part_chunk_rows(k);
+	uint64_t len = frame_expected_len(FRAME_PART_DATA, k), x = 0;
+	static uint8_t copy[4096];
+	struct frame_hdr h;
+
+	for (size_t i = 1; i < n && i < 9; i++)
+		x |= (uint64_t)p[i] << (8 * (i - 1));
+	unsigned vec = (unsigned)(x % 3);
+	uint64_t row = (x / 3) % rows_all, off = frame_part_off(k, vec, row);
+	uint64_t el = off / 32, chunk = el / (3 * rows);
+
+	FUZZ_ASSERT(off % 32 == 0 && off + 32 + FRAME_TRAILER_BYTES <= len);
+	FUZZ_ASSERT(chunk == row / rows && (el % (3 * rows)) / rows == vec &&
+		    el % rows == row % rows);
+	if (len > n || len > sizeof copy)
+		return;
+	memcpy(copy, p, len);
+	frame_part_seal(copy, k);
+	frame_init(&h, FRAME_PART_DATA, 1, 0, 3, k, 1);
+	h.payload_len = len;
+	FUZZ_ASSERT(frame_payload_ok(&h, copy));
+	copy[x % len] ^= (uint8_t)(1u << (x % 8));
+	FUZZ_ASSERT(!frame_payload_ok(&h, copy));
+}
+
 FUZZ_ENTRY(frame)
 {
 	struct frame_hdr h;
@@ -74,5 +107,6 @@ FUZZ_ENTRY(frame)
 	fuzz_frame_check(&h, VOCAB_LOG_MAX);
 	fuzz_frame_check(&h, max_log);
 	fuzz_frame_payload(&h, data + hl, size - hl);
+	fuzz_frame_part(data, size);
 	return 0;
 }

@@ -57,7 +57,12 @@ static void frame_seed(const char *name, uint16_t type, uint16_t k, const void *
 	struct frame_hdr h;
 
 	frame_init(&h, type, 7, 1, VOCAB_KIND_POREP, k, 3);
-	frame_seal(&h, payload, n);
+	if (type == FRAME_PART_DATA) {	/* its checksum is the payload's trailer */
+		h.payload_len = n;
+		frame_seal_hdr(&h);
+	} else {
+		frame_seal(&h, payload, n);
+	}
 	memcpy(buf, &h, sizeof h);
 	memcpy(buf + sizeof h, payload, n);
 	if (corrupt)
@@ -71,6 +76,10 @@ static void frames(void)
 	struct frame_synth_req req = { .seed_len = 4, .seed = { 1, 2, 3, 4 } };
 	uint8_t part[3 * 2 * 32 + FRAME_TRAILER_BYTES] = { 0 };
 	struct frame_h_done h = { .digest = { 1 } };
+
+	for (size_t i = 0; i + FRAME_TRAILER_BYTES < sizeof part; i += 32)
+		part[i] = (uint8_t)(i / 32 + 1);	/* a[0] = 1, a[1] = 2, b[0] = 3, ... */
+	frame_part_seal(part, 1);
 
 	frame_seed("hello", FRAME_HELLO, 0, &hello, sizeof hello, 0);
 	frame_seed("synth_req", FRAME_SYNTH_REQ, 4, &req, sizeof req, 0);

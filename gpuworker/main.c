@@ -12,9 +12,11 @@
  * received, so the device never waits for a transfer when work is queued.
  * Three threads hand work down a line, each hand-off one deep:
  *
- *   receiver  reads and checks a frame, decodes it (checksum streamed,
- *             every element canonical); it reads the next frame only once
- *             the prover has taken the last, which is the back-pressure
+ *   receiver  reads and checks a frame, decodes it as it comes (chunks
+ *             of rows into a, b, c; every element canonical; checksum
+ *             streamed, compared with the trailer); it reads the next
+ *             frame only once the prover has taken the last, which is the
+ *             back-pressure
  *   prover    shm_slot_begin(gen), hterm_run, checks H's top coefficient,
  *             stores H (encode in place, digest, pwrite, fdatasync), hands
  *             the H_DONE frame to the sender and takes the next partition
@@ -127,6 +129,9 @@ static _Noreturn void gw_exit(int status)
  * The trace (only when PROVISOR_TRACE_DIR is set) is what this worker
  * knows it did, with CLOCK_MONOTONIC times, for tests and benchmarks to
  * hold the status segment against:
+ *   A gen job part t      a PART_DATA header read at t (its rows follow
+ *                         as the synth makes them)
+ *   W gen t               its payload whole and checked at t
  *   B gen job part t      begin published at t
  *   P gen t               the H-term finished computing at t
  *   E gen t0 t1           end published between t0 and t1
@@ -220,29 +225,61 @@ static _Noreturn void gw_bad_input(const struct frame_hdr *h, const char *fmt, .
 	gw_exit(2);
 }
 
-/* Decode cnt elements read as bytes into buf[first..] in place (an
- * encoding and an element are both 32 bytes). */
-static void gw_decode(const struct frame_hdr *h, fr_t *buf, size_t first, size_t cnt, size_t n)
+/* Read len payload bytes of h into dst, adding them to sum (when not
+ * NULL); *got counts the payload bytes read so far. A short input is a
+ * malformed frame. */
+static void gw_read_payload(const struct frame_hdr *h, void *dst, size_t len, uint64_t *got,
+			    struct frame_sum *sum)
 {
-	static const char vec[] = "abc";
+	uint8_t *p = dst;
 
+	for (size_t off = 0, l; off < len; off += l) {
+		int rc;
+
+		l = len - off < GW_CHUNK ? len - off : GW_CHUNK;
+		rc = frame_read_full(STDIN_FILENO, p + off, l);
+		if (rc == 1 || rc == -EPIPE)
+			gw_bad_input(h, "input ended after %llu of %llu payload bytes",
+				     (unsigned long long)*got, (unsigned long long)h->payload_len);
+		if (rc) {
+			gw_log("reading stdin failed: %s", strerror(-rc));
+			gw_exit(1);
+		}
+		if (sum)
+			frame_sum_update(sum, p + off, l);
+		*got += l;
+	}
+}
+
+/* Decode cnt elements of vector vec (0 a, 1 b, 2 c) from row first on,
+ * read as bytes into v[first..] (v is that vector), in place: an encoding
+ * and an element are both 32 bytes. at: their payload offset. */
+static void gw_decode(const struct frame_hdr *h, fr_t *v, unsigned vec, size_t first, size_t cnt,
+		      uint64_t at)
+{
 	for (size_t i = first; i < first + cnt; i++) {
 		uint8_t enc[FR_BYTES];
 
-		memcpy(enc, &buf[i], FR_BYTES);
-		if (fr_from_bytes(&buf[i], enc))
-			gw_bad_input(h, "element %c[%zu] at payload offset %zu is not canonical (>= r)",
-				     vec[i / n], i % n, i * FR_BYTES);
+		memcpy(enc, &v[i], FR_BYTES);
+		if (fr_from_bytes(&v[i], enc))
+			gw_bad_input(h, "element %c[%zu] at payload offset %llu is not canonical (>= r)",
+				     "abc"[vec], i, (unsigned long long)(at + (i - first) * FR_BYTES));
 	}
 }
 
 /* Read one PART_DATA into p (growing its buffer). 0, or 1 on clean EOF;
- * anything malformed ends the process. */
+ * anything malformed ends the process. The payload comes as the synth
+ * streams it (proto/frame.h): chunks of frame_part_chunk_rows rows, each
+ * a, b, c of its rows, read straight into their places in p->buf (a at
+ * [0, n), b at [n, 2n), c at [2n, 3n)), checksummed and decoded as they
+ * come; then the 8-byte trailer, the checksum of it all. */
 static int gw_recv(struct gw_part *p)
 {
 	struct frame_hdr *h = &p->hdr;
 	struct frame_sum sum;
-	size_t n, len;
+	uint8_t trailer[FRAME_TRAILER_BYTES];
+	uint64_t got = 0;
+	size_t n, rows;
 	char err[256];
 	int rc = frame_read_full(STDIN_FILENO, h, sizeof *h);
 
@@ -258,7 +295,14 @@ static int gw_recv(struct gw_part *p)
 		gw_bad_input(NULL, "%s", err);
 	if (h->type != FRAME_PART_DATA)
 		gw_bad_input(NULL, "unexpected %s frame (expected PART_DATA)", frame_type_name(h->type));
+	if (gw.trace) {
+		pthread_mutex_lock(&gw.shm_lock);
+		gw_trace("A %llu %llu %u %llu\n", (unsigned long long)h->gen,
+			 (unsigned long long)h->job, h->partition, (unsigned long long)shm_now_mono());
+		pthread_mutex_unlock(&gw.shm_lock);
+	}
 	n = (size_t)1 << h->log_size;
+	rows = (size_t)frame_part_chunk_rows(h->log_size);
 	if (p->cap < 3 * n) {
 		free(p->buf);
 		p->cap = 0;
@@ -272,23 +316,25 @@ static int gw_recv(struct gw_part *p)
 		gw_log("out of memory for a checksum state");
 		gw_exit(1);
 	}
-	for (size_t off = 0; off < h->payload_len; off += len) {
-		len = h->payload_len - off < GW_CHUNK ? h->payload_len - off : GW_CHUNK;
-		rc = frame_read_full(STDIN_FILENO, (uint8_t *)p->buf + off, len);
-		if (rc == 1 || rc == -EPIPE)
-			gw_bad_input(h, "input ended after %zu of %llu payload bytes", off,
-				     (unsigned long long)h->payload_len);
-		if (rc) {
-			gw_log("reading stdin failed: %s", strerror(-rc));
-			gw_exit(1);
+	for (size_t first = 0; first < n; first += rows)
+		for (unsigned vec = 0; vec < 3; vec++) {
+			fr_t *v = p->buf + vec * n;
+			uint64_t at = got;
+
+			gw_read_payload(h, v + first, rows * FR_BYTES, &got, &sum);
+			gw_decode(h, v, vec, first, rows, at);
 		}
-		frame_sum_update(&sum, (uint8_t *)p->buf + off, len);
-		gw_decode(h, p->buf, off / FR_BYTES, len / FR_BYTES, n);
-	}
+	gw_read_payload(h, trailer, sizeof trailer, &got, NULL);
 	/* The stream is still framed (the header was sound): refuse this one
 	 * partition with a FAIL and carry on. The supervisor pads a relay
-	 * whose synth died mid-way with zeros, which lands here. */
-	p->corrupt = frame_sum_final(&sum) != h->checksum;
+	 * whose synth died mid-way with zeros, which lands here (zeros are
+	 * canonical, and a zero trailer is not the checksum). */
+	p->corrupt = frame_sum_final(&sum) != util_le64_get(trailer);
+	if (gw.trace) {
+		pthread_mutex_lock(&gw.shm_lock);
+		gw_trace("W %llu %llu\n", (unsigned long long)h->gen, (unsigned long long)shm_now_mono());
+		pthread_mutex_unlock(&gw.shm_lock);
+	}
 	return 0;
 }
 

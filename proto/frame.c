@@ -20,6 +20,8 @@
 
 #include <xxhash.h>
 
+#include "util/util.h"
+
 /* The header is sent as its in-memory bytes: pin every offset. */
 static_assert(sizeof(struct frame_hdr) == FRAME_HDR_SIZE, "frame header size");
 static_assert(offsetof(struct frame_hdr, job) == 8, "job");
@@ -180,6 +182,33 @@ uint64_t frame_sum_final(struct frame_sum *s)
 	XXH3_freeState(s->state);
 	s->state = NULL;
 	return v;
+}
+
+uint64_t frame_part_off(uint16_t log_size, unsigned vec, uint64_t row)
+{
+	uint64_t rows = frame_part_chunk_rows(log_size);
+	uint64_t first = row - row % rows;	/* the chunk's first row */
+
+	return (3 * first + vec * rows + row % rows) * FRAME_ELEM_BYTES;
+}
+
+void frame_part_seal(uint8_t *payload, uint16_t log_size)
+{
+	uint64_t len = frame_expected_len(FRAME_PART_DATA, log_size) - FRAME_TRAILER_BYTES;
+
+	util_le64_put(payload + len, frame_checksum(payload, len));
+}
+
+int frame_payload_ok(const struct frame_hdr *h, const void *payload)
+{
+	uint64_t len = h->payload_len;
+
+	if (h->type != FRAME_PART_DATA)
+		return frame_checksum(payload, len) == h->checksum;
+	if (len < FRAME_TRAILER_BYTES)
+		return 0;
+	len -= FRAME_TRAILER_BYTES;
+	return frame_checksum(payload, len) == util_le64_get((const uint8_t *)payload + len);
 }
 
 int frame_read_full(int fd, void *buf, size_t n)

@@ -80,6 +80,25 @@ struct frame_hello {
 #define FRAME_PART_ROWS (1u << 16)
 #define FRAME_TRAILER_BYTES 8
 
+/* PART_DATA's layout, for whoever holds a whole payload in memory (tests,
+ * tools); the synth writes it and the gpuworker reads it chunk by chunk.
+ * The rows in each chunk of a partition of 2^k rows: */
+static inline uint64_t frame_part_chunk_rows(uint16_t log_size)
+{
+	uint64_t n = (uint64_t)1 << log_size;
+
+	return n < FRAME_PART_ROWS ? n : FRAME_PART_ROWS;
+}
+/* The byte offset of element row of vector vec (0 a, 1 b, 2 c) in the
+ * payload of a partition of 2^k rows (row < 2^k). */
+uint64_t frame_part_off(uint16_t log_size, unsigned vec, uint64_t row);
+/* Write the trailer of a whole payload (frame_expected_len bytes, its rows
+ * filled in): the XXH3-64 of the 3 * 2^k * 32 row bytes, little-endian. */
+void frame_part_seal(uint8_t *payload, uint16_t log_size);
+/* 1 when a whole payload in memory passes its check (PART_DATA: its
+ * trailer; any other type: the header's checksum), else 0. */
+int frame_payload_ok(const struct frame_hdr *h, const void *payload);
+
 /* A gpuworker's partition is stored: H's n * 32 bytes are in the job's
  * result file at pfile_result2_part_off(k, partition), written and
  * fdatasync'd; digest is their BLAKE2b-256 (pfile_digest_*). Or, with err

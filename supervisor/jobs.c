@@ -356,7 +356,10 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 		relay_on_dst_exit(s, ci);	/* the rest has nowhere to go */
 }
 
-/* A synth has a PART_DATA header: its partition is ready for a GPU. */
+/* A synth has a PART_DATA header: its partition is ready for a GPU. The
+ * synth sends the header before any row (it streams them, proto/frame.h),
+ * so the payload is not whole yet: the relay may start now and splices
+ * the rows as they come; until it does, the synth blocks on a full pipe. */
 void sched_synth_ready(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];

@@ -2,7 +2,10 @@
  * relay: a synth's ready partition goes to a gpuworker without passing
  * through this process: the frame header is written, then the payload is
  * spliced pipe to pipe, SUP_RELAY_CHUNK at a time, one operation in flight
- * per relay. Its mode (relay_fsm.h) changes only through relay_apply();
+ * per relay. The synth streams the payload as it makes the rows, so a
+ * relay usually starts before the payload is whole: a splice then moves
+ * what the pipe holds, or waits in the kernel (never on the loop) for the
+ * next rows. Its mode (relay_fsm.h) changes only through relay_apply();
  * losing the source or the destination has one handler each (src_lost,
  * dst_lost), whichever way the loss was seen: the child's exit, an EOF or
  * an error on the splice, a failed header write.

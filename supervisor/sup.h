@@ -49,7 +49,9 @@ enum child_kind { CHILD_GPU, CHILD_SYNTH };
 enum rd_state {
 	RD_HDR,		/* reading a frame header */
 	RD_SMALL,	/* reading a HELLO, FAIL or H_DONE payload */
-	RD_HELD,	/* a PART_DATA payload waits in the pipe for the relay */
+	RD_HELD,	/* a PART_DATA payload is for the relay: the synth streams
+			 * it into the pipe as it makes the rows (blocked while
+			 * the pipe is full); nothing of it is read here */
 	RD_EOF,
 };
 

@@ -1,34 +1,49 @@
 /*
  * synth worker: `synth --instance NAME --slot I`, exec'd by the supervisor,
  * one per synth slot. It reads SYNTH_REQ frames on stdin, synthesizes the
- * partition each one names and answers a PART_DATA frame on stdout (a, b,
- * c as canonical 32-byte elements, docs/formats.md's partition payload).
- * Log lines go to stderr, prefixed "synth[I]: ".
+ * partition each one names and answers a PART_DATA frame on stdout
+ * (proto/frame.h: the rows in chunks of FRAME_PART_ROWS, each chunk a, b,
+ * c as canonical 32-byte elements, then the XXH3-64 of them all as an
+ * 8-byte trailer). Log lines go to stderr, prefixed "synth[I]: ".
  *
- * Design: one partition at a time, one buffer of 3 * 2^k elements. The
- * rows are synthesized into it in Montgomery form and then encoded in
- * place (an element and its encoding are both 32 bytes), so the buffer is
- * the payload: no second copy, one checksum pass, one write. The write may
- * block until the supervisor relays it; that is the pipeline's
- * back-pressure, and the slot is idle meanwhile (its work is done).
- * Every request goes through shm_slot_begin/shm_slot_end, so the slot
- * shows busy with that job and partition while it synthesizes.
+ * Design: rows are streamed. The PART_DATA header goes out first; then
+ * each chunk is synthesized (synth_stream_rows) into one buffer of
+ * 3 * FRAME_PART_ROWS elements in Montgomery form, encoded in place (an
+ * element and its encoding are both 32 bytes), added to the running
+ * checksum and written; then the trailer. So the synth holds one chunk
+ * (6 MiB) whatever k is, and no partition is ever whole in its memory.
+ * A write blocks until the supervisor relays the stream to a gpuworker,
+ * which may be busy proving for minutes: that is the pipeline's
+ * back-pressure. The slot is busy from the begin until the trailer is
+ * written (shm_slot_end), heartbeat included: stdout is non-blocking
+ * and a full pipe is waited for in poll, 250 ms at a time, beating the
+ * heartbeat between polls, so a synth blocked on its reader is not taken
+ * for a hung one. Every request goes through shm_slot_begin/shm_slot_end.
  *
- * Exit status: 0 EOF on stdin; 1 bad arguments, no segment or slot, or a
- * pipe error (EPIPE: the supervisor is gone); 2 a malformed frame from the
- * supervisor (one log line says what).
+ * The PART_DATA header's work_ns is 0: it leaves before any row is made.
+ *
+ * Exit status: 0 EOF on stdin; 1 bad arguments, no segment or slot, no
+ * memory for the chunk buffer, or a pipe error (EPIPE: the supervisor is
+ * gone); 2 a malformed frame from the supervisor (one log line says what).
  *
  * Fault points (fault/fault.h, tests only) sit in sw_serve and main in the
- * order a partition meets them. There is one thread, so a hang stops the
- * heartbeat too; after comes before the end is published (slot busy).
+ * order a partition meets them: before, shm (the begin), during (begun,
+ * nothing written yet), frame (hostile: a FAIL instead of the PART_DATA;
+ * corrupt: one byte of the middle chunk flipped after it went into the
+ * checksum), after (every row written, not the trailer: the frame is left
+ * 8 bytes short). There is one thread, so a hang stops the heartbeat too;
+ * after comes before the end is published (slot busy).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fault/fault.h"
@@ -37,12 +52,12 @@
 #include "synth/synth.h"
 #include "util/util.h"
 
-/* Rows per synthesis step: a heartbeat between steps keeps the slot's
- * heartbeat fresh during a long partition. */
-#define SW_STEP_ROWS (1u << 16)
 #define SW_BEAT_NS 250000000ull
+#define SW_BEAT_MS 250
 
 static unsigned sw_slot;
+static struct shm_slot_writer *sw_w;	/* for the heartbeat; NULL before attach */
+static uint64_t sw_beat_ns;		/* the last heartbeat */
 
 static void sw_log(const char *fmt, ...)
 {
@@ -57,19 +72,75 @@ static void sw_log(const char *fmt, ...)
 	fprintf(stderr, "%s\n", line);
 }
 
+/* Beat the slot's heartbeat if the last beat is SW_BEAT_NS old. */
+static void sw_beat(void)
+{
+	uint64_t now = shm_now_mono();
+
+	if (sw_w && now - sw_beat_ns >= SW_BEAT_NS) {
+		shm_slot_heartbeat(sw_w);
+		sw_beat_ns = now;
+	}
+}
+
 /* A failed write on stdout: the supervisor is gone or closed our pipe. */
-static void sw_write_failed(int rc)
+static _Noreturn void sw_write_failed(int rc)
 {
 	sw_log("write to the supervisor failed: %s; exiting", strerror(-rc));
 	exit(1);
 }
 
+/* Write all of buf to stdout. A full pipe (EAGAIN: stdout is made
+ * non-blocking in main) is waited for in poll, at most until the next
+ * heartbeat is due, beating between polls: blocked on a slow reader for
+ * minutes, the slot still beats. A write error ends the process. */
+static void sw_write(const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n > 0) {
+		ssize_t r = write(STDOUT_FILENO, p, n);
+
+		if (r > 0) {
+			p += r;
+			n -= (size_t)r;
+			continue;
+		}
+		if (r == 0)
+			sw_write_failed(-EIO);
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			sw_write_failed(-errno);
+		struct pollfd pfd = { .fd = STDOUT_FILENO, .events = POLLOUT };
+		uint64_t since = shm_now_mono() - sw_beat_ns;
+		int ms = since >= SW_BEAT_NS ? 0 : (int)((SW_BEAT_NS - since) / 1000000) + 1;
+
+		if (poll(&pfd, 1, ms > SW_BEAT_MS ? SW_BEAT_MS : ms) < 0 && errno != EINTR)
+			sw_write_failed(-errno);
+		sw_beat();
+	}
+}
+
+/* Make stdout non-blocking when it is a pipe or a socket (the supervisor
+ * gives a pipe; a terminal's flags would outlive us in the shell). */
+static void sw_stdout_nonblock(void)
+{
+	struct stat st;
+	int fl;
+
+	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return;
+	fl = fcntl(STDOUT_FILENO, F_GETFL);
+	if (fl >= 0)
+		fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK);
+}
+
 static void sw_send(const struct frame_hdr *h, const void *payload)
 {
-	int rc = frame_send(STDOUT_FILENO, h, payload);
-
-	if (rc)
-		sw_write_failed(rc);
+	sw_write(h, sizeof *h);
+	if (h->payload_len)
+		sw_write(payload, h->payload_len);
 }
 
 static void sw_send_fail(const struct frame_hdr *req, const char *reason)
@@ -152,41 +223,44 @@ static int sw_read_req(struct frame_hdr *h, struct synth_id *id)
 	return 0;
 }
 
-/* Synthesize id's rows into buf (3n elements: a, b, c), beating the
- * heartbeat between steps, then encode every element in place. */
-static void sw_synthesize(struct shm_slot_writer *w, const struct synth_id *id, fr_t *buf)
+/* Stream id's rows chunk by chunk through buf (3 * FRAME_PART_ROWS
+ * elements): synthesize, encode in place, add to sum, write. corrupt:
+ * flip one byte of the middle chunk once it is in the checksum (an
+ * element's low byte, so it stays canonical: the checksum must catch it). */
+static void sw_stream(const struct synth_id *id, fr_t *buf, struct frame_sum *sum, int corrupt)
 {
-	size_t n = (size_t)1 << id->k;
+	size_t n = (size_t)1 << id->k, rows = frame_part_chunk_rows((uint16_t)id->k);
+	size_t bad = n / rows / 2 * rows;	/* first row of the middle chunk */
 	struct synth_stream st;
-	uint64_t beat = shm_now_mono();
 
 	synth_stream_init(&st, id);	/* id was checked by the caller */
-	for (size_t off = 0; off < n; off += SW_STEP_ROWS) {
-		size_t cnt = n - off < SW_STEP_ROWS ? n - off : SW_STEP_ROWS;
+	for (size_t off = 0; off < n; off += rows) {
+		uint8_t *bytes = (uint8_t *)buf;
 
-		synth_stream_rows(&st, buf + off, buf + n + off, buf + 2 * n + off, cnt);
-		if (shm_now_mono() - beat > SW_BEAT_NS) {
-			shm_slot_heartbeat(w);
-			beat = shm_now_mono();
+		synth_stream_rows(&st, buf, buf + rows, buf + 2 * rows, rows);
+		for (size_t i = 0; i < 3 * rows; i++) {
+			fr_t t = buf[i];
+
+			fr_to_bytes(bytes + i * FR_BYTES, &t);
 		}
-	}
-	for (size_t i = 0; i < 3 * n; i++) {
-		fr_t t = buf[i];
-
-		fr_to_bytes((uint8_t *)&buf[i], &t);
+		frame_sum_update(sum, bytes, 3 * rows * FR_BYTES);
+		if (corrupt && off == bad)
+			bytes[3 * rows / 2 * FR_BYTES] ^= 0xff;
+		sw_beat();
+		sw_write(bytes, 3 * rows * FR_BYTES);
 	}
 }
 
-/* One request: begin, synthesize, end, answer. */
+/* One request: begin, then the PART_DATA streamed, then end. */
 static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
-		     const struct synth_id *id, fr_t **buf, size_t *cap)
+		     const struct synth_id *id, fr_t *buf)
 {
 	struct shm_assign as = { req->job, req->partition, req->kind };
-	size_t n = (size_t)1 << id->k;
+	struct frame_sum sum;
 	struct frame_hdr h;
+	uint8_t trailer[FRAME_TRAILER_BYTES];
 	char why[160];
-	uint64_t t0;
-	int rc;
+	int corrupt = 0, rc;
 
 	fault_point(FAULT_BEFORE);
 	fault_point(FAULT_SHM);	/* the next status write is this begin */
@@ -199,40 +273,35 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 		sw_send_fail(req, why);
 		return;
 	}
+	sw_beat_ns = shm_now_mono();	/* the begin beat */
 	fault_point(FAULT_DURING);
-	if (*cap < 3 * n) {
-		free(*buf);
-		*cap = 0;
-		*buf = malloc(3 * n * sizeof(fr_t));
-		if (!*buf) {
-			snprintf(why, sizeof why, "out of memory for k = %u", id->k);
-			sw_log("job %llu partition %u: %s", (unsigned long long)req->job,
-			       req->partition, why);
-			shm_slot_end(w, req->gen, 0);
-			sw_send_fail(req, why);
-			return;
-		}
-		*cap = 3 * n;
-	}
-	t0 = shm_now_mono();
-	sw_synthesize(w, id, *buf);
-	fault_point(FAULT_AFTER);
-	frame_init(&h, FRAME_PART_DATA, req->job, req->partition, req->kind, req->log_size, req->gen);
-	h.work_ns = shm_now_mono() - t0;
-	frame_seal(&h, *buf, 3 * n * FR_BYTES);
 	switch (fault_frame()) {
 	case FAULT_FRAME_OK:
 		break;
-	case FAULT_FRAME_CORRUPT:	/* after the seal: the receiver's check must catch it */
-		((uint8_t *)*buf)[3 * n * FR_BYTES / 2] ^= 0xff;
+	case FAULT_FRAME_CORRUPT:
+		corrupt = 1;
 		break;
 	case FAULT_FRAME_HOSTILE:
 		shm_slot_end(w, req->gen, 0);
 		sw_send_fail(req, FAULT_HOSTILE_REASON);
 		return;
 	}
+	if (frame_sum_init(&sum)) {
+		snprintf(why, sizeof why, "out of memory for a checksum state");
+		sw_log("job %llu partition %u: %s", (unsigned long long)req->job, req->partition, why);
+		shm_slot_end(w, req->gen, 0);
+		sw_send_fail(req, why);
+		return;
+	}
+	frame_init(&h, FRAME_PART_DATA, req->job, req->partition, req->kind, req->log_size, req->gen);
+	h.payload_len = frame_expected_len(FRAME_PART_DATA, req->log_size);
+	frame_seal_hdr(&h);
+	sw_write(&h, sizeof h);
+	sw_stream(id, buf, &sum, corrupt);
+	fault_point(FAULT_AFTER);
+	util_le64_put(trailer, frame_sum_final(&sum));
+	sw_write(trailer, sizeof trailer);
 	shm_slot_end(w, req->gen, 1);
-	sw_send(&h, *buf);
 }
 
 static void sw_usage(void)
@@ -275,8 +344,7 @@ int main(int argc, char **argv)
 	struct shm_seg seg;
 	struct frame_hdr req;
 	struct synth_id id;
-	fr_t *buf = NULL;
-	size_t cap = 0;
+	fr_t *buf;
 	char err[256];
 	int rc;
 
@@ -286,6 +354,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (sodium_init() < 0) {
 		sw_log("sodium_init failed");
+		return 1;
+	}
+	/* One chunk, whatever k: the pages of a small k's chunk are never
+	 * touched beyond its rows. */
+	buf = malloc(3 * (size_t)FRAME_PART_ROWS * sizeof(fr_t));
+	if (!buf) {
+		sw_log("out of memory for a chunk of %u rows", FRAME_PART_ROWS);
 		return 1;
 	}
 	if (shm_open_rw(&seg, name, err, sizeof err) < 0) {
@@ -298,10 +373,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	shm_slot_ready(&w, 0);
+	sw_w = &w;
+	sw_beat_ns = shm_now_mono();
+	sw_stdout_nonblock();
 	fault_point(FAULT_START);
 	sw_hello();
 	while (sw_read_req(&req, &id) == 0)
-		sw_serve(&w, &req, &id, &buf, &cap);
+		sw_serve(&w, &req, &id, buf);
 	free(buf);
 	shm_close(&seg);
 	return 0;

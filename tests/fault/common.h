@@ -173,7 +173,8 @@ static inline struct shm_slot tf_repair(enum shm_table_id t, int st)
 }
 
 /* Read one frame whose header must be valid; 1 when its payload checksum
- * holds, 0 when not. The payload is malloc'd into *p. */
+ * (PART_DATA: its trailer) holds, 0 when not. The payload is malloc'd
+ * into *p. */
 static inline int tf_recv_raw(int fd, struct frame_hdr *h, uint8_t **p)
 {
 	char err[256];
@@ -183,7 +184,7 @@ static inline int tf_recv_raw(int fd, struct frame_hdr *h, uint8_t **p)
 	CHECK(frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err) == 0, "bad header: %s", err);
 	*p = malloc(h->payload_len + 1);
 	CHECK(*p && frame_read_full(fd, *p, h->payload_len) == 0, "reading a payload");
-	return frame_checksum(*p, h->payload_len) == h->checksum;
+	return frame_payload_ok(h, *p);
 }
 
 /* Sends one piece of work for job to the worker, under a new generation

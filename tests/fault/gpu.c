@@ -24,7 +24,7 @@
 
 #define TF_K 8
 
-static uint8_t *tf_payload;	/* one partition's a || b || c, reused */
+static uint8_t *tf_payload;	/* one partition's PART_DATA payload, reused */
 static uint64_t tf_gen;		/* generations only grow on the slot */
 
 static void make_payload(void)
@@ -33,11 +33,13 @@ static void make_payload(void)
 	struct synth_id id = { .partition = 0, .k = TF_K };
 	fr_t *v = malloc(3 * n * sizeof(fr_t));
 
-	tf_payload = malloc(3 * n * 32);
+	tf_payload = malloc(frame_expected_len(FRAME_PART_DATA, TF_K));
 	CHECK(v && tf_payload && synth_parse_seed(&id, "fa0170") == 0, "setup");
 	CHECK(synth_partition(&id, v, v + n, v + 2 * n) == 0, "synth_partition");
-	for (size_t i = 0; i < 3 * n; i++)
-		fr_to_bytes(tf_payload + 32 * i, &v[i]);
+	for (unsigned vec = 0; vec < 3; vec++)
+		for (size_t i = 0; i < n; i++)
+			fr_to_bytes(tf_payload + frame_part_off(TF_K, vec, i), &v[vec * n + i]);
+	frame_part_seal(tf_payload, TF_K);
 	free(v);
 }
 
@@ -47,7 +49,8 @@ static uint64_t send_part(struct t_child *c, uint64_t job)
 	struct frame_hdr h;
 
 	frame_init(&h, FRAME_PART_DATA, job, 0, VOCAB_KIND_POREP, TF_K, ++tf_gen);
-	frame_seal(&h, tf_payload, 3 * ((size_t)32 << TF_K));
+	h.payload_len = frame_expected_len(FRAME_PART_DATA, TF_K);	/* checksum: the trailer */
+	frame_seal_hdr(&h);
 	CHECK(frame_send(c->in, &h, tf_payload) == 0, "send PART_DATA");
 	return tf_gen;
 }

@@ -5,9 +5,12 @@
  *   start:exit=5      exit 5 before HELLO
  *   before:kill       SIGKILL with the request read, its begin unpublished
  *   during:exit=7     exit 7, the slot busy with that job (last consistent)
- *   after:abort       SIGABRT after synthesis: no PART_DATA, slot still busy
- *   frame:corrupt     a valid PART_DATA header over a payload that fails its
- *                     checksum; the next one is sound (COUNT 1)
+ *   after:abort       SIGABRT after synthesis: the PART_DATA header and every
+ *                     row came, not the trailer (the frame 8 bytes short);
+ *                     slot still busy
+ *   frame:corrupt     a valid PART_DATA header over rows (all canonical) that
+ *                     fail the trailer's checksum; the next one is sound
+ *                     (COUNT 1)
  *   shm:stop          stopped halfway through the begin's write (latch odd,
  *                     readers see the previous record); killed there, repair
  *                     makes the record whole
@@ -52,10 +55,43 @@ static void test_crashes(void)
 	static const struct tf_crash cr[] = {
 		{ "synth:before:kill", 2, SIGKILL, 0, 0 },
 		{ "synth:during:exit=7", 3, 0, 7, 1 },
-		{ "any:after:abort", 4, SIGABRT, 0, 1 },
 	};
 
 	tf_crashes("synth", SHM_T_SYNTH, send_req, cr, sizeof cr / sizeof cr[0]);
+}
+
+/* Streamed, the synth's work is done with the rows written: it dies
+ * before the trailer, the frame cut 8 bytes short (the supervisor pads
+ * it with zeros for the gpuworker, whose check then fails). */
+static void test_after(void)
+{
+	const char *rule = "any:after:abort";
+	uint64_t len = frame_expected_len(FRAME_PART_DATA, TF_K) - FRAME_TRAILER_BYTES;
+	struct t_child c;
+	struct frame_hdr h;
+	uint8_t *rows = malloc(len);
+
+	CHECK(rows, "malloc");
+	tf_spawn(&c, "synth", "0", rule, 0);
+	tf_hello(&c);
+	uint64_t gen = send_req(&c, 4);
+
+	CHECK(t_readable(c.out, 5000), "after:abort: no PART_DATA within 5 s");
+	CHECK(frame_read_full(c.out, &h, sizeof h) == 0 && h.type == FRAME_PART_DATA && h.job == 4,
+	      "after:abort: no PART_DATA header");
+	CHECK(frame_read_full(c.out, rows, len) == 0, "after:abort: the rows did not all come");
+	int st = t_wait(&c, 5000);
+
+	CHECK(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "%s: status 0x%x", rule, st);
+	tf_fired(&c, rule, 1);	/* and no trailer: EOF */
+	uint64_t failed = tf_slot(SHM_T_SYNTH, 0).failed;
+
+	tf_check_busy(SHM_T_SYNTH, 4, gen, 1);
+	struct shm_slot v = tf_repair(SHM_T_SYNTH, st);
+
+	CHECK(v.failed == failed + 1 && v.gen == gen, "%s: repair did not count the lost partition",
+	      rule);
+	free(rows);
 }
 
 static void test_frame(void)
@@ -70,6 +106,14 @@ static void test_frame(void)
 	CHECK(!tf_recv_raw(c.out, &h, &p), "frame:corrupt: the checksum still holds");
 	CHECK(h.type == FRAME_PART_DATA && h.job == 5, "frame:corrupt: got %s",
 	      frame_type_name(h.type));
+	/* Every element still canonical: only the checksum can tell (a
+	 * gpuworker refuses the partition, rather than its supervisor). */
+	for (uint64_t off = 0; off + FRAME_TRAILER_BYTES < h.payload_len; off += FR_BYTES) {
+		fr_t e;
+
+		CHECK(fr_from_bytes(&e, p + off) == 0, "frame:corrupt: element at %llu not canonical",
+		      (unsigned long long)off);
+	}
 	free(p);
 	send_req(&c, 6);
 	CHECK(tf_recv_raw(c.out, &h, &p), "the next PART_DATA is corrupt too");
@@ -132,6 +176,7 @@ int main(void)
 	tf_setup("fsynth", 1, 1);
 	test_start();
 	test_crashes();
+	test_after();
 	test_frame();
 	test_shm();
 	test_hang();

@@ -1,8 +1,8 @@
 /*
  * proto_frame: the frame codec. Every type seals and checks; each kind of
  * corruption is refused with its own reason; the streamed checksum equals
- * the one-shot one whatever the chunking; the whole-read helper tells a
- * clean EOF from a truncated frame.
+ * the one-shot one whatever the chunking; PART_DATA's chunked layout and
+ * trailer; the whole-read helper tells a clean EOF from a truncated frame.
  */
 #include <errno.h>
 #include <string.h>
@@ -126,6 +126,63 @@ static void test_streaming(const uint8_t *buf, size_t n)
 	CHECK_EQ_U64(frame_sum_final(&s), frame_checksum("", 0));
 }
 
+/* PART_DATA's layout: chunks of min(2^k, 2^16) rows, a then b then c of
+ * each; frame_part_off maps every (vector, row) to its own element slot,
+ * all of them; the trailer is the rows' XXH3, checked by frame_payload_ok. */
+static void test_part_layout(const uint8_t *buf)
+{
+	static const uint16_t ks[] = { 1, 5, 15, 16, 17, 18 };
+	static uint8_t seen[3 << 18];
+	static uint8_t part[3 * 1024 * 32 + FRAME_TRAILER_BYTES];
+	struct frame_hdr h;
+
+	for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+		uint16_t k = ks[t];
+		uint64_t n = (uint64_t)1 << k;
+
+		CHECK_EQ_U64(frame_part_chunk_rows(k), n < 65536 ? n : 65536);
+		memset(seen, 0, 3 * n);
+		for (unsigned v = 0; v < 3; v++)
+			for (uint64_t i = 0; i < n; i++) {
+				uint64_t off = frame_part_off(k, v, i);
+
+				CHECK(off % 32 == 0 && off / 32 < 3 * n, "k=%u %c[%llu] at %llu", k,
+				      "abc"[v], (unsigned long long)i, (unsigned long long)off);
+				CHECK(!seen[off / 32]++, "k=%u: two elements at %llu", k,
+				      (unsigned long long)off);
+			}
+	}
+	CHECK_EQ_U64(frame_part_off(10, 1, 0), 1024 * 32);
+	CHECK_EQ_U64(frame_part_off(10, 2, 1023), (3 * 1024 - 1) * 32);
+	CHECK_EQ_U64(frame_part_off(17, 2, 65535), (3 * 65536 - 1) * 32);
+	CHECK_EQ_U64(frame_part_off(17, 0, 65536), 3 * 65536 * 32);
+	CHECK_EQ_U64(frame_part_off(17, 1, 65537), (4 * 65536 + 1) * 32);
+
+	memcpy(part, buf, sizeof part);
+	frame_part_seal(part, 10);
+	frame_init(&h, FRAME_PART_DATA, 1, 0, 3, 10, 5);
+	h.payload_len = frame_expected_len(FRAME_PART_DATA, 10);
+	frame_seal_hdr(&h);
+	CHECK_EQ_U64(h.payload_len, sizeof part);
+	uint64_t sum = frame_checksum(part, sizeof part - 8), trailer = 0;
+	for (int i = 0; i < 8; i++)
+		trailer |= (uint64_t)part[sizeof part - 8 + i] << (8 * i);
+	CHECK_EQ_U64(trailer, sum);
+	CHECK(frame_payload_ok(&h, part), "sealed PART_DATA refused");
+	part[100] ^= 1;
+	CHECK(!frame_payload_ok(&h, part), "a flipped row byte passes");
+	part[100] ^= 1;
+	part[sizeof part - 1] ^= 0x80;
+	CHECK(!frame_payload_ok(&h, part), "a flipped trailer byte passes");
+	memset(part + sizeof part / 2, 0, sizeof part - sizeof part / 2);	/* a zero-padded tail */
+	CHECK(!frame_payload_ok(&h, part), "a zero-padded tail passes");
+	/* Other types: the header's checksum. */
+	sealed(&h, FRAME_HELLO, 0, buf);
+	CHECK(frame_payload_ok(&h, buf), "sealed HELLO refused");
+	h.checksum ^= 1;
+	CHECK(!frame_payload_ok(&h, buf), "HELLO with a wrong checksum passes");
+}
+
 static void test_read_full(void)
 {
 	int p[2];
@@ -155,6 +212,7 @@ int main(void)
 	test_corruptions(buf);
 	test_streaming(buf, sizeof buf);
 	test_streaming(buf, 1000);
+	test_part_layout(buf);
 	test_read_full();
 	printf("info: frame codec: %d types, corruptions refused with reasons\n",
 	       FRAME_NTYPES - 1);

@@ -121,8 +121,8 @@ static inline void t_close_fds(struct t_child *c)
 		}
 }
 
-/* Read one frame from fd, check its header and checksum; the payload is
- * malloc'd into *payload (the caller frees). */
+/* Read one frame from fd, check its header and checksum (PART_DATA's in
+ * its trailer); the payload is malloc'd into *payload (the caller frees). */
 static inline void t_recv(int fd, struct frame_hdr *h, uint8_t **payload)
 {
 	char err[256];
@@ -134,7 +134,8 @@ static inline void t_recv(int fd, struct frame_hdr *h, uint8_t **payload)
 	CHECK(*payload, "malloc");
 	CHECK(frame_read_full(fd, *payload, h->payload_len) == 0, "reading a payload");
 	(*payload)[h->payload_len] = 0;
-	CHECK_EQ_U64(frame_checksum(*payload, h->payload_len), h->checksum);
+	CHECK(frame_payload_ok(h, *payload), "%s payload fails its checksum",
+	      frame_type_name(h->type));
 }
 
 /* Wait until fd has data or ms pass: 1 readable, 0 not. */

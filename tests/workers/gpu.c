@@ -12,7 +12,9 @@
  *   worker with 0 after its last result.
  * - An unsatisfied system is answered FAIL and the worker carries on;
  *   SIGTERM ends it promptly with 0.
- * - A wrong payload checksum gets that partition a FAIL; the worker carries on.
+ * - A payload that fails its trailer's checksum (a flipped byte in a chunk,
+ *   a wrong trailer, a zero-padded tail) gets that partition a FAIL; the
+ *   worker carries on.
  * - A non-canonical element or a bad header ends it with 2 and one
  *   log line; --backend cuda without a device ends it with 3.
  *
@@ -36,7 +38,7 @@ static struct shm_seg *t_sg;
 struct t_part {
 	struct synth_id id;
 	struct frame_hdr hdr;	/* sealed PART_DATA */
-	uint8_t *payload;	/* a || b || c encoded */
+	uint8_t *payload;	/* chunks of a, b, c encoded, then the trailer */
 	fr_t *h;		/* expected H (Montgomery) */
 	uint64_t gen_at_write;	/* slot generation when its write returned */
 };
@@ -51,13 +53,18 @@ static void spawn_gpu(struct t_child *c, const char *slot, const char *backend, 
 	t_spawn(c, argv, nice_inc);
 }
 
-static void encode(uint8_t *out, const fr_t *v, size_t n)
+/* A PART_DATA header as a synth sends it: the payload's length, checksum
+ * 0 (it is the payload's trailer). */
+static void part_hdr(struct frame_hdr *h, uint64_t job, uint32_t p, uint16_t kind, uint32_t k,
+		     uint64_t gen)
 {
-	for (size_t i = 0; i < n; i++)
-		fr_to_bytes(out + 32 * i, &v[i]);
+	frame_init(h, FRAME_PART_DATA, job, p, kind, (uint16_t)k, gen);
+	h->payload_len = frame_expected_len(FRAME_PART_DATA, (uint16_t)k);
+	frame_seal_hdr(h);
 }
 
-/* Synthesize (seed, p, k) into a sealed PART_DATA and its expected H. */
+/* Synthesize (seed, p, k) into a PART_DATA (a, b, c laid out in chunks,
+ * then the trailer) and its expected H. */
 static void make_part(struct t_part *tp, const char *seed, uint32_t p, uint32_t k,
 		      uint64_t job, uint64_t gen)
 {
@@ -69,13 +76,15 @@ static void make_part(struct t_part *tp, const char *seed, uint32_t p, uint32_t 
 	tp->id.k = k;
 	CHECK(v && synth_parse_seed(&tp->id, seed) == 0, "setup");
 	CHECK(synth_partition(&tp->id, v, v + n, v + 2 * n) == 0, "synth_partition");
-	tp->payload = malloc(3 * n * 32);
+	part_hdr(&tp->hdr, job, p, VOCAB_KIND_POREP, k, gen);
+	tp->payload = malloc(tp->hdr.payload_len);
 	CHECK(tp->payload, "malloc");
-	encode(tp->payload, v, 3 * n);
+	for (unsigned vec = 0; vec < 3; vec++)
+		for (size_t i = 0; i < n; i++)
+			fr_to_bytes(tp->payload + frame_part_off((uint16_t)k, vec, i), &v[vec * n + i]);
+	frame_part_seal(tp->payload, (uint16_t)k);
 	CHECK(hterm_cpu(v, v + n, v + 2 * n, k) == 0, "hterm_cpu");
 	tp->h = v;	/* H is in a, the first n elements */
-	frame_init(&tp->hdr, FRAME_PART_DATA, job, p, VOCAB_KIND_POREP, (uint16_t)k, gen);
-	frame_seal(&tp->hdr, tp->payload, 3 * n * 32);
 }
 
 static void free_part(struct t_part *tp)
@@ -251,14 +260,14 @@ static void make_unsat(struct t_part *tp, uint32_t k, uint64_t gen)
 	uint64_t seed = 12345;
 
 	memset(tp, 0, sizeof *tp);
-	tp->payload = malloc(len);
+	part_hdr(&tp->hdr, 900, 0, VOCAB_KIND_SNAP_DEALS, k, gen);
+	tp->payload = malloc(tp->hdr.payload_len);
 	CHECK(tp->payload, "malloc");
 	for (size_t i = 0; i < len; i++)
 		tp->payload[i] = (uint8_t)t_rand(&seed);
 	for (size_t i = 31; i < len; i += 32)
 		tp->payload[i] &= 0x3f;	/* below r's top byte 0x73 */
-	frame_init(&tp->hdr, FRAME_PART_DATA, 900, 0, VOCAB_KIND_SNAP_DEALS, (uint16_t)k, gen);
-	frame_seal(&tp->hdr, tp->payload, len);
+	frame_part_seal(tp->payload, (uint16_t)k);
 }
 
 static void test_unsat_and_term(void)
@@ -334,40 +343,53 @@ static void expect_refused(const struct t_part *tp, const char *what)
 	t_close_fds(&c);
 }
 
-/* A sound header with a payload that fails its checksum (as when the
- * supervisor pads the relay of a synth that died): that partition gets a
- * FAIL, the worker carries on with the next, and exits 0 at EOF. */
+/* Sound headers over payloads that fail the trailer's checksum: a byte
+ * flipped in the second of two chunks (still canonical), a wrong trailer,
+ * and a tail of zeros (as when the supervisor pads the relay of a synth
+ * that died mid-way). Each partition gets a FAIL "payload checksum
+ * mismatch"; the worker carries on with the next (of two chunks, proved
+ * right), and exits 0 at EOF. */
 static void test_checksum_refused(void)
 {
-	struct t_part bad, good;
+	struct t_part bad[3], good;
 	struct t_child c;
 	struct frame_hdr h;
 	uint8_t *p;
 	char log[4096];
 	int st;
 
-	make_part(&bad, "0bad", 1, 10, 950, 100);
-	make_part(&good, "0bad", 2, 10, 951, 101);
-	memset(bad.payload + bad.hdr.payload_len / 2, 0, 4096);	/* zero-padded tail */
+	for (int i = 0; i < 3; i++)
+		make_part(&bad[i], "0bad", 1, i ? 10 : 17, 950 + (uint64_t)i, 100 + (uint64_t)i);
+	make_part(&good, "0bad", 2, 17, 953, 103);
+	bad[0].payload[frame_part_off(17, 1, 70000)] ^= 1;	/* b[70000]'s low byte */
+	bad[1].payload[bad[1].hdr.payload_len - 3] ^= 0x10;	/* the trailer */
+	memset(bad[2].payload + bad[2].hdr.payload_len / 2, 0,
+	       bad[2].hdr.payload_len - bad[2].hdr.payload_len / 2);	/* zero-padded tail */
 	spawn_gpu(&c, "1", "cpu", 0);
 	t_recv(c.out, &h, &p);
 	free(p);
-	CHECK(frame_send(c.in, &bad.hdr, bad.payload) == 0, "send");
+	for (int i = 0; i < 3; i++)
+		CHECK(frame_send(c.in, &bad[i].hdr, bad[i].payload) == 0, "send");
 	CHECK(frame_send(c.in, &good.hdr, good.payload) == 0, "send");
-	t_recv(c.out, &h, &p);
-	CHECK(h.type == FRAME_FAIL && h.job == 950 && h.gen == 100 && strstr((char *)p, "checksum"),
-	      "checksum: %s \"%s\"", frame_type_name(h.type), (char *)p);
-	free(p);
+	for (int i = 0; i < 3; i++) {
+		t_recv(c.out, &h, &p);
+		CHECK(h.type == FRAME_FAIL && h.job == bad[i].hdr.job && h.gen == bad[i].hdr.gen &&
+		      !strcmp((char *)p, FRAME_FAIL_CHECKSUM),
+		      "bad %d: %s \"%s\"", i, frame_type_name(h.type), (char *)p);
+		free(p);
+	}
 	check_result(c.out, &good);
 	close(c.in);
 	c.in = -1;
 	st = t_wait(&c, 5000);
 	t_read_log(&c, log, sizeof log);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit after EOF: 0x%x\n%s", st, log);
-	CHECK(t_count_lines(log, "payload checksum mismatch") == 1, "log:\n%s", log);
-	printf("refused by checksum, then carried on: %s", strstr(log, "gpuworker[1]: "));
+	CHECK(t_count_lines(log, "payload checksum mismatch") == 3, "log:\n%s", log);
+	printf("refused by checksum (a flipped byte, a wrong trailer, a zero tail), then carried "
+	       "on: %s", strstr(log, "gpuworker[1]: "));
 	t_close_fds(&c);
-	free_part(&bad);
+	for (int i = 0; i < 3; i++)
+		free_part(&bad[i]);
 	free_part(&good);
 }
 
@@ -381,10 +403,16 @@ static void test_bad_input(void)
 	gen0 = sl.gen;
 	make_part(&tp, "0bad", 1, 10, 950, 1000);
 	memset(tp.payload + 32 * ((1024 + 5)), 0xff, 32);	/* b[5] */
-	frame_seal(&tp.hdr, tp.payload, tp.hdr.payload_len);
+	frame_part_seal(tp.payload, 10);
 	expect_refused(&tp, "element b[5] at payload offset 32928 is not canonical");
 	tp.hdr.magic = 0;
 	expect_refused(&tp, "bad frame magic");
+	free_part(&tp);
+	/* In the second chunk: c[65543] follows a, b of that chunk. */
+	make_part(&tp, "0bad", 1, 17, 951, 1001);
+	memset(tp.payload + 32 * (3 * 65536 + 2 * 65536 + 7), 0xff, 32);
+	frame_part_seal(tp.payload, 17);
+	expect_refused(&tp, "element c[65543] at payload offset 10485984 is not canonical");
 	free_part(&tp);
 	/* Nothing began: the refused partitions never showed as work. */
 	CHECK(shm_read_slot(t_sg, SHM_T_GPU, 1, &sl) == 0, "read slot");

@@ -1,11 +1,19 @@
 /*
  * workers_synth: bin/synth driven the way the supervisor drives it. HELLO
- * first; each SYNTH_REQ answered by a PART_DATA whose checksum holds and
- * whose elements are synth's own rows for that identity (so a*b = c); the
+ * first; each SYNTH_REQ answered by a PART_DATA streamed as proto/frame.h
+ * lays it out (chunks of FRAME_PART_ROWS rows, a, b, c of each, then the
+ * XXH3-64 trailer; the header's checksum 0), byte for byte synth's own rows
+ * for that identity (one chunk for k < 16, two at k = 17), so a*b = c; the
  * slot counts each partition under its generation; a stale generation is
- * answered FAIL; EOF ends it with 0; a garbage header ends it non-zero
- * with one log line.
+ * answered FAIL; a reader that leaves the pipe full for seconds finds the
+ * synth blocked but busy and beating; EOF ends it with 0; a garbage header
+ * ends it non-zero with one log line.
+ *
+ * WORKERS_SYNTH_K=K runs one partition of 2^K rows instead, read as a
+ * stream, and prints the synth's peak resident memory (VmHWM).
  */
+#include <sys/ioctl.h>
+
 #include "synth/synth.h"
 #include "tests/workers/common.h"
 
@@ -31,30 +39,78 @@ static void send_req(int fd, uint64_t job, uint64_t gen, const struct synth_id *
 	CHECK(frame_send(fd, &h, &req) == 0, "send SYNTH_REQ");
 }
 
-/* The PART_DATA of id: header fields, then every element against a local
- * synthesis, then a*b = c on the decoded rows. */
+/* The PART_DATA payload of id as the protocol describes it, built here
+ * from a local synthesis by concatenation (not with proto's layout
+ * helpers): for each chunk of min(2^k, 2^16) rows its a, then b, then c,
+ * canonical little-endian; then the XXH3-64 of all that, little-endian. */
+static uint8_t *expected_payload(const struct synth_id *id, size_t *len)
+{
+	size_t n = (size_t)1 << id->k, rows = n < 65536 ? n : 65536, o = 0;
+	fr_t *v = malloc(3 * n * sizeof(fr_t));
+	uint8_t *p = malloc(3 * n * 32 + 8);
+	uint64_t sum;
+
+	CHECK(v && p, "malloc");
+	CHECK(synth_partition(id, v, v + n, v + 2 * n) == 0, "synth_partition");
+	for (size_t first = 0; first < n; first += rows)
+		for (size_t vec = 0; vec < 3; vec++)
+			for (size_t i = first; i < first + rows; i++, o += 32)
+				fr_to_bytes(p + o, &v[vec * n + i]);
+	CHECK_EQ_U64(o, 3 * n * 32);
+	sum = frame_checksum(p, o);
+	for (int i = 0; i < 8; i++)
+		p[o + i] = (uint8_t)(sum >> (8 * i));
+	*len = o + 8;
+	free(v);
+	return p;
+}
+
+/* The PART_DATA of id: header fields, then the payload byte for byte
+ * against expected_payload, then a*b = c on its rows decoded through
+ * proto's layout (frame_part_off). */
 static void check_part(const struct frame_hdr *h, const uint8_t *p, uint64_t job,
 		       uint64_t gen, const struct synth_id *id)
 {
-	size_t n = (size_t)1 << id->k;
-	fr_t *want = malloc(3 * n * sizeof(fr_t)), *got = malloc(3 * n * sizeof(fr_t));
+	size_t n = (size_t)1 << id->k, len;
+	uint8_t *want = expected_payload(id, &len);
+	fr_t *got = malloc(3 * n * sizeof(fr_t));
 
-	CHECK(want && got, "malloc");
+	CHECK(got, "malloc");
 	CHECK(h->type == FRAME_PART_DATA, "got %s", frame_type_name(h->type));
 	CHECK_EQ_U64(h->job, job);
 	CHECK_EQ_U64(h->partition, id->partition);
 	CHECK_EQ_U64(h->log_size, id->k);
 	CHECK_EQ_U64(h->gen, gen);
 	CHECK_EQ_U64(h->kind, 3);
-	CHECK(h->work_ns > 0, "work_ns not set");
-	CHECK(synth_partition(id, want, want + n, want + 2 * n) == 0, "synth_partition");
-	for (size_t i = 0; i < 3 * n; i++) {
-		CHECK(fr_from_bytes(&got[i], p + 32 * i) == 0, "element %zu not canonical", i);
-		CHECK(fr_equal(&got[i], &want[i]), "element %zu differs from synth's", i);
-	}
+	CHECK_EQ_U64(h->checksum, 0);	/* it is the trailer */
+	CHECK_EQ_U64(h->work_ns, 0);	/* the header leaves before any row is made */
+	CHECK_EQ_U64(h->payload_len, len);
+	for (size_t i = 0; i < len; i++)
+		CHECK(p[i] == want[i], "k=%u: payload byte %zu of %zu is 0x%02x, expected 0x%02x%s",
+		      id->k, i, len, p[i], want[i], i >= len - 8 ? " (trailer)" : "");
+	for (unsigned vec = 0; vec < 3; vec++)
+		for (size_t i = 0; i < n; i++)
+			CHECK(fr_from_bytes(&got[vec * n + i],
+					    p + frame_part_off((uint16_t)id->k, vec, i)) == 0,
+			      "%c[%zu] not canonical", "abc"[vec], i);
 	CHECK(synth_check(got, got + n, got + 2 * n, n, NULL) == 0, "a*b != c");
 	free(want);
 	free(got);
+}
+
+/* The slot's record once the end of gen is published (it follows the
+ * trailer's write), within 2 s. */
+static struct shm_slot wait_end(struct shm_seg *seg, uint32_t slot, uint64_t gen)
+{
+	struct shm_slot s;
+
+	for (uint64_t t0 = t_now_ns(); t_now_ns() - t0 < 2000000000ull; usleep(1000)) {
+		CHECK(shm_read_slot(seg, SHM_T_SYNTH, slot, &s) == 0, "read slot");
+		if (s.end_gen >= gen)
+			break;
+	}
+	CHECK_EQ_U64(s.end_gen, gen);
+	return s;
 }
 
 static void test_requests(struct shm_seg *seg)
@@ -63,6 +119,7 @@ static void test_requests(struct shm_seg *seg)
 		{ "010203", 0, 10 },
 		{ "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", 5, 12 },
 		{ "ab", 3, 14 },
+		{ "5eed", 2, 17 },	/* two chunks */
 	};
 	struct t_child c;
 	struct frame_hdr h;
@@ -79,18 +136,18 @@ static void test_requests(struct shm_seg *seg)
 	CHECK(shm_read_slot(seg, SHM_T_SYNTH, 1, &s) == 0, "read slot");
 	CHECK(s.state == SHM_SLOT_IDLE && s.pid == (uint32_t)c.pid, "slot state %u pid %u",
 	      s.state, s.pid);
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct synth_id id = { .partition = cases[i].part, .k = cases[i].k };
 		uint64_t gen = 10 + 5 * i, t0 = t_now_ns();
 
 		CHECK(synth_parse_seed(&id, cases[i].seed) == 0, "seed");
 		send_req(c.in, 100 + i, gen, &id);
 		t_recv(c.out, &h, &p);
-		printf("info: synth k=%u: %.1f ms synthesis, %.1f ms request to reply\n", id.k,
-		       h.work_ns / 1e6, (t_now_ns() - t0) / 1e6);
+		printf("info: synth k=%u: %.1f ms request to trailer\n", id.k,
+		       (t_now_ns() - t0) / 1e6);
 		check_part(&h, p, 100 + i, gen, &id);
 		free(p);
-		CHECK(shm_read_slot(seg, SHM_T_SYNTH, 1, &s) == 0, "read slot");
+		s = wait_end(seg, 1, gen);
 		CHECK_EQ_U64(s.done, i + 1);
 		CHECK_EQ_U64(s.gen, gen);
 		CHECK_EQ_U64(s.end_gen, gen);
@@ -106,7 +163,7 @@ static void test_requests(struct shm_seg *seg)
 	      frame_type_name(h.type), (char *)p);
 	free(p);
 	CHECK(shm_read_slot(seg, SHM_T_SYNTH, 1, &s) == 0, "read slot");
-	CHECK(s.done == 3 && s.failed == 0, "done %llu failed %llu",
+	CHECK(s.done == 4 && s.failed == 0, "done %llu failed %llu",
 	      (unsigned long long)s.done, (unsigned long long)s.failed);
 	/* EOF: a clean exit. */
 	close(c.in);
@@ -114,6 +171,130 @@ static void test_requests(struct shm_seg *seg)
 	st = t_wait(&c, 5000);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
 	t_close_fds(&c);
+}
+
+/* The peak resident memory of a live process, in KiB (VmHWM). */
+static long vm_hwm_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	CHECK(f, "open %s", path);
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	CHECK(kib > 0, "no VmHWM in %s", path);
+	return kib;
+}
+
+/* A reader that leaves the pipe full for 2 s (the supervisor waiting for a
+ * gpuworker with room): the synth is blocked in its write, its slot busy
+ * with the partition, its heartbeat going on (the supervisor kills a busy
+ * worker silent for heartbeat_timeout). Then the reader catches up: the
+ * whole frame, and the end. */
+static void test_slow_reader(struct shm_seg *seg)
+{
+	struct synth_id id = { .partition = 9, .k = 18 };
+	struct t_child c;
+	struct frame_hdr h;
+	struct shm_slot s;
+	uint64_t t0, last = 0, worst = 0;
+	int cap, queued = 0, full, beats = 0, st;
+	uint8_t *p;
+
+	CHECK(synth_parse_seed(&id, "510e") == 0, "seed");
+	spawn_synth(&c, "0");
+	t_recv(c.out, &h, &p);
+	free(p);
+	cap = fcntl(c.out, F_GETPIPE_SZ);
+	CHECK(cap > 0, "F_GETPIPE_SZ: %s", strerror(errno));
+	send_req(c.in, 300, 40, &id);
+	/* Full: its 16 page buffers taken (the header's page holds 64 bytes). */
+	for (t0 = t_now_ns(); queued < cap - 4096 && t_now_ns() - t0 < 5000000000ull; usleep(1000))
+		CHECK(ioctl(c.out, FIONREAD, &queued) == 0, "FIONREAD: %s", strerror(errno));
+	CHECK(queued >= cap - 4096, "the pipe holds %d of %d bytes after 5 s", queued, cap);
+	full = queued;
+	for (t0 = t_now_ns(); t_now_ns() - t0 < 2000000000ull; usleep(10000)) {
+		CHECK(shm_read_slot(seg, SHM_T_SYNTH, 0, &s) == 0, "read slot");
+		uint64_t now = shm_now_mono();
+
+		CHECK(s.state == SHM_SLOT_BUSY && s.gen == 40 && s.job_id == 300,
+		      "blocked: slot %s gen %llu job %llu", shm_slot_state_name(s.state),
+		      (unsigned long long)s.gen, (unsigned long long)s.job_id);
+		if (s.heartbeat_mono_ns != last) {
+			beats++;
+			last = s.heartbeat_mono_ns;
+		}
+		if (now > s.heartbeat_mono_ns && now - s.heartbeat_mono_ns > worst)
+			worst = now - s.heartbeat_mono_ns;
+	}
+	CHECK(ioctl(c.out, FIONREAD, &queued) == 0 && queued == full, "the pipe did not stay full");
+	CHECK(beats >= 5 && worst < 1000000000ull,
+	      "pipe full for 2 s: %d heartbeats seen, one %.0f ms old", beats, worst / 1e6);
+	printf("info: pipe full for 2 s: the synth blocked, busy, %d heartbeats seen, "
+	       "none older than %.0f ms\n", beats, worst / 1e6);
+	t_recv(c.out, &h, &p);
+	check_part(&h, p, 300, 40, &id);
+	free(p);
+	s = wait_end(seg, 0, 40);
+	CHECK(s.state == SHM_SLOT_IDLE && s.end_gen == 40 && s.done == 1,
+	      "after the trailer: slot %s end_gen %llu done %llu", shm_slot_state_name(s.state),
+	      (unsigned long long)s.end_gen, (unsigned long long)s.done);
+	printf("info: synth k=%u VmHWM %ld KiB\n", id.k, vm_hwm_kib(c.pid));
+	close(c.in);
+	c.in = -1;
+	st = t_wait(&c, 5000);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
+	t_close_fds(&c);
+}
+
+/* WORKERS_SYNTH_K: one partition of 2^k rows, read as a stream (checksum
+ * streamed, nothing kept), then the synth's peak resident memory. */
+static void measure(uint32_t k)
+{
+	struct synth_id id = { .partition = 1, .k = k };
+	struct t_child c;
+	struct frame_hdr h;
+	struct frame_sum sum;
+	uint8_t *p, *buf = malloc(1 << 20), trailer[8];
+	uint64_t t0, rows;
+	int st;
+
+	CHECK(buf && synth_parse_seed(&id, "4d454d") == 0, "setup");
+	spawn_synth(&c, "0");
+	t_recv(c.out, &h, &p);
+	free(p);
+	t0 = t_now_ns();
+	send_req(c.in, 400, 50, &id);
+	CHECK(frame_read_full(c.out, &h, sizeof h) == 0 && h.type == FRAME_PART_DATA,
+	      "no PART_DATA header");
+	rows = h.payload_len - 8;
+	CHECK(frame_sum_init(&sum) == 0, "frame_sum_init");
+	for (uint64_t off = 0, len; off < rows; off += len) {
+		len = rows - off < (1 << 20) ? rows - off : (1 << 20);
+		CHECK(frame_read_full(c.out, buf, len) == 0, "reading the rows");
+		frame_sum_update(&sum, buf, len);
+	}
+	CHECK(frame_read_full(c.out, trailer, 8) == 0, "reading the trailer");
+	uint64_t want = frame_sum_final(&sum), got = 0;
+
+	for (int i = 0; i < 8; i++)
+		got |= (uint64_t)trailer[i] << (8 * i);
+	CHECK(got == want, "trailer %016llx, the rows' checksum %016llx", (unsigned long long)got,
+	      (unsigned long long)want);
+	printf("info: synth k=%u: %.1f MiB streamed in %.2f s; VmHWM %ld KiB "
+	       "(the whole partition is %llu KiB)\n", k, h.payload_len / 1048576.0,
+	       (t_now_ns() - t0) / 1e9, vm_hwm_kib(c.pid), (unsigned long long)(rows >> 10));
+	close(c.in);
+	c.in = -1;
+	st = t_wait(&c, 5000);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
+	t_close_fds(&c);
+	free(buf);
 }
 
 /* Garbage where a header should be: exit 2, one line that says why. */
@@ -149,7 +330,12 @@ int main(void)
 	snprintf(t_name, sizeof t_name, "%s", shm_hdr(seg)->name);
 	if (sodium_init() < 0)
 		T_FAIL("sodium_init");
+	if (getenv("WORKERS_SYNTH_K")) {
+		measure((uint32_t)atoi(getenv("WORKERS_SYNTH_K")));
+		return 0;
+	}
 	test_requests(seg);
+	test_slow_reader(seg);
 	test_garbage();
 	return 0;
 }
