@@ -680,8 +680,17 @@ static void watchdog(struct sup *s, uint32_t ci, uint64_t now)
 		child_kill(s, ci, why);
 		return;
 	}
-	if (v.state == SHM_SLOT_BUSY && now > v.part_since_ns &&
-	    now - v.part_since_ns > deadline_ns(s, v.kind)) {
+	/* A synth streams its rows only as fast as a gpuworker takes them:
+	 * waiting for one is not its fault, so its clock starts again with
+	 * the relay. */
+	uint64_t since = v.part_since_ns;
+	if (c->kind == CHILD_SYNTH && c->rd == RD_HELD) {
+		if (c->relay == RELAY_IDLE)
+			return;
+		if (c->relay_start_ns > since)
+			since = c->relay_start_ns;
+	}
+	if (v.state == SHM_SLOT_BUSY && now > since && now - since > deadline_ns(s, v.kind)) {
 		snprintf(why, sizeof why, "hung: job %llu partition %u past its %llu ms deadline",
 			 (unsigned long long)v.job_id, v.partition,
 			 (unsigned long long)(deadline_ns(s, v.kind) / 1000000));

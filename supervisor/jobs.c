@@ -378,8 +378,7 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
 	}
 	struct part *pt = &s->jobs[r->job].part[r->part];
 	pt->state = SHM_PART_READY;
-	pt->synth_ns = c->hdr.work_ns;
-	pt->ready_ns = shm_now_mono();
+	pt->ready_ns = shm_now_mono();	/* its rows stream from now (synth_ns: relay.c) */
 	if (s->trace)
 		fprintf(s->trace, "R %llu %u %llu\n", (unsigned long long)r->id, r->part,
 			(unsigned long long)pt->ready_ns);
@@ -491,10 +490,15 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 	 * unsatisfied) counts as an attempt, like a crash: retried until the
 	 * partition has failed poison_attempts times, then its job fails. A
 	 * payload that failed its checksum was the producing synth's fault. */
-	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM) && r.from_child >= 0 &&
-	    s->child[r.from_child].pid == r.from)
-		child_kill(s, (uint32_t)r.from_child, "sent a partition that failed its checksum");
-	s->stats.parts_failed++;
+	int counted = 0;	/* its loss was counted already */
+	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM)) {
+		if (r.from_child >= 0 && s->child[r.from_child].pid == r.from)
+			child_kill(s, (uint32_t)r.from_child, "sent a partition that failed its checksum");
+		else	/* the synth died mid-stream (the relay padded it with
+			 * zeros): its slot's repair counted the loss */
+			counted = 1;
+	}
+	s->stats.parts_failed += !counted;
 	/* why is the worker's text, made safe by child.c; cut at a whole
 	 * character (never half of a \xNN) to fit an event and a reason */
 	char shown[40];

@@ -12,33 +12,53 @@
  *     allocated when its first partition's turn comes (results.c), so the
  *     space is held before any work is done; a job blocked for want of
  *     space is passed over until its retry works.
- * The memory budget counts 3 * 2^k * 32 bytes for each partition from its
- * SYNTH_REQ until its H arrives (or it is requeued): synthesis is
- * throttled instead of filling memory. One partition is always allowed so
- * an oversized one cannot stall everything. Nothing new is synthesized
+ * The memory budget counts what each partition in flight costs where it
+ * is: at a gpuworker (received, or being received, or proved) its a, b, c,
+ * 3 * 2^k * 32 bytes; at a synth, which streams its rows, one chunk and
+ * the pipe's worth at most. A synth is given work, and a relay to a
+ * gpuworker is started, only within the budget, so memory is throttled
+ * instead of filled. One partition is always allowed so an oversized one
+ * cannot stall everything. Nothing new is synthesized
  * while stopping; nothing at all moves once the children are being ended.
  */
 #include <string.h>
 
 #include "supervisor/sup.h"
 
+/* What a partition of j costs at a gpuworker: a, b, c. */
 static uint64_t part_bytes(const struct job *j)
 {
 	return 3ull << j->log_size << 5;
 }
 
-/* Bytes of synthesized partitions in flight: what the children hold. */
-uint64_t sched_mem_used(const struct sup *s)
+/* What it costs at a synth: a chunk of rows being made and the pipe. */
+static uint64_t synth_bytes(const struct job *j)
+{
+	uint64_t stream = (uint64_t)FRAME_PART_ROWS * 3 * 32 + SUP_PIPE_SIZE;
+
+	return part_bytes(j) < stream ? part_bytes(j) : stream;
+}
+
+/* Bytes of partitions in flight at the gpuworkers only (gpu) or at
+ * every child. */
+static uint64_t mem_used(const struct sup *s, int gpu)
 {
 	uint64_t sum = 0;
 
-	for (uint32_t i = 0; i < s->nchild; i++)
+	for (uint32_t i = 0; i < (gpu ? s->ngpu : s->nchild); i++)
 		for (int h = 0; h < s->child[i].nhold; h++) {
 			const struct part_ref *r = &s->child[i].hold[h];
-			if (s->jobs[r->job].id == r->id)
-				sum += part_bytes(&s->jobs[r->job]);
+			const struct job *j = &s->jobs[r->job];
+			if (j->id == r->id)
+				sum += s->child[i].kind == CHILD_GPU ? part_bytes(j) : synth_bytes(j);
 		}
 	return sum;
+}
+
+/* Bytes of partitions in flight: what the children hold. */
+uint64_t sched_mem_used(const struct sup *s)
+{
+	return mem_used(s, 0);
 }
 
 static int part_cmp(const struct sup *s, int ja, uint32_t pa, int jb, uint32_t pb)
@@ -96,6 +116,7 @@ static void dispatch_synth(struct sup *s, uint32_t ci, int ji, uint32_t p)
 	child_write(s, ci, buf, sizeof buf);
 	j->part[p].state = SHM_PART_SYNTH;
 	j->part[p].synth_child = (int16_t)ci;
+	j->part[p].synth_start_ns = shm_now_mono();
 	if (j->state == SHM_JOB_QUEUED) {
 		j->state = SHM_JOB_RUNNING;
 		j->start_mono_ns = shm_now_mono();
@@ -152,13 +173,21 @@ void sched_run(struct sup *s)
 	if (s->stopping > 1)
 		return;
 	results_kick(s);	/* allocations due, blocked jobs to retry */
-	/* Ready partitions to GPUs with room, most urgent first. */
-	while ((si = ready_pick(s)) >= 0 && (gi = gpu_pick(s)) >= 0)
+	/* Ready partitions to GPUs with room, most urgent first, within the
+	 * memory budget (a relay makes a synth's partition a gpuworker's). */
+	uint64_t used = sched_mem_used(s), at_gpus = mem_used(s, 1);
+	while ((si = ready_pick(s)) >= 0 && (gi = gpu_pick(s)) >= 0) {
+		const struct job *j = &s->jobs[s->child[si].hold[0].job];
+		uint64_t more = part_bytes(j) - synth_bytes(j);
+		if (at_gpus && used + more > s->conf.mem_budget)
+			break;	/* (with nothing at the gpuworkers one goes anyway) */
 		relay_start(s, (uint32_t)si, (uint32_t)gi);
+		used += more;
+		at_gpus += part_bytes(j);
+	}
 	if (s->stopping)
 		return;		/* finishing: nothing new is synthesized */
 	/* Queued partitions to free synths, within the memory budget. */
-	uint64_t used = sched_mem_used(s);
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
 		if (!child_takes_work(&s->child[i]) || !child_idle(&s->child[i]))
 			continue;
@@ -169,9 +198,9 @@ void sched_run(struct sup *s)
 			results_alloc(s, ji);
 			break;
 		}
-		if (used && used + part_bytes(&s->jobs[ji]) > s->conf.mem_budget)
+		if (used && used + synth_bytes(&s->jobs[ji]) > s->conf.mem_budget)
 			break;
 		dispatch_synth(s, i, ji, p);
-		used += part_bytes(&s->jobs[ji]);
+		used += synth_bytes(&s->jobs[ji]);
 	}
 }

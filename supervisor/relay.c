@@ -104,6 +104,23 @@ static void relay_done(struct sup *s, uint32_t si)
 	child_restart_due(s, si);	/* a dead source waited for this */
 }
 
+/* The whole payload reached the gpuworker: the partition's synth time is
+ * what the synth took to stream it, from its SYNTH_REQ to its last byte,
+ * less the wait between its first byte and a GPU taking it (its own rows
+ * came as fast as the destination read them). */
+static void synth_time(struct sup *s, uint32_t si)
+{
+	struct child *c = &s->child[si];
+	struct part_ref *r = &c->relay_ref;
+	struct part *pt;
+
+	if (!jobs_wanted(s, r))
+		return;
+	pt = &s->jobs[r->job].part[r->part];
+	pt->synth_ns = (pt->ready_ns - pt->synth_start_ns) + (shm_now_mono() - c->relay_start_ns);
+	jobs_publish(s, r->job);
+}
+
 /* Start the next operation the mode wants, or end the relay. */
 static void relay_next(struct sup *s, uint32_t si)
 {
@@ -124,6 +141,8 @@ static void relay_next(struct sup *s, uint32_t si)
 		return;
 	}
 	if (!c->relay_left) {
+		if (c->relay == RELAY_SPLICE)
+			synth_time(s, si);
 		relay_apply(s, si, REV_ALL_MOVED);
 		relay_next(s, si);
 		return;
@@ -159,6 +178,8 @@ void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	r.from = c->pid;
 	r.from_child = (int)si;
 	g->hold[g->nhold++] = r;
+	c->relay_ref = r;
+	c->relay_start_ns = shm_now_mono();
 	c->nhold = 0;
 	c->relay_dst = (int)gi;
 	g->src_child = (int)si;

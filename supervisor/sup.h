@@ -111,6 +111,8 @@ struct child {
 	int relay_pending;	/* its header write, splice or pad write in flight */
 	int relay_op;		/* what the operation in flight does (relay.c) */
 	int relay_op_dst;	/* and the gpu child whose stdin it writes, -1 = none */
+	uint64_t relay_start_ns;	/* when the relay began (the watchdog's clock) */
+	struct part_ref relay_ref;	/* the partition relayed (its synth time) */
 	/* gpu: the synth relaying to it, -1 = none; and the synth whose relay
 	 * header is being written to it (kept even if the gpu dies, so the
 	 * write's completion can settle that synth's relay), -1 = none */
@@ -124,6 +126,7 @@ struct part {
 	int16_t synth_child, gpu_child;
 	uint64_t synth_ns, gpu_ns;
 	uint64_t ready_ns;	/* when it became READY (dispatch latency) */
+	uint64_t synth_start_ns;	/* its SYNTH_REQ went out */
 };
 
 struct job {
