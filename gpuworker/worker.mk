@@ -6,6 +6,6 @@ $(BIN)/gpuworker: $(call objs,gpuworker/main.c) $(O)/libhterm.a $(O)/libproto.a 
 LDLIBS_gpuworker = $(call pc_libs,libxxhash) $(call pc_libs,libsodium) $(CUDA_LIBS)
 
 TESTS += $(BIN)/tests/workers_gpu
-$(BIN)/tests/workers_gpu: $(call objs,tests/workers/gpu.c) $(O)/libhterm.a $(O)/libverify.a \
+$(BIN)/tests/workers_gpu: $(call objs,tests/workers/gpu.c) $(O)/libhterm.a $(O)/libverify.a $(O)/libformat.a \
 	$(O)/libsynth.a $(O)/libproto.a $(O)/libshm.a $(O)/libfield.a | $(BIN)/gpuworker
 LDLIBS_tests/workers_gpu = $(call pc_libs,libsodium) $(call pc_libs,libxxhash) $(CUDA_LIBS)

@@ -9,7 +9,7 @@
  *   before:abort      SIGABRT with the partition taken, its begin unpublished
  *   during:exit=7     exit 7, the slot busy with that job (last consistent)
  *   after:segv        SIGSEGV after the work, no result, the slot still busy
- *   frame:corrupt     a valid H_RESULT header over a payload that fails its
+ *   frame:corrupt     a valid H_DONE header over a payload that fails its
  *                     checksum; the next result is sound (COUNT 1)
  *   shm:kill          SIGKILL halfway through the begin's write: the latch
  *                     left odd, readers see the previous record, repair
@@ -61,7 +61,7 @@ static void expect_result(struct t_child *c, uint64_t job)
 	uint8_t *p;
 
 	CHECK(tf_recv_raw(c->out, &h, &p), "job %llu: checksum fails", (unsigned long long)job);
-	CHECK(h.type == FRAME_H_RESULT && h.job == job, "got %s for job %llu",
+	CHECK(h.type == FRAME_H_DONE && h.job == job, "got %s for job %llu",
 	      frame_type_name(h.type), (unsigned long long)h.job);
 	free(p);
 }
@@ -103,7 +103,7 @@ static void test_frame(void)
 	tf_hello(&c);
 	send_part(&c, 5);
 	CHECK(!tf_recv_raw(c.out, &h, &p), "frame:corrupt: the checksum still holds");
-	CHECK(h.type == FRAME_H_RESULT && h.job == 5, "frame:corrupt: got %s",
+	CHECK(h.type == FRAME_H_DONE && h.job == 5, "frame:corrupt: got %s",
 	      frame_type_name(h.type));
 	free(p);
 	send_part(&c, 6);

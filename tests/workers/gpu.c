@@ -3,7 +3,9 @@
  * drives it.
  *
  * - A stream of partitions written back to back: the results come in
- *   order, each equal to hterm_cpu's H and accepted by verify; the worker
+ *   order, each an H_DONE whose digest is that of the H the worker wrote
+ *   into its region of the job's result file (STATE/jobs/JOB/result.tmp
+ *   under --jobs-fd), which equals hterm_cpu's H and verifies; the worker
  *   reads at most two partitions ahead of what it has begun (each write
  *   returns only once the slot's generation shows the partition two back
  *   began); a sampler reading the segment in a tight loop sees the slot
@@ -15,6 +17,8 @@
  * - A payload that fails its trailer's checksum (a flipped byte in a chunk,
  *   a wrong trailer, a zero-padded tail) gets that partition a FAIL; the
  *   worker carries on.
+ * - A result file that is not there gets an H_DONE with the error (ENOENT
+ *   at open) and no digest; the worker carries on.
  * - A non-canonical element or a bad header ends it with 2 and one
  *   log line; --backend cuda without a device ends it with 3.
  *
@@ -22,6 +26,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/stat.h>
 
 #include "format/pfile.h"
 #include "gpuworker/hterm.h"
@@ -33,6 +38,9 @@
 
 static char t_name[64];
 static struct shm_seg *t_sg;
+static char t_jobs[256];	/* a temp STATE/jobs */
+static int t_jobs_fd = -1;	/* inherited by the worker as --jobs-fd */
+static char t_jobs_fd_arg[16];
 
 /* One partition as the supervisor would send it, and what must come back. */
 struct t_part {
@@ -47,7 +55,8 @@ static void spawn_gpu(struct t_child *c, const char *slot, const char *backend, 
 {
 	char prog[256];
 	char *argv[] = { prog, "--instance", t_name, "--slot", (char *)slot,
-			 "--gpu", "0", "--backend", (char *)backend, NULL };
+			 "--gpu", "0", "--backend", (char *)backend, "--jobs-fd", t_jobs_fd_arg,
+			 NULL };
 
 	t_prog(prog, sizeof prog, "gpuworker");
 	t_spawn(c, argv, nice_inc);
@@ -85,6 +94,19 @@ static void make_part(struct t_part *tp, const char *seed, uint32_t p, uint32_t 
 	frame_part_seal(tp->payload, (uint16_t)k);
 	CHECK(hterm_cpu(v, v + n, v + 2 * n, k) == 0, "hterm_cpu");
 	tp->h = v;	/* H is in a, the first n elements */
+	/* The job's result file, as the supervisor allocates it: room for
+	 * partitions 0..p at least. */
+	char path[512];
+	struct stat st;
+	int fd;
+	snprintf(path, sizeof path, "%s/%llu", t_jobs, (unsigned long long)job);
+	CHECK(mkdir(path, 0700) == 0 || errno == EEXIST, "mkdir %s", path);
+	snprintf(path, sizeof path, "%s/%llu/result.tmp", t_jobs, (unsigned long long)job);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	CHECK(fd >= 0 && fstat(fd, &st) == 0, "open %s", path);
+	if ((uint64_t)st.st_size < pfile_result2_size(k, p + 1))
+		CHECK(ftruncate(fd, (off_t)pfile_result2_size(k, p + 1)) == 0, "ftruncate");
+	close(fd);
 }
 
 static void free_part(struct t_part *tp)
@@ -93,26 +115,44 @@ static void free_part(struct t_part *tp)
 	free(tp->h);
 }
 
-/* An H_RESULT for tp: header, H equal to hterm_cpu's, verify accepts it. */
+/* An H_DONE for tp: header; the digest is that of the bytes in tp's
+ * region of its job's result file, which are hterm_cpu's H; verify
+ * accepts them. */
 static void check_result(int fd, const struct t_part *tp)
 {
 	size_t n = (size_t)1 << tp->id.k;
 	struct frame_hdr h;
-	uint8_t *p;
+	struct frame_h_done d;
+	struct pfile_digest dg;
+	uint8_t *p, *raw = malloc(n * 32), sum[32];
 	fr_t *H = malloc(n * sizeof(fr_t));
-	char why[256];
+	char why[256], path[512];
+	int rf;
 
 	t_recv(fd, &h, &p);
-	CHECK(h.type == FRAME_H_RESULT, "got %s: %s", frame_type_name(h.type),
+	CHECK(h.type == FRAME_H_DONE, "got %s: %s", frame_type_name(h.type),
 	      h.type == FRAME_FAIL ? (char *)p : "");
 	CHECK_EQ_U64(h.job, tp->hdr.job);
 	CHECK_EQ_U64(h.partition, tp->hdr.partition);
 	CHECK_EQ_U64(h.gen, tp->hdr.gen);
 	CHECK_EQ_U64(h.log_size, tp->id.k);
+	memcpy(&d, p, sizeof d);
+	CHECK(d.err == 0 && d.op == FRAME_STORE_OK, "storing failed: %s at step %u",
+	      strerror(d.err), d.op);
+	snprintf(path, sizeof path, "%s/%llu/result.tmp", t_jobs, (unsigned long long)h.job);
+	rf = open(path, O_RDONLY | O_CLOEXEC);
+	CHECK(rf >= 0 && raw && pread(rf, raw, n * 32, (off_t)pfile_result2_part_off(tp->id.k,
+		      h.partition)) == (ssize_t)(n * 32), "read the region of %s", path);
+	close(rf);
+	pfile_digest_init(&dg);
+	pfile_digest_update(&dg, raw, n * 32);
+	pfile_digest_final(&dg, sum);
+	CHECK(!memcmp(sum, d.digest, 32), "the digest is not that of the bytes written");
 	for (size_t i = 0; i < n; i++) {
-		CHECK(fr_from_bytes(&H[i], p + 32 * i) == 0, "H[%zu] not canonical", i);
+		CHECK(fr_from_bytes(&H[i], raw + 32 * i) == 0, "H[%zu] not canonical", i);
 		CHECK(fr_equal(&H[i], &tp->h[i]), "H[%zu] differs from hterm_cpu's", i);
 	}
+	free(raw);
 	CHECK(verify_partition(&tp->id, H, why, sizeof why) == 0, "verify: %s", why);
 	printf("result: job %llu partition %u k=%u: H-term %.1f ms (work_ns)\n",
 	       (unsigned long long)h.job, h.partition, tp->id.k, h.work_ns / 1e6);
@@ -440,17 +480,76 @@ static void test_cuda_absent(void)
 	t_close_fds(&c);
 }
 
+/* The job's result file is not there (the supervisor's state directory
+ * lost it): H_DONE says so, with no digest; the next partition is stored. */
+static void test_store_failed(void)
+{
+	struct t_part tp, good;
+	struct t_child c;
+	struct frame_hdr h;
+	struct frame_h_done d;
+	char path[512], log[1 << 14];
+	uint8_t *p;
+	int st;
+
+	make_part(&tp, "5707ed", 0, 10, 960, 2000);
+	make_part(&good, "5707ed", 1, 10, 961, 2001);
+	snprintf(path, sizeof path, "%s/960/result.tmp", t_jobs);
+	CHECK(unlink(path) == 0, "unlink %s", path);
+	spawn_gpu(&c, "1", "cpu", 0);
+	t_recv(c.out, &h, &p);
+	free(p);
+	CHECK(frame_send(c.in, &tp.hdr, tp.payload) == 0, "send");
+	CHECK(frame_send(c.in, &good.hdr, good.payload) == 0, "send");
+	t_recv(c.out, &h, &p);
+	CHECK(h.type == FRAME_H_DONE && h.job == 960 && h.gen == 2000, "got %s for job %llu",
+	      frame_type_name(h.type), (unsigned long long)h.job);
+	memcpy(&d, p, sizeof d);
+	free(p);
+	CHECK(d.err == ENOENT && d.op == FRAME_STORE_OPEN, "err %d op %u", d.err, d.op);
+	for (int i = 0; i < 32; i++)
+		CHECK(d.digest[i] == 0, "a digest for H that was not stored");
+	printf("store failed: H_DONE err %s at open\n", strerror(d.err));
+	check_result(c.out, &good);
+	close(c.in);
+	c.in = -1;
+	st = t_wait(&c, 5000);
+	t_read_log(&c, log, sizeof log);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit 0x%x: %s", st, log);
+	CHECK(t_count_lines(log, "storing H in 960/result.tmp failed") == 1, "log:\n%s", log);
+	t_close_fds(&c);
+	free_part(&tp);
+	free_part(&good);
+}
+
+static void rm_jobs(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", t_jobs);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", t_jobs);
+}
+
 int main(void)
 {
 	/* A refused worker leaves before we finish writing to it. */
 	signal(SIGPIPE, SIG_IGN);
 	t_sg = t_seg_create("wgpu", 2, 1);
 	snprintf(t_name, sizeof t_name, "%s", shm_hdr(t_sg)->name);
+	snprintf(t_jobs, sizeof t_jobs, "%s/wgpu-jobs.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	CHECK(mkdtemp(t_jobs), "mkdtemp %s", t_jobs);
+	t_jobs_fd = open(t_jobs, O_RDONLY | O_DIRECTORY);	/* inherited */
+	CHECK(t_jobs_fd >= 0, "open %s", t_jobs);
+	snprintf(t_jobs_fd_arg, sizeof t_jobs_fd_arg, "%d", t_jobs_fd);
+	atexit(rm_jobs);
 	if (sodium_init() < 0)
 		T_FAIL("sodium_init");
 	test_stream();
 	test_unsat_and_term();
 	test_checksum_refused();
+	test_store_failed();
 	test_bad_input();
 	test_cuda_absent();
 	return 0;
