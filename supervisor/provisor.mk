@@ -33,6 +33,7 @@ $(BIN)/bench/restart: $(call objs,bench/restart_bench.c) $(O)/libctl.a $(O)/libs
 LDLIBS_bench/restart = $(call pc_libs,libsodium)
 
 # Unit tests: the transition tables alone, no process, no ring.
-SUP_UNIT_TESTS := child_fsm relay_fsm
+SUP_UNIT_TESTS := child_fsm relay_fsm loop
 TESTS += $(patsubst %,$(BIN)/tests/supervisor_%,$(SUP_UNIT_TESTS))
 $(foreach t,$(SUP_UNIT_TESTS),$(eval $(BIN)/tests/supervisor_$(t): $(call objs,tests/supervisor/$(t).c supervisor/$(t).c)))
+LDLIBS_tests/supervisor_loop = $(call pc_libs,liburing)

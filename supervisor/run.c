@@ -124,6 +124,54 @@ static int all_down(const struct sup *s)
 	return 1;
 }
 
+/* A slow iteration: one log line, at most one a second; the ones in
+ * between are counted and the count said with the next line, or by the
+ * tick once a second has passed. Every one is counted in the segment. */
+static void on_slow(void *ctx, uint64_t ns, const char *what, unsigned ncqe)
+{
+	struct sup *s = ctx;
+	uint64_t now = shm_now_mono();
+	char more[64] = "";
+
+	if (s->slow_log_ns && now - s->slow_log_ns < 1000000000u) {
+		s->slow_quiet++;
+		return;
+	}
+	if (s->slow_quiet)
+		snprintf(more, sizeof more, "; %llu more before it, not logged",
+			 (unsigned long long)s->slow_quiet);
+	sup_log("slow loop iteration: %.1f ms, most of it in %s (%u completions)%s",
+		(double)ns / 1e6, what, ncqe, more);
+	s->slow_log_ns = now;
+	s->slow_quiet = 0;
+}
+
+static_assert(sizeof ((struct shm_sup *)0)->loop_slow_what == LOOP_WHAT_NAME, "slow_what size");
+
+/* The loop's figures into the supervisor record (sched_publish writes it). */
+static void loop_stats(struct sup *s, uint64_t now)
+{
+	const struct loop_stats *ls = &s->loop.st;
+	struct shm_sup *st = &s->stats;
+
+	if (s->slow_quiet && now - s->slow_log_ns >= 1000000000u) {
+		sup_log("%llu more slow loop iterations in the last second (the last %.1f ms, in %s)",
+			(unsigned long long)s->slow_quiet, (double)ls->slow_ns / 1e6, ls->slow_what);
+		s->slow_log_ns = now;
+		s->slow_quiet = 0;
+	}
+	st->loop_iterations = ls->hist.n;
+	st->loop_sum_ns = ls->hist.sum_ns;
+	st->loop_max_ns = ls->hist.max_ns;
+	st->loop_p50_ns = lathist_quantile(&ls->hist, 0.50);
+	st->loop_p99_ns = lathist_quantile(&ls->hist, 0.99);
+	st->loop_slow_count = ls->slow_count;
+	st->loop_slow_ns = ls->slow_ns;
+	st->loop_slow_mono_ns = ls->slow_mono_ns;
+	memcpy(st->loop_slow_what, ls->slow_what, sizeof st->loop_slow_what);
+	memcpy(st->loop_hist, ls->le, sizeof st->loop_hist);
+}
+
 static void on_tick(struct sup *s)
 {
 	uint64_t now = shm_now_mono();
@@ -150,6 +198,7 @@ static void on_tick(struct sup *s)
 					child_kill(s, i, "still alive after the stop's grace period");
 	}
 	child_tick(s, now);
+	loop_stats(s, now);
 	sched_publish(s);
 	arm_tick(s);
 }
@@ -438,6 +487,7 @@ static int setup(struct sup *s)
 		return -1;
 	}
 	s->loop.after = after_batch;
+	s->loop.slow = on_slow;
 	if (ctlsrv_open(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;

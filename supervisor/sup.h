@@ -177,6 +177,10 @@ struct sup {
 	FILE *trace;
 	uint64_t longest_ns[VOCAB_NKINDS + 1];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
+	/* Slow loop iterations are logged at most once a second (run.c):
+	 * when the last line went out, and how many were not logged since. */
+	uint64_t slow_log_ns;
+	uint64_t slow_quiet;
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
