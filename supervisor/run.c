@@ -550,7 +550,7 @@ int sup_main(const struct conf *c)
 	/* Test hooks: said aloud, so that one left in a unit is noticed. */
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
 					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS",
-					     "PROVISOR_NO_PIDFD" };
+					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS" };
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		const char *v = secure_getenv(hooks[i]);
 		if (v)

@@ -134,15 +134,20 @@ struct job {
 	struct part part[VOCAB_MAX_PARTS];
 };
 
+/* A control connection (ctlsrv.c): requests one line each, answered in
+ * order, one operation in flight at a time (a read or a reply's write). */
 struct conn {
 	int fd;			/* -1 = free */
 	uid_t uid;		/* the peer's */
-	uint64_t deadline_ns;	/* the whole request must arrive by then */
-	struct __kernel_timespec timeout;	/* the read in flight's */
-	char buf[CTL_MAX_LINE];
+	uint16_t epoch;		/* bumped when the slot is freed: late completions are ignored */
+	int closing;		/* close once the reply is written */
+	uint64_t deadline_ns;	/* the read in flight gives up then */
+	uint64_t idle_since_ns;	/* answered, and waiting for a next request since; 0 = in one */
+	uint64_t got_ns;	/* when the last read completed */
+	struct __kernel_timespec timeout;	/* the operation in flight's */
+	char buf[CTL_MAX_LINE];	/* the request being read, and what came after it */
 	uint32_t have;
 	char reply[256];
-	int busy;		/* operations in flight */
 };
 
 struct sup {
@@ -181,6 +186,7 @@ struct sup {
 	 * when the last line went out, and how many were not logged since. */
 	uint64_t slow_log_ns;
 	uint64_t slow_quiet;
+	uint64_t ctl_idle_ns;	/* an open connection's wait for its next request (ctlsrv.c) */
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
@@ -281,8 +287,9 @@ void sup_watchdog_ping(struct sup *s, uint64_t now);
 int ctlsrv_open(struct sup *s, char *err, size_t errlen);
 void ctlsrv_close(struct sup *s);
 void ctlsrv_on_accept(struct sup *s, int res);
-void ctlsrv_on_read(struct sup *s, uint32_t ci, int res);
-void ctlsrv_on_write(struct sup *s, uint32_t ci, int res);
+/* who: the user_data's, a connection's slot and epoch */
+void ctlsrv_on_read(struct sup *s, uint32_t who, int res);
+void ctlsrv_on_write(struct sup *s, uint32_t who, int res);
 
 /* statedir.c */
 /* Make dir absolute and lexically clean, in place: 0 or -errno, err. */
