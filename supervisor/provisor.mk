@@ -13,6 +13,7 @@ PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive
 TESTS += $(patsubst %,$(BIN)/tests/pipeline_%,$(PIPELINE_TESTS))
 $(foreach t,$(PIPELINE_TESTS),$(eval $(BIN)/tests/pipeline_$(t): $(call objs,tests/pipeline/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs,libsodium)))
+$(BIN)/tests/pipeline_keepalive: | $(BIN)/bench/ctl-rtt
 
 BENCHES += $(BIN)/bench/relay
 $(BIN)/bench/relay: $(call objs,bench/relay_bench.c)

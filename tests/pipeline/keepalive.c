@@ -8,7 +8,7 @@
  * first byte, so a drip that takes longer is cut even on an open
  * connection; an oversized request ends it. A uid at its 8 connections
  * gets the slot of its longest-idle one, but not of one in the middle of
- * a request.
+ * a request. And bench/ctl_rtt.c, on one connection: every ping answered.
  */
 #include <poll.h>
 #include <sys/socket.h>
@@ -202,6 +202,24 @@ static void at_the_limit(void)
 	       "ones it was refused\n");
 }
 
+/* ctl-rtt for 1 s at 10 ms: 100 pings on one connection, all answered. */
+static void rtt_tool(void)
+{
+	char cmd[512];
+	unsigned long long n = 0;
+	double p50, p99, max;
+	int rc;
+
+	snprintf(cmd, sizeof cmd, "%s/bench/ctl-rtt --socket '%s' --interval-ms 10 --seconds 1", sv_bin(),
+		 sv.sock);
+	char *out = t_capture(cmd, &rc);
+	CHECK(rc == 0 && sscanf(out, "rtt_ms p50 %lf p99 %lf max %lf n %llu", &p50, &p99, &max, &n) == 4,
+	      "ctl-rtt exit %d: %s", rc, out);
+	CHECK(n == 100 && p50 <= p99 && p99 <= max && max < 1000, "ctl-rtt: %s", out);
+	printf("info: ctl-rtt, 1 s at 10 ms: %s", out);
+	free(out);
+}
+
 int main(void)
 {
 	char reply[64];
@@ -211,6 +229,7 @@ int main(void)
 	in_order();
 	deadlines();
 	at_the_limit();
+	rtt_tool();
 	CHECK(sv_req(&sv, "stop\n", reply, sizeof reply) == 0, "stop: %s", reply);
 	int st = sv_reap(&sv, 20);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "supervisor exit status %d", st);
