@@ -124,26 +124,39 @@ static int all_down(const struct sup *s)
 	return 1;
 }
 
+/* Slow iterations not logged yet, in one line: by the tick once a second
+ * has passed since the last line (force: now, at the end). */
+static void slow_flush(struct sup *s, uint64_t now, int force)
+{
+	if (!s->slow_quiet || (!force && now - s->slow_log_ns < 1000000000u))
+		return;
+	sup_log("%llu more slow loop iteration%s since the last such line, the longest %.1f ms, "
+		"most of it in %s", (unsigned long long)s->slow_quiet, s->slow_quiet > 1 ? "s" : "",
+		(double)s->slow_quiet_ns / 1e6, s->slow_quiet_what);
+	s->slow_log_ns = now;
+	s->slow_quiet = s->slow_quiet_ns = 0;
+}
+
 /* A slow iteration: one log line, at most one a second; the ones in
- * between are counted and the count said with the next line, or by the
- * tick once a second has passed. Every one is counted in the segment. */
+ * between are counted (and the longest kept) for slow_flush. Every one
+ * is counted in the segment. */
 static void on_slow(void *ctx, uint64_t ns, const char *what, unsigned ncqe)
 {
 	struct sup *s = ctx;
 	uint64_t now = shm_now_mono();
-	char more[64] = "";
 
 	if (s->slow_log_ns && now - s->slow_log_ns < 1000000000u) {
+		if (ns > s->slow_quiet_ns) {
+			s->slow_quiet_ns = ns;
+			snprintf(s->slow_quiet_what, sizeof s->slow_quiet_what, "%s", what);
+		}
 		s->slow_quiet++;
 		return;
 	}
-	if (s->slow_quiet)
-		snprintf(more, sizeof more, "; %llu more before it, not logged",
-			 (unsigned long long)s->slow_quiet);
-	sup_log("slow loop iteration: %.1f ms, most of it in %s (%u completions)%s",
-		(double)ns / 1e6, what, ncqe, more);
+	slow_flush(s, now, 1);
+	sup_log("slow loop iteration: %.1f ms, most of it in %s (%u completions)", (double)ns / 1e6,
+		what, ncqe);
 	s->slow_log_ns = now;
-	s->slow_quiet = 0;
 }
 
 static_assert(sizeof ((struct shm_sup *)0)->loop_slow_what == LOOP_WHAT_NAME, "slow_what size");
@@ -154,12 +167,7 @@ static void loop_stats(struct sup *s, uint64_t now)
 	const struct loop_stats *ls = &s->loop.st;
 	struct shm_sup *st = &s->stats;
 
-	if (s->slow_quiet && now - s->slow_log_ns >= 1000000000u) {
-		sup_log("%llu more slow loop iterations in the last second (the last %.1f ms, in %s)",
-			(unsigned long long)s->slow_quiet, (double)ls->slow_ns / 1e6, ls->slow_what);
-		s->slow_log_ns = now;
-		s->slow_quiet = 0;
-	}
+	slow_flush(s, now, 0);
 	st->loop_iterations = ls->hist.n;
 	st->loop_sum_ns = ls->hist.sum_ns;
 	st->loop_max_ns = ls->hist.max_ns;
@@ -563,6 +571,7 @@ int sup_main(const struct conf *c)
 	sched_publish(s);
 	sup_notify(s, "READY=1");
 	int rc = loop_run(&s->loop, dispatch, s);
+	slow_flush(s, shm_now_mono(), 1);
 	teardown(s);
 	sup_log("stopped");
 	return rc < 0 ? 1 : 0;

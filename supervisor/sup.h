@@ -183,9 +183,11 @@ struct sup {
 	uint64_t longest_ns[VOCAB_NKINDS + 1];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
 	/* Slow loop iterations are logged at most once a second (run.c):
-	 * when the last line went out, and how many were not logged since. */
+	 * when the last line went out, how many were not logged since, and
+	 * the longest of those with its slowest step. */
 	uint64_t slow_log_ns;
-	uint64_t slow_quiet;
+	uint64_t slow_quiet, slow_quiet_ns;
+	char slow_quiet_what[LOOP_WHAT_NAME];
 	uint64_t ctl_idle_ns;	/* an open connection's wait for its next request (ctlsrv.c) */
 };
 
