@@ -335,9 +335,10 @@ static int ctl_send(int fd, const char *buf, size_t len, const struct timespec *
 }
 
 /* One reply line into reply (NUL-terminated, without '\n'); at most
- * replylen - 1 bytes before the '\n', or it is refused as too long. */
+ * replylen - 1 bytes before the '\n', or it is refused as too long.
+ * *extra: bytes that came after the '\n' (dropped). */
 static int ctl_recv(int fd, char *reply, size_t replylen, const struct timespec *deadline,
-		    char *err, size_t errlen)
+		    size_t *extra, char *err, size_t errlen)
 {
 	size_t got = 0;
 	char *nl;
@@ -349,6 +350,7 @@ static int ctl_recv(int fd, char *reply, size_t replylen, const struct timespec 
 		if (n > 0) {
 			got += (size_t)n;
 			if ((nl = memchr(reply, '\n', got))) {
+				*extra = got - (size_t)(nl + 1 - reply);
 				*nl = '\0';
 				return 0;
 			}
@@ -394,51 +396,69 @@ static int ctl_vet_peer(int fd, ctl_vet_fn vet, void *arg, char *err, size_t err
 	return vet(&(struct ctl_peer){ .pid = cred.pid, .uid = cred.uid }, arg, err, errlen);
 }
 
+static void ctl_deadline(struct timespec *deadline, int timeout_ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, deadline);
+	deadline->tv_sec += timeout_ms / 1000;
+	deadline->tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline->tv_nsec >= 1000000000) {
+		deadline->tv_sec++;
+		deadline->tv_nsec -= 1000000000;
+	}
+}
+
 int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
 	     int timeout_ms, char *err, size_t errlen)
 {
 	return ctl_call_vet(path, line, reply, replylen, timeout_ms, NULL, NULL, err, errlen);
 }
 
-int ctl_call_vet(const char *path, const char *line, char *reply, size_t replylen,
-		 int timeout_ms, ctl_vet_fn vet, void *arg, char *err, size_t errlen)
+/* Send one request line and read its reply line before the deadline:
+ * 0, or -errno with err. *extra as ctl_recv's. */
+static int ctl_exchange(int fd, const char *line, char *reply, size_t replylen,
+			const struct timespec *deadline, size_t *extra, char *err, size_t errlen)
 {
-	struct timespec deadline;
 	size_t len = strlen(line);
-	int fd, rc;
+	int rc;
 
-	if (replylen < 2)
-		return util_fail(err, errlen, -EINVAL, "reply buffer too small");
-	reply[0] = '\0';
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-	if ((fd = ctl_connect(path, &deadline, err, errlen)) < 0)
-		return fd;
-	if (vet && (rc = ctl_vet_peer(fd, vet, arg, err, errlen)) < 0) {
-		close(fd);
-		return rc;
-	}
+	*extra = 0;
 	/* the '\n' ends the request; add it when the caller left it off */
-	rc = ctl_send(fd, line, len, &deadline, err, errlen);
+	rc = ctl_send(fd, line, len, deadline, err, errlen);
 	if (!rc && (!len || line[len - 1] != '\n'))
-		rc = ctl_send(fd, "\n", 1, &deadline, err, errlen);
+		rc = ctl_send(fd, "\n", 1, deadline, err, errlen);
 	/* A server that refuses a peer ("err busy", "err permission
 	 * denied") replies and closes at once, maybe before our request went
 	 * out: then the send fails, but the reply is waiting to be read. */
 	if (!rc || rc == -EPIPE || rc == -ECONNRESET) {
 		char serr[200] = "";
-		int rrc = ctl_recv(fd, reply, replylen, &deadline, serr, sizeof serr);
+		int rrc = ctl_recv(fd, reply, replylen, deadline, extra, serr, sizeof serr);
 		if (!rc || !rrc) {	/* else the send's own error stands */
 			rc = rrc;
 			if (err && errlen)
 				snprintf(err, errlen, "%s", serr);
 		}
 	}
+	return rc;
+}
+
+int ctl_call_vet(const char *path, const char *line, char *reply, size_t replylen,
+		 int timeout_ms, ctl_vet_fn vet, void *arg, char *err, size_t errlen)
+{
+	struct timespec deadline;
+	int fd, rc;
+
+	if (replylen < 2)
+		return util_fail(err, errlen, -EINVAL, "reply buffer too small");
+	reply[0] = '\0';
+	ctl_deadline(&deadline, timeout_ms);
+	if ((fd = ctl_connect(path, &deadline, err, errlen)) < 0)
+		return fd;
+	if (vet && (rc = ctl_vet_peer(fd, vet, arg, err, errlen)) < 0) {
+		close(fd);
+		return rc;
+	}
+	size_t extra;
+	rc = ctl_exchange(fd, line, reply, replylen, &deadline, &extra, err, errlen);
 	close(fd);
 	if (rc == -ETIMEDOUT)
 		return util_fail(err, errlen, rc, "no reply from %s within %d ms", path, timeout_ms);
@@ -447,4 +467,57 @@ int ctl_call_vet(const char *path, const char *line, char *reply, size_t replyle
 		return rc;
 	}
 	return ctl_reply_kind(reply, err, errlen);
+}
+
+int ctl_open(struct ctl_conn *c, const char *path, int timeout_ms, ctl_vet_fn vet, void *arg,
+	     char *err, size_t errlen)
+{
+	struct timespec deadline;
+	int fd, rc;
+
+	c->fd = -1;
+	ctl_deadline(&deadline, timeout_ms);
+	if ((fd = ctl_connect(path, &deadline, err, errlen)) < 0)
+		return fd;
+	if (vet && (rc = ctl_vet_peer(fd, vet, arg, err, errlen)) < 0) {
+		close(fd);
+		return rc;
+	}
+	c->fd = fd;
+	return 0;
+}
+
+/* The supervisor answers one request at a time, so the reply line is all
+ * there is to read; anything after it would be taken for the next
+ * request's reply, so it is a protocol error. */
+int ctl_request(struct ctl_conn *c, const char *line, char *reply, size_t replylen,
+		int timeout_ms, char *err, size_t errlen)
+{
+	struct timespec deadline;
+	size_t extra;
+	int rc;
+
+	if (replylen < 2)
+		return util_fail(err, errlen, -EINVAL, "reply buffer too small");
+	reply[0] = '\0';
+	if (c->fd < 0)
+		return util_fail(err, errlen, -EBADF, "connection closed");
+	ctl_deadline(&deadline, timeout_ms);
+	rc = ctl_exchange(c->fd, line, reply, replylen, &deadline, &extra, err, errlen);
+	if (!rc && extra)
+		rc = util_fail(err, errlen, -EPROTO, "%zu unexpected bytes after the reply", extra);
+	if (rc == -ETIMEDOUT)
+		return util_fail(err, errlen, rc, "no reply within %d ms", timeout_ms);
+	if (rc < 0) {
+		reply[0] = '\0';
+		return rc;
+	}
+	return ctl_reply_kind(reply, err, errlen);
+}
+
+void ctl_close(struct ctl_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
 }

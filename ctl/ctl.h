@@ -13,6 +13,11 @@
  *   worker enable|disable SLOT        (SLOT: gpu.N or synth.N)
  * A reply is one line: "ok[ VALUE...]" or "err REASON". A malformed,
  * oversized or unknown request gets "err ..." and changes nothing.
+ * A connection may carry several requests, answered in order; the
+ * supervisor closes it after an oversized request, 5 s into a request
+ * that has not arrived whole, and after 60 s without a request
+ * (docs/security.md). ctl_call sends one and closes; ctl_open,
+ * ctl_request and ctl_close keep one connection for many.
  */
 #ifndef CTL_CTL_H
 #define CTL_CTL_H
@@ -65,6 +70,11 @@ int ctl_format(const struct ctl_req *req, char *buf, size_t buflen);
 int ctl_call(const char *path, const char *line, char *reply, size_t replylen,
 	     int timeout_ms, char *err, size_t errlen);
 
+/* One connection kept open for several requests, one at a time. */
+struct ctl_conn {
+	int fd;			/* -1 = closed */
+};
+
 /* Who serves the socket a client reached (SO_PEERCRED). */
 struct ctl_peer {
 	pid_t pid;
@@ -76,5 +86,16 @@ typedef int (*ctl_vet_fn)(const struct ctl_peer *peer, void *arg, char *err, siz
 /* ctl_call, with vet (may be NULL) asked about the peer first. */
 int ctl_call_vet(const char *path, const char *line, char *reply, size_t replylen,
 		 int timeout_ms, ctl_vet_fn vet, void *arg, char *err, size_t errlen);
+
+/* Connect within timeout_ms, vet (may be NULL) asked about the peer
+ * first: 0, or -errno with err. */
+int ctl_open(struct ctl_conn *c, const char *path, int timeout_ms, ctl_vet_fn vet, void *arg,
+	     char *err, size_t errlen);
+/* One request on an open connection and its reply, within timeout_ms:
+ * as ctl_call (0 ok, 1 err, -errno). After a failure (< 0) the
+ * connection is of no further use: close it. */
+int ctl_request(struct ctl_conn *c, const char *line, char *reply, size_t replylen,
+		int timeout_ms, char *err, size_t errlen);
+void ctl_close(struct ctl_conn *c);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * layout: the byte layout of the status segment, ABI version 1. This file
+ * layout: the byte layout of the status segment, ABI version 2. This file
  * and docs/shm-layout.md describe the same bytes; the static asserts at the
  * bottom pin every offset a reader in another language relies on.
  *
@@ -21,7 +21,8 @@
 #include "util/vocab.h"
 
 #define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
-#define SHM_ABI_VERSION 2u
+#define SHM_ABI_VERSION 2u	/* 2: the supervisor record's loop timing; a job's
+				 * reason code, 256-byte reason, blocked state */
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
@@ -211,6 +212,19 @@ enum shm_sup_state {
 	SHM_SUP_NSTATES
 };
 
+/* Loop iterations longer than this are slow: counted and logged. */
+#define SHM_LOOP_SLOW_NS 50000000ull
+/* The supervisor record's iteration histogram: loop_hist[i] counts the
+ * iterations of at most shm_loop_le_ns[i] (and more than the bound
+ * before it); the last bucket, those beyond 10 s. Prometheus' buckets. */
+#define SHM_LOOP_NBUCKETS 20
+static const uint64_t shm_loop_le_ns[SHM_LOOP_NBUCKETS - 1] = {
+	10000, 25000, 50000, 100000, 250000, 500000,	/* 10 us .. 500 us */
+	1000000, 2500000, 5000000, 10000000, 25000000, 50000000,	/* 1 ms .. 50 ms */
+	100000000, 250000000, 500000000, 1000000000, 2500000000, 5000000000,
+	10000000000,	/* 100 ms .. 10 s */
+};
+
 struct shm_sup {
 	uint32_t state;			/* 0: enum shm_sup_state */
 	uint32_t reserved0;		/* 4 */
@@ -223,7 +237,19 @@ struct shm_sup {
 	uint64_t mem_budget;		/* 56: bytes */
 	uint64_t mem_used;		/* 64: bytes */
 	uint64_t jobs_done_kind[VOCAB_NKINDS];	/* 72: jobs_done by kind 1..VOCAB_NKINDS */
-	uint64_t reserved[3];		/* 104 */
+	/* The supervisor's loop: every iteration timed, from the wait's
+	 * return to the end of the scheduler (supervisor/loop.c). */
+	uint64_t loop_iterations;	/* 104 */
+	uint64_t loop_sum_ns;		/* 112: of every iteration */
+	uint64_t loop_max_ns;		/* 120 */
+	uint64_t loop_p50_ns;		/* 128: since start, 12.5% resolution */
+	uint64_t loop_p99_ns;		/* 136 */
+	uint64_t loop_slow_count;	/* 144: iterations over SHM_LOOP_SLOW_NS */
+	uint64_t loop_slow_ns;		/* 152: the last of them: its duration, */
+	uint64_t loop_slow_mono_ns;	/* 160: its start (CLOCK_MONOTONIC), */
+	char loop_slow_what[16];	/* 168: and its slowest step, e.g. "child read" */
+	uint64_t loop_hist[SHM_LOOP_NBUCKETS];	/* 184: iterations per shm_loop_le_ns bucket */
+	uint64_t reserved[3];		/* 344 */
 };
 
 /* What a reader relies on; a change here is a new ABI version. */
@@ -237,11 +263,15 @@ static_assert(sizeof(struct shm_slot) == 160, "slot size");
 static_assert(offsetof(struct shm_slot, end_gen) == 128, "slot end_gen");
 static_assert(sizeof(struct shm_part) == 24, "part size");
 static_assert(sizeof(struct shm_job) == 352 + 24 * VOCAB_MAX_PARTS, "job size");
-/* ABI 1 has room for 4 kinds' counters and 64 partitions a job. */
+/* The layout has room for 4 kinds' counters and 64 partitions a job. */
 static_assert(VOCAB_NKINDS == 4 && VOCAB_MAX_PARTS == 64, "ABI: kinds, partitions");
 static_assert(sizeof(struct shm_event) == 136, "event size");
-static_assert(sizeof(struct shm_sup) == 128, "sup size");
+static_assert(sizeof(struct shm_sup) == 368, "sup size");
 static_assert(offsetof(struct shm_sup, jobs_done_kind) == 72, "sup jobs_done_kind");
+static_assert(offsetof(struct shm_sup, loop_iterations) == 104, "sup loop_iterations");
+static_assert(offsetof(struct shm_sup, loop_slow_what) == 168, "sup loop_slow_what");
+static_assert(offsetof(struct shm_sup, loop_hist) == 184, "sup loop_hist");
+static_assert(SHM_LOOP_NBUCKETS == 20, "ABI 2: 20 loop buckets");
 static_assert(sizeof(_Atomic uint64_t) == 8, "atomic word");
 
 #endif

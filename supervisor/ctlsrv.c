@@ -1,12 +1,21 @@
 /*
- * ctlsrv: the control socket. One request line per connection, one reply
- * line, then close. Everything is bounded: connections (SUP_MAX_CONNS, at
- * most SUP_MAX_CONNS_PER_UID from one uid, the last SUP_CONNS_RESERVED
+ * ctlsrv: the control socket. A connection carries requests, one line
+ * each, answered in order with one reply line each; after a reply the
+ * next request is read (a client that sends one request and closes sees
+ * what it always saw). Everything is bounded: connections (SUP_MAX_CONNS,
+ * at most SUP_MAX_CONNS_PER_UID from one uid, the last SUP_CONNS_RESERVED
  * for the supervisor's uid and root), line length (CTL_MAX_LINE), and
- * time (a whole request must arrive within 5 s of accept: each read's
- * linked timeout is what is left of that), so a client that sends
- * garbage, too much, nothing, or a byte at a time costs a slot for 5 s at
- * most, never locks out `stop`, and never disturbs the loop.
+ * time: a whole request must arrive within 5 s of its first byte (the
+ * first request: of accept; each read's linked timeout is what is left
+ * of that), a reply must be taken within 5 s, and an open connection
+ * waits at most ctl_idle_ns (60 s) for its next request. So a client that
+ * sends garbage, too much, nothing, or a byte at a time costs a slot for
+ * 5 s at most per request, never locks out `stop`, and never disturbs the
+ * loop. A uid at its connection limit that opens one more gets the slot
+ * of its own connection that has waited longest between requests (that
+ * one is closed), so idle open connections of the supervisor's own uid
+ * never keep its `stop` out either; a uid whose connections are all in
+ * the middle of a request is refused, as before.
  * Peers are checked with SO_PEERCRED: same uid as the supervisor, or root,
  * or (with socket_group set) a member of that group, by the peer's gid or
  * its supplementary groups (SO_PEERGROUPS). The socket file then belongs
@@ -14,10 +23,15 @@
  * (the state directory and the segment are given to it too: statedir.c,
  * run.c).
  * Anyone else gets "err permission denied" and the connection is closed.
+ *
+ * A connection's operations carry its slot and epoch in their user_data
+ * ("who"); freeing the slot bumps the epoch, so the completion of an
+ * operation on a connection that was closed meanwhile is ignored.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -25,8 +39,39 @@
 #include <unistd.h>
 
 #include "supervisor/sup.h"
+#include "util/util.h"
 
-#define CONN_DEADLINE_NS (5ull * 1000000000u)	/* a whole request, from accept */
+#define CONN_DEADLINE_NS (5ull * 1000000000u)	/* a whole request, from its first byte */
+#define CONN_IDLE_NS (60ull * 1000000000u)	/* between requests */
+#define CONN_IDLE_MAX_MS 3600000ull	/* PROVISOR_CTL_IDLE_MS at most (1 h) */
+
+static uint32_t conn_who(const struct sup *s, uint32_t ci)
+{
+	return ci | (uint32_t)s->conn[ci].epoch << 16;
+}
+
+/* The open connection a completion is for, or -1 (closed meanwhile). */
+static int conn_of(const struct sup *s, uint32_t who)
+{
+	uint32_t ci = who & 0xffff;
+
+	return ci < SUP_MAX_CONNS && s->conn[ci].fd >= 0 && s->conn[ci].epoch == (who >> 16) ?
+	       (int)ci : -1;
+}
+
+/* Free the slot. An operation still in flight on it (an evicted
+ * connection's read) ends when its socket is shut down, and its
+ * completion is then ignored (the epoch moved on). One still queued is
+ * handed to the kernel first (loop_flush), so that it holds the socket
+ * and its timeout is read before the number or the slot is reused. */
+static void close_conn(struct sup *s, uint32_t ci)
+{
+	loop_flush(&s->loop);
+	shutdown(s->conn[ci].fd, SHUT_RDWR);
+	close(s->conn[ci].fd);
+	s->conn[ci].fd = -1;
+	s->conn[ci].epoch++;
+}
 
 static void arm_accept(struct sup *s)
 {
@@ -48,6 +93,13 @@ int ctlsrv_open(struct sup *s, char *err, size_t errlen)
 	memcpy(sa.sun_path, s->sock_path, (size_t)n + 1);
 	for (int i = 0; i < SUP_MAX_CONNS; i++)
 		s->conn[i].fd = -1;
+	/* Test hook (the tests' idle timeout): ignored in secure-execution
+	 * mode, like every PROVISOR_* hook, and announced by run.c. */
+	const char *idle = secure_getenv("PROVISOR_CTL_IDLE_MS");
+	uint64_t ms;
+	s->ctl_idle_ns = CONN_IDLE_NS;
+	if (idle && util_num(idle, UTIL_NUM_DIGITS, 1, CONN_IDLE_MAX_MS, &ms) == 0)
+		s->ctl_idle_ns = ms * 1000000u;
 	s->sockfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s->sockfd < 0)
 		goto fail;
@@ -78,10 +130,22 @@ void ctlsrv_close(struct sup *s)
 	s->sockfd = -1;
 	unlink(s->sock_path);
 	for (int i = 0; i < SUP_MAX_CONNS; i++)
-		if (s->conn[i].fd >= 0) {
-			close(s->conn[i].fd);
-			s->conn[i].fd = -1;
-		}
+		if (s->conn[i].fd >= 0)
+			close_conn(s, (uint32_t)i);	/* its client sees EOF now */
+}
+
+/* Link a timeout of what is left until deadline to the SQE just queued
+ * (which gets IOSQE_IO_LINK): the operation is cancelled then. */
+static void link_deadline(struct sup *s, uint32_t ci, struct io_uring_sqe *sqe, uint64_t deadline)
+{
+	struct conn *c = &s->conn[ci];
+	uint64_t now = shm_now_mono(), left = deadline > now ? deadline - now : 1;
+
+	c->timeout.tv_sec = (long long)(left / 1000000000u);
+	c->timeout.tv_nsec = (long long)(left % 1000000000u);
+	sqe->flags |= IOSQE_IO_LINK;
+	io_uring_prep_link_timeout(loop_sqe(&s->loop, loop_ud(EV_CONN_TIMEOUT, conn_who(s, ci))),
+				   &c->timeout, 0);
 }
 
 /* Each read's timeout is what is left of the connection's deadline, so a
@@ -90,14 +154,10 @@ void ctlsrv_close(struct sup *s)
 static void arm_read(struct sup *s, uint32_t ci)
 {
 	struct conn *c = &s->conn[ci];
-	struct io_uring_sqe *sqe = loop_sqe(&s->loop, loop_ud(EV_CONN_READ, ci));
-	uint64_t now = shm_now_mono(), left = c->deadline_ns > now ? c->deadline_ns - now : 1;
+	struct io_uring_sqe *sqe = loop_sqe(&s->loop, loop_ud(EV_CONN_READ, conn_who(s, ci)));
 
-	c->timeout.tv_sec = (long long)(left / 1000000000u);
-	c->timeout.tv_nsec = (long long)(left % 1000000000u);
 	io_uring_prep_recv(sqe, c->fd, c->buf + c->have, sizeof c->buf - c->have, 0);
-	sqe->flags |= IOSQE_IO_LINK;
-	io_uring_prep_link_timeout(loop_sqe(&s->loop, loop_ud(EV_CONN_TIMEOUT, ci)), &c->timeout, 0);
+	link_deadline(s, ci, sqe, c->deadline_ns);
 }
 
 static void reply(struct sup *s, uint32_t ci, const char *fmt, ...)
@@ -115,14 +175,10 @@ static void reply(struct sup *s, uint32_t ci, const char *fmt, ...)
 	if (n < 0 || (size_t)n > sizeof c->reply - 2)
 		n = (int)sizeof c->reply - 2;
 	c->reply[n++] = '\n';
-	io_uring_prep_send(loop_sqe(&s->loop, loop_ud(EV_CONN_WRITE, ci)), c->fd, c->reply,
-			   (size_t)n, MSG_NOSIGNAL);
-}
-
-static void close_conn(struct sup *s, uint32_t ci)
-{
-	close(s->conn[ci].fd);
-	s->conn[ci].fd = -1;
+	struct io_uring_sqe *sqe = loop_sqe(&s->loop, loop_ud(EV_CONN_WRITE, conn_who(s, ci)));
+	io_uring_prep_send(sqe, c->fd, c->reply, (size_t)n, MSG_NOSIGNAL);
+	/* a client that does not read its replies holds the slot 5 s at most */
+	link_deadline(s, ci, sqe, shm_now_mono() + CONN_DEADLINE_NS);
 }
 
 /* May this peer use the socket? Its uid is ours or root's, or
@@ -157,18 +213,28 @@ static int peer_allowed(const struct sup *s, int fd, uid_t *uid, int *owner)
  * at most SUP_MAX_CONNS_PER_UID; the last SUP_CONNS_RESERVED slots are
  * kept for the supervisor's own uid and root, so that `stop` and
  * `cancel` get through whatever group members do. */
-static int conn_slot(const struct sup *s, uid_t uid, int owner, const char **why)
+static int conn_slot(struct sup *s, uid_t uid, int owner, const char **why)
 {
-	int used = 0, mine = 0, free_ci = -1;
+	int used = 0, mine = 0, free_ci = -1, idle_ci = -1;
 
 	for (int i = 0; i < SUP_MAX_CONNS; i++) {
-		if (s->conn[i].fd < 0) {
+		const struct conn *c = &s->conn[i];
+		if (c->fd < 0) {
 			if (free_ci < 0)
 				free_ci = i;
 			continue;
 		}
 		used++;
-		mine += s->conn[i].uid == uid;
+		if (c->uid != uid)
+			continue;
+		mine++;
+		if (c->idle_since_ns && (idle_ci < 0 || c->idle_since_ns < s->conn[idle_ci].idle_since_ns))
+			idle_ci = i;
+	}
+	if (mine >= SUP_MAX_CONNS_PER_UID && idle_ci >= 0) {
+		/* its own longest-idle connection makes room: the counts stay */
+		close_conn(s, (uint32_t)idle_ci);
+		return idle_ci;
 	}
 	*why = "err busy\n";
 	if (free_ci < 0)
@@ -211,10 +277,13 @@ void ctlsrv_on_accept(struct sup *s, int res)
 		close(res);
 		return;
 	}
-	s->conn[ci].fd = res;
-	s->conn[ci].uid = uid;
-	s->conn[ci].have = 0;
-	s->conn[ci].deadline_ns = shm_now_mono() + CONN_DEADLINE_NS;
+	struct conn *c = &s->conn[ci];
+	c->fd = res;
+	c->uid = uid;
+	c->have = 0;
+	c->closing = 0;
+	c->idle_since_ns = 0;
+	c->deadline_ns = shm_now_mono() + CONN_DEADLINE_NS;	/* the first request, from accept */
 	arm_read(s, (uint32_t)ci);
 }
 
@@ -271,34 +340,70 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 	reply(s, ci, "err unknown request");
 }
 
-void ctlsrv_on_read(struct sup *s, uint32_t ci, int res)
+/* Answer the request at the start of the buffer if it is whole, else
+ * read more. One reply is in flight at a time: what follows the request
+ * waits in the buffer (or in the socket) until it has been written. */
+static void serve(struct sup *s, uint32_t ci)
 {
 	struct conn *c = &s->conn[ci];
-	char *nl;
+	char *nl = memchr(c->buf, '\n', c->have);
 
-	if (c->fd < 0)
-		return;
-	if (res <= 0) {		/* closed, error, or timed out */
-		close_conn(s, ci);
-		return;
-	}
-	loop_got(c->buf + c->have, res);
-	c->have += (uint32_t)res;
-	nl = memchr(c->buf, '\n', c->have);
 	if (nl) {
-		handle(s, ci, c->buf, (size_t)(nl - c->buf) + 1);
+		uint32_t len = (uint32_t)(nl - c->buf) + 1;
+		handle(s, ci, c->buf, len);	/* the reply is formatted: the line may go */
+		c->have -= len;
+		memmove(c->buf, c->buf + len, c->have);
 		return;
 	}
 	if (c->have >= sizeof c->buf) {
 		reply(s, ci, "err request longer than %d bytes", CTL_MAX_LINE);
+		c->closing = 1;		/* no line end to start the next one from */
 		return;
 	}
 	arm_read(s, ci);
 }
 
-void ctlsrv_on_write(struct sup *s, uint32_t ci, int res)
+void ctlsrv_on_read(struct sup *s, uint32_t who, int res)
 {
-	(void)res;
-	if (s->conn[ci].fd >= 0)
-		close_conn(s, ci);
+	int i = conn_of(s, who);
+	struct conn *c;
+
+	if (i < 0)
+		return;
+	c = &s->conn[i];
+	if (res <= 0) {		/* closed, error, or timed out */
+		close_conn(s, (uint32_t)i);
+		return;
+	}
+	loop_got(c->buf + c->have, res);
+	c->got_ns = shm_now_mono();
+	if (c->idle_since_ns) {	/* the first byte of a next request: 5 s for the rest */
+		c->idle_since_ns = 0;
+		c->deadline_ns = c->got_ns + CONN_DEADLINE_NS;
+	}
+	c->have += (uint32_t)res;
+	serve(s, (uint32_t)i);
+}
+
+/* A reply went out: on to the next request, which may be here already. */
+void ctlsrv_on_write(struct sup *s, uint32_t who, int res)
+{
+	int i = conn_of(s, who);
+	struct conn *c;
+
+	if (i < 0)
+		return;
+	c = &s->conn[i];
+	if (res <= 0 || c->closing) {	/* error, timed out, or nothing more to read */
+		close_conn(s, (uint32_t)i);
+		return;
+	}
+	if (c->have) {		/* its first bytes came with the last read */
+		c->deadline_ns = c->got_ns + CONN_DEADLINE_NS;
+		serve(s, (uint32_t)i);
+		return;
+	}
+	c->idle_since_ns = shm_now_mono();
+	c->deadline_ns = c->idle_since_ns + s->ctl_idle_ns;
+	arm_read(s, (uint32_t)i);
 }

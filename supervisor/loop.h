@@ -9,12 +9,22 @@
  * dispatched, calls the after hook (the scheduler: one decision per
  * iteration, seeing every change of it). Submission never fails for want
  * of SQEs: a full queue is flushed first.
+ *
+ * Every iteration is timed (CLOCK_MONOTONIC, from the wait's return to the
+ * end of the after hook) and so is each completion's dispatch, so that an
+ * iteration knows what took it longest: struct loop_stats keeps the
+ * histogram, the slow ones (over SHM_LOOP_SLOW_NS) and the last of them,
+ * and the slow hook hears of each slow iteration as it ends.
  */
 #ifndef SUPERVISOR_LOOP_H
 #define SUPERVISOR_LOOP_H
 
 #include <liburing.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "shm/layout.h"
+#include "util/lathist.h"
 
 /* The kernel fills a read's buffer when the operation completes, out of
  * memcheck's sight: a completion handler marks the bytes it got as
@@ -30,6 +40,9 @@
 #define loop_got(buf, n) ((void)(buf), (void)(n))
 #endif
 
+/* What an operation was for. A new value needs a short name in loop.c's
+ * loop_names (what a slow iteration is blamed on); one without a name is
+ * shown as "op N". 0 is not an operation: LOOP_AFTER. */
 enum loop_what {
 	EV_SIGNAL = 1,		/* read on the signalfd */
 	EV_TICK,		/* the periodic timeout */
@@ -52,13 +65,31 @@ static inline uint64_t loop_ud(enum loop_what what, uint32_t who)
 static inline enum loop_what loop_what(uint64_t ud) { return (enum loop_what)(ud >> 32); }
 static inline uint32_t loop_who(uint64_t ud) { return (uint32_t)ud; }
 
+#define LOOP_AFTER 0u	/* a "what" for the after hook: named "schedule" */
+#define LOOP_WHAT_NAME 16	/* room for a name, NUL included */
+
 typedef void (*loop_fn)(void *ctx, uint64_t ud, int res);
 typedef void (*loop_after_fn)(void *ctx);
+/* A slow iteration just ended: ns long, its slowest step what (a name),
+ * ncqe completions dispatched. */
+typedef void (*loop_slow_fn)(void *ctx, uint64_t ns, const char *what, unsigned ncqe);
+
+/* Since loop_init. */
+struct loop_stats {
+	struct lathist hist;	/* every iteration's duration: count, sum, max, p50, p99 */
+	uint64_t le[SHM_LOOP_NBUCKETS];	/* the same in the segment's buckets (shm_loop_le_ns) */
+	uint64_t slow_count;	/* iterations over SHM_LOOP_SLOW_NS */
+	uint64_t slow_ns;	/* the last of them: duration, */
+	uint64_t slow_mono_ns;	/* start (CLOCK_MONOTONIC), */
+	char slow_what[LOOP_WHAT_NAME];	/* and its slowest step */
+};
 
 struct loop {
 	struct io_uring ring;
 	int stop;
 	loop_after_fn after;	/* set after loop_init; NULL = none */
+	loop_slow_fn slow;	/* likewise */
+	struct loop_stats st;
 };
 
 int loop_init(struct loop *l, unsigned entries);
@@ -73,5 +104,11 @@ void loop_flush(struct loop *l);
  * l->after (unless stopping) once per batch. Returns 0 or -errno when
  * waiting itself failed. */
 int loop_run(struct loop *l, loop_fn fn, void *ctx);
+/* The short name of a loop_what ("child read"), "schedule" for
+ * LOOP_AFTER, "op N" for a value without a name (written into buf). */
+const char *loop_what_name(uint32_t what, char *buf, size_t len);
+/* Count one iteration of ns that started at start_ns, whose slowest
+ * step was what (loop_run does; exposed for tests). 1 when it was slow. */
+int loop_account(struct loop_stats *st, uint64_t ns, uint64_t start_ns, uint32_t what);
 
 #endif

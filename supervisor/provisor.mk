@@ -9,10 +9,11 @@ PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor
 
 # Integration tests: a real supervisor with real children.
-PIPELINE_TESTS := kinds badreq priority stop prefetch
+PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive
 TESTS += $(patsubst %,$(BIN)/tests/pipeline_%,$(PIPELINE_TESTS))
 $(foreach t,$(PIPELINE_TESTS),$(eval $(BIN)/tests/pipeline_$(t): $(call objs,tests/pipeline/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs,libsodium)))
+$(BIN)/tests/pipeline_keepalive: | $(BIN)/bench/ctl-rtt
 
 BENCHES += $(BIN)/bench/relay
 $(BIN)/bench/relay: $(call objs,bench/relay_bench.c)
@@ -33,6 +34,7 @@ $(BIN)/bench/restart: $(call objs,bench/restart_bench.c) $(O)/libctl.a $(O)/libs
 LDLIBS_bench/restart = $(call pc_libs,libsodium)
 
 # Unit tests: the transition tables alone, no process, no ring.
-SUP_UNIT_TESTS := child_fsm relay_fsm
+SUP_UNIT_TESTS := child_fsm relay_fsm loop
 TESTS += $(patsubst %,$(BIN)/tests/supervisor_%,$(SUP_UNIT_TESTS))
 $(foreach t,$(SUP_UNIT_TESTS),$(eval $(BIN)/tests/supervisor_$(t): $(call objs,tests/supervisor/$(t).c supervisor/$(t).c)))
+LDLIBS_tests/supervisor_loop = $(call pc_libs,liburing)

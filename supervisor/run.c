@@ -124,6 +124,62 @@ static int all_down(const struct sup *s)
 	return 1;
 }
 
+/* Slow iterations not logged yet, in one line: by the tick once a second
+ * has passed since the last line (force: now, at the end). */
+static void slow_flush(struct sup *s, uint64_t now, int force)
+{
+	if (!s->slow_quiet || (!force && now - s->slow_log_ns < 1000000000u))
+		return;
+	sup_log("%llu more slow loop iteration%s since the last such line, the longest %.1f ms, "
+		"most of it in %s", (unsigned long long)s->slow_quiet, s->slow_quiet > 1 ? "s" : "",
+		(double)s->slow_quiet_ns / 1e6, s->slow_quiet_what);
+	s->slow_log_ns = now;
+	s->slow_quiet = s->slow_quiet_ns = 0;
+}
+
+/* A slow iteration: one log line, at most one a second; the ones in
+ * between are counted (and the longest kept) for slow_flush. Every one
+ * is counted in the segment. */
+static void on_slow(void *ctx, uint64_t ns, const char *what, unsigned ncqe)
+{
+	struct sup *s = ctx;
+	uint64_t now = shm_now_mono();
+
+	if (s->slow_log_ns && now - s->slow_log_ns < 1000000000u) {
+		if (ns > s->slow_quiet_ns) {
+			s->slow_quiet_ns = ns;
+			snprintf(s->slow_quiet_what, sizeof s->slow_quiet_what, "%s", what);
+		}
+		s->slow_quiet++;
+		return;
+	}
+	slow_flush(s, now, 1);
+	sup_log("slow loop iteration: %.1f ms, most of it in %s (%u completions)", (double)ns / 1e6,
+		what, ncqe);
+	s->slow_log_ns = now;
+}
+
+static_assert(sizeof ((struct shm_sup *)0)->loop_slow_what == LOOP_WHAT_NAME, "slow_what size");
+
+/* The loop's figures into the supervisor record (sched_publish writes it). */
+static void loop_stats(struct sup *s, uint64_t now)
+{
+	const struct loop_stats *ls = &s->loop.st;
+	struct shm_sup *st = &s->stats;
+
+	slow_flush(s, now, 0);
+	st->loop_iterations = ls->hist.n;
+	st->loop_sum_ns = ls->hist.sum_ns;
+	st->loop_max_ns = ls->hist.max_ns;
+	st->loop_p50_ns = lathist_quantile(&ls->hist, 0.50);
+	st->loop_p99_ns = lathist_quantile(&ls->hist, 0.99);
+	st->loop_slow_count = ls->slow_count;
+	st->loop_slow_ns = ls->slow_ns;
+	st->loop_slow_mono_ns = ls->slow_mono_ns;
+	memcpy(st->loop_slow_what, ls->slow_what, sizeof st->loop_slow_what);
+	memcpy(st->loop_hist, ls->le, sizeof st->loop_hist);
+}
+
 static void on_tick(struct sup *s)
 {
 	uint64_t now = shm_now_mono();
@@ -150,6 +206,7 @@ static void on_tick(struct sup *s)
 					child_kill(s, i, "still alive after the stop's grace period");
 	}
 	child_tick(s, now);
+	loop_stats(s, now);
 	sched_publish(s);
 	arm_tick(s);
 }
@@ -441,6 +498,7 @@ static int setup(struct sup *s)
 		return -1;
 	}
 	s->loop.after = after_batch;
+	s->loop.slow = on_slow;
 	if (ctlsrv_open(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
@@ -504,7 +562,7 @@ int sup_main(const struct conf *c)
 	/* Test hooks: said aloud, so that one left in a unit is noticed. */
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
 					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS",
-					     "PROVISOR_NO_PIDFD" };
+					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS" };
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		const char *v = secure_getenv(hooks[i]);
 		if (v)
@@ -517,6 +575,7 @@ int sup_main(const struct conf *c)
 	sched_publish(s);
 	sup_notify(s, "READY=1");
 	int rc = loop_run(&s->loop, dispatch, s);
+	slow_flush(s, shm_now_mono(), 1);
 	teardown(s);
 	sup_log("stopped");
 	return rc < 0 ? 1 : 0;

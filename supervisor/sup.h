@@ -156,15 +156,20 @@ struct job {
 	uint8_t tail[(VOCAB_MAX_PARTS + 1) * 32];	/* the digests, then the checksum */
 };
 
+/* A control connection (ctlsrv.c): requests one line each, answered in
+ * order, one operation in flight at a time (a read or a reply's write). */
 struct conn {
 	int fd;			/* -1 = free */
 	uid_t uid;		/* the peer's */
-	uint64_t deadline_ns;	/* the whole request must arrive by then */
-	struct __kernel_timespec timeout;	/* the read in flight's */
-	char buf[CTL_MAX_LINE];
+	uint16_t epoch;		/* bumped when the slot is freed: late completions are ignored */
+	int closing;		/* close once the reply is written */
+	uint64_t deadline_ns;	/* the read in flight gives up then */
+	uint64_t idle_since_ns;	/* answered, and waiting for a next request since; 0 = in one */
+	uint64_t got_ns;	/* when the last read completed */
+	struct __kernel_timespec timeout;	/* the operation in flight's */
+	char buf[CTL_MAX_LINE];	/* the request being read, and what came after it */
 	uint32_t have;
 	char reply[256];
-	int busy;		/* operations in flight */
 };
 
 struct sup {
@@ -199,6 +204,13 @@ struct sup {
 	FILE *trace;
 	uint64_t longest_ns[VOCAB_NKINDS + 1];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
+	/* Slow loop iterations are logged at most once a second (run.c):
+	 * when the last line went out, how many were not logged since, and
+	 * the longest of those with its slowest step. */
+	uint64_t slow_log_ns;
+	uint64_t slow_quiet, slow_quiet_ns;
+	char slow_quiet_what[LOOP_WHAT_NAME];
+	uint64_t ctl_idle_ns;	/* an open connection's wait for its next request (ctlsrv.c) */
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
@@ -319,8 +331,9 @@ void sup_watchdog_ping(struct sup *s, uint64_t now);
 int ctlsrv_open(struct sup *s, char *err, size_t errlen);
 void ctlsrv_close(struct sup *s);
 void ctlsrv_on_accept(struct sup *s, int res);
-void ctlsrv_on_read(struct sup *s, uint32_t ci, int res);
-void ctlsrv_on_write(struct sup *s, uint32_t ci, int res);
+/* who: the user_data's, a connection's slot and epoch */
+void ctlsrv_on_read(struct sup *s, uint32_t who, int res);
+void ctlsrv_on_write(struct sup *s, uint32_t who, int res);
 
 /* statedir.c */
 /* Make dir absolute and lexically clean, in place: 0 or -errno, err. */

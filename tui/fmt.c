@@ -112,6 +112,18 @@ void fmt_dur(char *buf, size_t len, uint64_t ns)
 			 (unsigned long long)(s / 3600 % 24));
 }
 
+void fmt_lat(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000000)
+		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000));
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.1fms", (double)ns / 1e6);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%llums", (unsigned long long)(ns / 1000000));
+	else
+		snprintf(buf, len, "%.1fs", (double)ns / 1e9);
+}
+
 void fmt_hex(char *buf, const uint8_t *p, size_t n)
 {
 	static const char hx[] = "0123456789abcdef";

@@ -29,6 +29,8 @@ void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code);
 /* Compact duration for narrow columns: "850ms", "12.3s", "4m05s", "3h12m",
  * "5d04h". */
 void fmt_dur(char *buf, size_t len, uint64_t ns);
+/* Short latency, 2 or 3 digits: "40us", "2.1ms", "120ms", "1.3s". */
+void fmt_lat(char *buf, size_t len, uint64_t ns);
 /* Hex of n bytes into buf (2n+1 bytes). */
 void fmt_hex(char *buf, const uint8_t *p, size_t n);
 /* Local wall-clock "HH:MM:SS" of a CLOCK_REALTIME ns value. */

@@ -66,6 +66,29 @@ static int header_line(struct canvas *cv, struct cv_rect r, const struct snap *s
 	return x + cv_text(cv, r.y, x, -1, attr, health);
 }
 
+/* The supervisor loop's latency, "loop p99 2.1ms max 12ms", or
+ * "loop p99 2.1ms" where that does not fit in room columns, or nothing;
+ * in the warning colour while its last slow iteration (over 50 ms) is
+ * less than a minute old. Returns x after it. */
+static int loop_text(struct canvas *cv, int y, int x, int room, const struct snap *s)
+{
+	char p99[16], max[16], t[64];
+	int attr = CV_DIM;
+
+	if (!s->sup.loop_iterations)
+		return x;
+	if (s->sup.loop_slow_count && s->now_mono_ns - s->sup.loop_slow_mono_ns < 60000000000ull)
+		attr = CV_WARN;
+	fmt_lat(p99, sizeof p99, s->sup.loop_p99_ns);
+	fmt_lat(max, sizeof max, s->sup.loop_max_ns);
+	snprintf(t, sizeof t, "loop p99 %s max %s  ", p99, max);
+	if ((int)strlen(t) - 2 > room)
+		snprintf(t, sizeof t, "loop p99 %s  ", p99);
+	if ((int)strlen(t) - 2 > room)
+		return x;
+	return x + cv_text(cv, y, x, -1, attr, t);
+}
+
 static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
 {
 	char clk[16], kb[16], name[4 * sizeof s->name], err[4 * sizeof s->err];
@@ -93,10 +116,17 @@ static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, co
 			    (unsigned long long)s->sup.jobs_done, (unsigned long long)s->sup.jobs_failed);
 	if (s->parts_per_min >= 0)
 		x += cv_printf(cv, r.y + 1, x, -1, CV_NORMAL, "%.1f parts/min  ", s->parts_per_min);
-	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
-		if (s->sup.jobs_done_kind[k - 1])
-			x += cv_printf(cv, r.y + 1, x, -1, CV_DIM, "%s:%llu ", fmt_kind(k, kb, sizeof kb),
-				       (unsigned long long)s->sup.jobs_done_kind[k - 1]);
+	x = loop_text(cv, r.y + 1, x, r.x + r.w - x, s);
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
+		char done[48];
+		if (!s->sup.jobs_done_kind[k - 1])
+			continue;
+		snprintf(done, sizeof done, "%s:%llu ", fmt_kind(k, kb, sizeof kb),
+			 (unsigned long long)s->sup.jobs_done_kind[k - 1]);
+		if ((int)strlen(done) - 1 > r.x + r.w - x)
+			break;	/* whole or not at all: a cut number would mislead */
+		x += cv_text(cv, r.y + 1, x, -1, CV_DIM, done);
+	}
 }
 
 static void help(struct canvas *cv, struct cv_rect r, const struct top_view *v)

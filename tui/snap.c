@@ -321,6 +321,7 @@ int snap_take(struct snap_reader *r, struct snap *s)
 		memset(&s->sup, 0, sizeof s->sup);
 		s->unreadable++;
 	}
+	s->sup.loop_slow_what[sizeof s->sup.loop_slow_what - 1] = '\0';	/* text: terminated */
 	s->ngpu = shm_count(&r->seg, SHM_T_GPU);
 	s->nsynth = shm_count(&r->seg, SHM_T_SYNTH);
 	if (grow((void **)&s->gpu, &s->cap_gpu, s->ngpu, sizeof *s->gpu) < 0 ||

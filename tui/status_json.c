@@ -141,6 +141,30 @@ static json_object *event_json(const struct shm_event *e)
 	return j;
 }
 
+/* The supervisor loop's iteration times (docs/status-json.md). */
+static json_object *loop_json(const struct snap *s)
+{
+	json_object *j = json_object_new_object(), *last = NULL;
+	const struct shm_sup *v = &s->sup;
+
+	J_ADD(j, "iterations", j_u64(v->loop_iterations));
+	J_ADD(j, "p50_seconds", j_sec(v->loop_p50_ns));
+	J_ADD(j, "p99_seconds", j_sec(v->loop_p99_ns));
+	J_ADD(j, "max_seconds", j_sec(v->loop_max_ns));
+	J_ADD(j, "total_seconds", j_sec(v->loop_sum_ns));
+	J_ADD(j, "slow_threshold_seconds", j_sec(SHM_LOOP_SLOW_NS));
+	J_ADD(j, "slow_iterations", j_u64(v->loop_slow_count));
+	if (v->loop_slow_count) {
+		last = json_object_new_object();
+		J_ADD(last, "seconds", j_sec(v->loop_slow_ns));
+		J_ADD(last, "what", j_str(v->loop_slow_what));
+		J_ADD(last, "ago_seconds", s->now_mono_ns >= v->loop_slow_mono_ns ?
+				j_sec(s->now_mono_ns - v->loop_slow_mono_ns) : NULL);
+	}
+	J_ADD(j, "last_slow", last);
+	return j;
+}
+
 static json_object *sup_json(const struct snap *s)
 {
 	json_object *j = json_object_new_object();
@@ -172,6 +196,7 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "partitions_per_minute", j_frac(s->parts_per_min));
 	J_ADD(j, "memory_budget_bytes", j_u64(s->sup.mem_budget));
 	J_ADD(j, "memory_used_bytes", j_u64(s->sup.mem_used));
+	J_ADD(j, "loop", loop_json(s));
 	return j;
 }
 

@@ -102,6 +102,50 @@ static void slot_states(FILE *f, const struct snap *s)
 	}
 }
 
+/* The supervisor loop's iterations: a histogram in the segment's own
+ * buckets (cumulative here, as the format wants), the maximum, and the
+ * slow ones (over 50 ms) with the last of them. */
+static void loop(FILE *f, const struct snap *s)
+{
+	const struct shm_sup *v = &s->sup;
+	char what[4 * sizeof v->loop_slow_what + 8];
+	uint64_t cum = 0;
+
+	head(f, "provisor_loop_iteration_seconds", "histogram",
+	     "Duration of the supervisor's loop iterations (completions dispatched and the scheduler run).");
+	for (unsigned b = 0; b < SHM_LOOP_NBUCKETS; b++) {
+		cum += v->loop_hist[b];
+		if (b < SHM_LOOP_NBUCKETS - 1)
+			fprintf(f, "provisor_loop_iteration_seconds_bucket{le=\"%g\"} %llu\n",
+				(double)shm_loop_le_ns[b] / 1e9, (unsigned long long)cum);
+		else
+			fprintf(f, "provisor_loop_iteration_seconds_bucket{le=\"+Inf\"} %llu\n",
+				(unsigned long long)cum);
+	}
+	/* _count is the +Inf bucket, so that the family is consistent even if
+	 * a damaged segment's iteration count disagrees with its buckets */
+	fprintf(f, "provisor_loop_iteration_seconds_sum %.9f\nprovisor_loop_iteration_seconds_count %llu\n",
+		(double)v->loop_sum_ns / 1e9, (unsigned long long)cum);
+	head(f, "provisor_loop_iteration_max_seconds", "gauge",
+	     "Longest supervisor loop iteration since the supervisor started.");
+	fprintf(f, "provisor_loop_iteration_max_seconds %.9f\n", (double)v->loop_max_ns / 1e9);
+	head(f, "provisor_loop_slow_iterations_total", "counter",
+	     "Supervisor loop iterations longer than 50 ms.");
+	fprintf(f, "provisor_loop_slow_iterations_total %llu\n", (unsigned long long)v->loop_slow_count);
+	if (!v->loop_slow_count)
+		return;
+	head(f, "provisor_loop_last_slow_iteration_seconds", "gauge",
+	     "Duration of the last iteration over 50 ms; label what: the step that took longest.");
+	fprintf(f, "provisor_loop_last_slow_iteration_seconds{what=\"%s\"} %.9f\n",
+		label_value(what, sizeof what, v->loop_slow_what), (double)v->loop_slow_ns / 1e9);
+	if (v->loop_slow_mono_ns < s->start_mono_ns)
+		return;		/* not a time of this segment's supervisor */
+	head(f, "provisor_loop_last_slow_iteration_timestamp_seconds", "gauge",
+	     "Unix time the last iteration over 50 ms started.");
+	fprintf(f, "provisor_loop_last_slow_iteration_timestamp_seconds %.3f\n",
+		(double)(s->start_wall_ns + (v->loop_slow_mono_ns - s->start_mono_ns)) / 1e9);
+}
+
 static void supervisor(FILE *f, const struct snap *s)
 {
 	char boot[33], name[8 * SHM_NAME_MAX + 16];
@@ -141,6 +185,7 @@ static void supervisor(FILE *f, const struct snap *s)
 	fprintf(f, "provisor_memory_budget_bytes %llu\n", (unsigned long long)s->sup.mem_budget);
 	head(f, "provisor_memory_used_bytes", "gauge", "Bytes of synthesized partitions held now.");
 	fprintf(f, "provisor_memory_used_bytes %llu\n", (unsigned long long)s->sup.mem_used);
+	loop(f, s);
 #undef COUNTER
 }
 

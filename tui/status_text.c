@@ -25,6 +25,28 @@ static void gib(char *buf, size_t len, uint64_t bytes)
 	snprintf(buf, len, "%.1fGiB", (double)bytes / (1ull << 30));
 }
 
+/* "loop: 81234 iterations, p50 40us, p99 2.1ms, max 12ms; 1 over 50ms,
+ * the last 61ms in child read 12.3s ago" */
+static void loop_line(FILE *f, const struct snap *s)
+{
+	const struct shm_sup *v = &s->sup;
+	char p50[16], p99[16], max[16], slow[16], ago[16], what[4 * sizeof v->loop_slow_what];
+
+	fmt_lat(p50, sizeof p50, v->loop_p50_ns);
+	fmt_lat(p99, sizeof p99, v->loop_p99_ns);
+	fmt_lat(max, sizeof max, v->loop_max_ns);
+	fprintf(f, "loop: %" PRIu64 " iterations, p50 %s, p99 %s, max %s; %" PRIu64 " over 50ms",
+		v->loop_iterations, p50, p99, max, v->loop_slow_count);
+	if (v->loop_slow_count) {
+		fmt_lat(slow, sizeof slow, v->loop_slow_ns);
+		fmt_dur(ago, sizeof ago, s->now_mono_ns > v->loop_slow_mono_ns ?
+			s->now_mono_ns - v->loop_slow_mono_ns : 0);
+		fprintf(f, ", the last %s in %s %s ago", slow,
+			util_clean(what, sizeof what, v->loop_slow_what), ago);
+	}
+	fprintf(f, "\n");
+}
+
 static void header(FILE *f, const struct snap *s)
 {
 	char up[16], age[16], used[16], budget[16], name[4 * sizeof s->name];
@@ -47,6 +69,7 @@ static void header(FILE *f, const struct snap *s)
 	if (s->parts_per_min >= 0)
 		fprintf(f, ", %.1f/min", s->parts_per_min);
 	fprintf(f, "; memory %s of %s\n", used, budget);
+	loop_line(f, s);
 }
 
 static void slots(FILE *f, const struct snap *s, uint32_t t)

@@ -5,3 +5,6 @@ $(BIN)/tests/util_text: $(call objs,tests/util/text.c)
 
 TESTS += $(BIN)/tests/util_util
 $(BIN)/tests/util_util: $(call objs,tests/util/util.c)
+
+TESTS += $(BIN)/tests/util_lathist
+$(BIN)/tests/util_lathist: $(call objs,tests/util/lathist.c)

@@ -32,7 +32,9 @@ static int conn(void)
 	return fd;
 }
 
-/* Raw bytes in, the reply line out ("" when the connection was dropped). */
+/* Raw bytes in, the first reply line out ("" when the connection was
+ * dropped). The connection stays open after a reply, so this reads up to
+ * the first '\n' (or EOF), not to EOF. */
 static void raw(const void *buf, size_t len, char *reply, size_t rlen)
 {
 	struct timeval tv = { .tv_sec = 10 };
@@ -43,11 +45,11 @@ static void raw(const void *buf, size_t len, char *reply, size_t rlen)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	if (len)
 		(void)!send(fd, buf, len, MSG_NOSIGNAL);
-	while (got < rlen - 1 && (n = recv(fd, reply + got, rlen - 1 - got, 0)) > 0)
+	while (got < rlen - 1 && !memchr(reply, '\n', got) &&
+	       (n = recv(fd, reply + got, rlen - 1 - got, 0)) > 0)
 		got += (size_t)n;
 	reply[got] = '\0';
-	if (got && reply[got - 1] == '\n')
-		reply[got - 1] = '\0';
+	reply[strcspn(reply, "\n")] = '\0';
 	close(fd);
 }
 

@@ -3,7 +3,9 @@
  * socket in a private temporary directory: an ok reply, an err reply, a
  * server that never answers (the timeout holds, within 2x), one that
  * closes without a reply, an over-long reply, a malformed reply, a socket
- * nobody listens on, and a missing socket.
+ * nobody listens on, and a missing socket. And ctl_open/ctl_request: three
+ * requests on one connection, answered in order, and a reply followed by
+ * bytes nobody asked for (refused).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,7 +19,7 @@
 #include "ctl/ctl.h"
 #include "tests/helpers.h"
 
-enum mode { M_OK, M_ERR, M_SILENT, M_CLOSE, M_LONG, M_GARBAGE, M_SPLIT };
+enum mode { M_OK, M_ERR, M_SILENT, M_CLOSE, M_LONG, M_GARBAGE, M_SPLIT, M_KEEP };
 
 static char dir[64];
 static char sock_path[sizeof dir + 16], dead_path[sizeof dir + 16];
@@ -78,6 +80,13 @@ static void *serve(void *arg)
 		dprintf(fd, "ok 1");
 		usleep(50000);
 		dprintf(fd, "23\nignored\n");
+		break;
+	case M_KEEP:	/* "ok N LINE" for the Nth request, until EOF */
+		for (int n = 1; got[0]; n++) {
+			got[strcspn(got, "\n")] = '\0';
+			dprintf(fd, "ok %d %s\n", n, got);
+			read_line(fd);
+		}
 		break;
 	}
 	close(fd);
@@ -142,6 +151,28 @@ int main(void)
 
 	rc = call(M_GARBAGE, "drain\n", 2000, reply, sizeof reply, err, sizeof err, &ms);
 	CHECK(rc == -EPROTO && strstr(err, "malformed reply"), "garbage: rc %d %s", rc, err);
+
+	/* one connection, three requests */
+	struct ctl_conn cn;
+	pthread_t t;
+	CHECK(!pthread_create(&t, NULL, serve, (void *)(intptr_t)M_KEEP), "pthread_create");
+	CHECK(ctl_open(&cn, sock_path, 2000, NULL, NULL, err, sizeof err) == 0, "ctl_open: %s", err);
+	CHECK(ctl_request(&cn, "ping", reply, sizeof reply, 2000, err, sizeof err) == 0 &&
+	      !strcmp(reply, "ok 1 ping"), "first: '%s' %s", reply, err);
+	CHECK(ctl_request(&cn, "hello\n", reply, sizeof reply, 2000, err, sizeof err) == 0 &&
+	      !strcmp(reply, "ok 2 hello"), "second: '%s' %s", reply, err);
+	CHECK(ctl_request(&cn, "drain\n", reply, sizeof reply, 2000, err, sizeof err) == 0 &&
+	      !strcmp(reply, "ok 3 drain"), "third: '%s' %s", reply, err);
+	ctl_close(&cn);
+	pthread_join(t, NULL);	/* it saw EOF */
+	CHECK(ctl_request(&cn, "ping", reply, sizeof reply, 2000, err, sizeof err) == -EBADF, "closed");
+	/* a reply with more after it cannot be told from the next one's */
+	CHECK(!pthread_create(&t, NULL, serve, (void *)(intptr_t)M_SPLIT), "pthread_create");
+	CHECK(ctl_open(&cn, sock_path, 2000, NULL, NULL, err, sizeof err) == 0, "ctl_open: %s", err);
+	rc = ctl_request(&cn, "ping", reply, sizeof reply, 2000, err, sizeof err);
+	CHECK(rc == -EPROTO && strstr(err, "unexpected bytes after the reply"), "extra: rc %d %s", rc, err);
+	ctl_close(&cn);
+	pthread_join(t, NULL);
 
 	/* a socket file that nobody listens on any more */
 	close(bind_at(dead_path));

@@ -54,6 +54,10 @@ int main(void)
 	b = mutated(); ((struct shm_header *)b)->abi_version = 99;
 	expect_refused(b, img_size, "ABI version 99"); free(b);
 
+	/* ABI 1 (before the loop timing): refused by name, not misread */
+	b = mutated(); ((struct shm_header *)b)->abi_version = 1;
+	expect_refused(b, img_size, "ABI version 1, this reader knows only 2"); free(b);
+
 	expect_refused(img, 100, "truncated");
 	expect_refused(img, img_size - 4096, "truncated");
 

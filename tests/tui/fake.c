@@ -259,6 +259,31 @@ static void settle_jobs(struct fake *f, uint64_t now)
 	}
 }
 
+/* The supervisor loop's figures, as supervisor/loop.c keeps them: one
+ * iteration per tick of 20..400 us, and every 100th one a slow 60 ms
+ * "in child read". */
+static void loop_tick(struct fake *f, uint64_t now)
+{
+	uint64_t ns = (f->loop.n + 1) % 100 == 0 ? 60000000 : 20000 + rnd(f) % 380000;
+	unsigned b = 0;
+
+	lathist_add(&f->loop, ns);
+	while (b < SHM_LOOP_NBUCKETS - 1 && ns > shm_loop_le_ns[b])
+		b++;
+	f->sup.loop_hist[b]++;
+	f->sup.loop_iterations = f->loop.n;
+	f->sup.loop_sum_ns = f->loop.sum_ns;
+	f->sup.loop_max_ns = f->loop.max_ns;
+	f->sup.loop_p50_ns = lathist_quantile(&f->loop, 0.5);
+	f->sup.loop_p99_ns = lathist_quantile(&f->loop, 0.99);
+	if (ns > SHM_LOOP_SLOW_NS) {
+		f->sup.loop_slow_count++;
+		f->sup.loop_slow_ns = ns;
+		f->sup.loop_slow_mono_ns = now;
+		snprintf(f->sup.loop_slow_what, sizeof f->sup.loop_slow_what, "child read");
+	}
+}
+
 void fake_tick(struct fake *f)
 {
 	uint64_t now = shm_now_mono();
@@ -289,6 +314,7 @@ void fake_tick(struct fake *f)
 		for (uint32_t q = 0; q < f->job[i].nparts; q++)
 			ready += f->job[i].part[q].state == SHM_PART_READY;
 	f->sup.mem_used = (uint64_t)ready << 26;
+	loop_tick(f, now);
 	shm_write_sup(&f->seg, &f->sup);
 	shm_heartbeat(&f->seg);
 }

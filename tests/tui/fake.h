@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "shm/shm.h"
+#include "util/lathist.h"
 
 #define FAKE_TABLE_JOBS 64
 
@@ -36,6 +37,7 @@ struct fake {
 	uint64_t crash_every_ns;	/* 0: never crash a worker */
 	uint64_t next_crash;
 	uint32_t min_ms, max_ms;	/* work time per piece */
+	struct lathist loop;	/* the supervisor loop: one iteration per tick */
 };
 
 /* Create segment name with the given slots; every slot attached and idle,

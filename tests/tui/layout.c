@@ -33,6 +33,13 @@ static void fill(struct snap *s, int big)
 	s->now_mono_ns = 4000000000000ull;
 	s->start_mono_ns = 1;
 	s->parts_per_min = 1234.5;
+	s->sup.loop_iterations = 123456789;
+	s->sup.loop_p50_ns = 40000;
+	s->sup.loop_p99_ns = big ? 2345678901ull : 300000;
+	s->sup.loop_max_ns = big ? 17000000000ull : 2100000;
+	s->sup.loop_slow_count = (uint64_t)big;
+	s->sup.loop_slow_mono_ns = s->now_mono_ns - 1000000000ull;
+	s->sup.jobs_done_kind[3] = 987654321;
 	s->ngpu = big ? 64 : 1;
 	s->nsynth = big ? 32 : 1;
 	s->gpu = gpu;
@@ -188,6 +195,32 @@ static void header_at(struct snap *s, struct top_view *v, int cols, char *out, s
 	cv_free(&cv);
 }
 
+/* The header's loop figure and done-by-kind counts, at every width: each
+ * whole or absent, never cut; at 80 columns the loop is there. */
+static void check_header_loop(struct snap *s, struct top_view *v)
+{
+	char hdr[2 * 300 * 4 + 2];
+
+	for (int big = 0; big < 2; big++) {
+		fill(s, big);
+		for (int w = LAYOUT_MIN_COLS; w <= 300; w++) {
+			char p99[16] = "", max[16] = "";
+			header_at(s, v, w, hdr, sizeof hdr);
+			const char *row2 = strchr(hdr, '\n') + 1, *lp = strstr(row2, "loop "), *k;
+			if (w == 80)
+				CHECK(lp, "80 columns: no loop in the header:\n%s", hdr);
+			if (lp) {	/* "loop p99 P max M" or "loop p99 P" */
+				int n = sscanf(lp, "loop p99 %15s max %15s", p99, max);
+				CHECK(n >= 1 && !strcmp(p99, big ? "2.3s" : "300us"), "%d columns: '%s'", w, lp);
+				CHECK(n < 2 || !strcmp(max, big ? "17.0s" : "2.1ms"), "%d columns: '%s'", w, lp);
+			}
+			k = strstr(row2, "porep:");
+			CHECK(!k || !strncmp(k, "porep:987654321", 15), "%d columns: cut kind '%s'", w, k);
+		}
+	}
+	render_view_free(v);
+}
+
 /* Segment text with escape sequences reaches the canvas as \xNN. */
 static void check_escapes(struct snap *s, struct top_view *v)
 {
@@ -284,6 +317,7 @@ int main(void)
 	snprintf(s.err, sizeof s.err, "no provisor instance 'x' (no /run/provisor/x.status)");
 	frames += sweep(&s, &v, 5);
 	render_view_free(&v);
+	check_header_loop(&s, &v);
 	frames += dead(&s, &v);
 	printf("info: %lu frames rendered and checked, 12 x 30000 layouts; a dead rig shows as dead\n", frames);
 	return 0;

@@ -146,6 +146,46 @@ static void check_jobs(json_object *root)
 	}
 }
 
+/* The supervisor loop's figures, the same in the four views. */
+static void check_loop(json_object *sup, const char *pr, const char *once, const char *txt)
+{
+	const struct shm_sup *v = &f.sup;
+	json_object *lp = get(sup, "loop"), *last = get(lp, "last_slow");
+	double cum = 0;
+	char want[160];
+
+	CHECK(v->loop_iterations > 100 && v->loop_slow_count > 0, "the writer made %llu iterations",
+	      (unsigned long long)v->loop_iterations);
+	CHECK_EQ_U64(json_object_get_uint64(get(lp, "iterations")), v->loop_iterations);
+	CHECK_EQ_U64(json_object_get_uint64(get(lp, "slow_iterations")), v->loop_slow_count);
+	CHECK(fabs(json_object_get_double(get(lp, "p99_seconds")) - v->loop_p99_ns / 1e9) < 1e-6, "p99");
+	CHECK(fabs(json_object_get_double(get(lp, "p50_seconds")) - v->loop_p50_ns / 1e9) < 1e-6, "p50");
+	CHECK(fabs(json_object_get_double(get(lp, "max_seconds")) - 0.06) < 1e-6, "max");
+	CHECK(last && !strcmp(json_object_get_string(get(last, "what")), "child read") &&
+	      fabs(json_object_get_double(get(last, "seconds")) - 0.06) < 1e-6, "last_slow");
+	CHECK(json_object_get_double(get(last, "ago_seconds")) >= 0, "ago");
+	/* Prometheus: cumulative buckets that end at the count */
+	for (unsigned b = 0; b < SHM_LOOP_NBUCKETS - 1; b++) {
+		char series[96];
+		snprintf(series, sizeof series, "provisor_loop_iteration_seconds_bucket{le=\"%g\"}",
+			 shm_loop_le_ns[b] / 1e9);
+		cum += v->loop_hist[b];
+		CHECK(prom(pr, series) == cum, "%s %f, wanted %f", series, prom(pr, series), cum);
+	}
+	CHECK_EQ_U64(prom(pr, "provisor_loop_iteration_seconds_bucket{le=\"+Inf\"}"), v->loop_iterations);
+	CHECK_EQ_U64(prom(pr, "provisor_loop_iteration_seconds_count"), v->loop_iterations);
+	CHECK(fabs(prom(pr, "provisor_loop_iteration_seconds_sum") - v->loop_sum_ns / 1e9) < 1e-6, "sum");
+	CHECK(prom(pr, "provisor_loop_iteration_max_seconds") == 0.06, "max");
+	CHECK_EQ_U64(prom(pr, "provisor_loop_slow_iterations_total"), v->loop_slow_count);
+	CHECK(prom(pr, "provisor_loop_last_slow_iteration_seconds{what=\"child read\"}") == 0.06, "last");
+	CHECK(strstr(pr, "# TYPE provisor_loop_iteration_seconds histogram\n"), "TYPE histogram");
+	/* top's header and status' line */
+	CHECK(strstr(once, "loop p99 ") && strstr(once, " max 60ms"), "top --once has no loop:\n%s", once);
+	snprintf(want, sizeof want, "loop: %llu iterations, p50 ", (unsigned long long)v->loop_iterations);
+	CHECK(strstr(txt, want) && strstr(txt, "max 60ms; ") && strstr(txt, " over 50ms, the last 60ms in child read "),
+	      "status has no loop line:\n%s", txt);
+}
+
 int main(void)
 {
 	const char *bin = getenv("BIN") ? getenv("BIN") : "bin";
@@ -205,6 +245,7 @@ int main(void)
 	}
 	CHECK(by_kind == f.sup.jobs_done && by_kind > 0, "done by kind add up to %llu, jobs_done %llu",
 	      (unsigned long long)by_kind, (unsigned long long)f.sup.jobs_done);
+	check_loop(sup, pr, once, txt);
 	CHECK(prom(pr, "provisor_supervisor_up") == 1, "up");
 	CHECK(strstr(pr, "# TYPE provisor_worker_busy_seconds_total counter\n"), "TYPE line");
 	CHECK(f.sup.parts_done > 0 && f.sup.parts_failed > 0, "the writer did not get far enough");
