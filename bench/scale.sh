@@ -66,6 +66,7 @@ run_case() {
   local t0 t1 id out
   mkdir -p "$st"
   cat >"$dir/conf" <<EOF
+[supervisor]
 max_log_size = $k
 mem_budget = 64GiB
 EOF

@@ -3,7 +3,7 @@
  * exec'd by the supervisor, one per GPU worker slot. It reads PART_DATA
  * frames on stdin, computes each partition's H-term on its backend, writes
  * H into the partition's region of the job's result file (STATE/jobs/JOB/
- * result.tmp, under the directory fd --jobs-fd that the supervisor passes
+ * result.partial, under the directory fd --jobs-fd that the supervisor passes
  * down; format/pfile.h's version 2) and fdatasyncs it, and answers H_DONE
  * with H's digest (or FAIL) on stdout: H never passes through the
  * supervisor. Log lines go to stderr, prefixed "gpuworker[I]: ".
@@ -412,7 +412,7 @@ static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, const char 
 
 /* Store h's partition's H (n elements in Montgomery form at H, turned
  * into their canonical encodings in place) into its region of the job's
- * result file, STATE/jobs/JOB/result.tmp under the inherited directory
+ * result file, STATE/jobs/JOB/result.partial under the inherited directory
  * gw.jobs_fd: written, fdatasync'd, its BLAKE2b-256 in d->digest. A
  * failure is the state directory's, not the partition's: d->err and d->op
  * say what failed, and the supervisor blocks the job instead of failing
@@ -435,7 +435,7 @@ static void gw_store(const struct frame_hdr *h, fr_t *H, struct frame_h_done *d)
 	pfile_digest_init(&dg);
 	pfile_digest_update(&dg, bytes, len);
 	pfile_digest_final(&dg, d->digest);
-	snprintf(name, sizeof name, "%llu/result.tmp", (unsigned long long)h->job);
+	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)h->job);
 	fd = gw.jobs_fd < 0 ? (errno = EBADF, -1)
 		: openat(gw.jobs_fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {

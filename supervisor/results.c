@@ -2,7 +2,7 @@
  * results: each job's result file, from its allocation to its commit,
  * without a byte of payload passing through the supervisor.
  *
- * A job's result is built in place as STATE/jobs/ID/result.tmp, a result
+ * A job's result is built in place as STATE/jobs/ID/result.partial, a result
  * file of format version 2 (format/pfile.h): the header, each partition's
  * H in its own region, the partitions' digests, a checksum over header and
  * digests. The supervisor allocates the whole file (fallocate) and writes
@@ -51,7 +51,7 @@
 
 static_assert(SUP_HDR_BYTES == PFILE_HEADER_BYTES, "result header");
 
-#define STORE_TMP "result.tmp"
+#define STORE_FILE "result.partial"
 #define RETRY_MIN_NS 1000000000ull
 #define RETRY_MAX_NS 30000000000ull
 
@@ -214,8 +214,8 @@ static void blocked(struct sup *s, int ji, enum store_op step, int e, const char
 	j->retry_at_ns = shm_now_mono() + wait;
 	if (e == ENOSPC || e == EDQUOT) {
 		code = SHM_REASON_NO_SPACE;
-		snprintf(why, sizeof why, "no space on %.100s, need %llu MiB (%s)", s->conf.state_dir,
-			 (unsigned long long)((store_size(j) + (1 << 20) - 1) >> 20), what);
+		snprintf(why, sizeof why, "no space on %.100s, need %.1f MiB (%s)", s->conf.state_dir,
+			 store_size(j) / 1048576.0, what);
 	} else {
 		code = SHM_REASON_IO;
 		snprintf(why, sizeof why, "I/O error on %.100s: %s: %s", s->conf.state_dir, what,
@@ -255,9 +255,9 @@ static int create_tmp(struct sup *s, struct job *j)
 
 	if (dfd < 0)
 		return errno;
-	if (unlinkat(dfd, STORE_TMP, 0) < 0 && errno != ENOENT)
+	if (unlinkat(dfd, STORE_FILE, 0) < 0 && errno != ENOENT)
 		e = errno;
-	else if ((j->store_fd = openat(dfd, STORE_TMP, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	else if ((j->store_fd = openat(dfd, STORE_FILE, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 				       O_CLOEXEC, 0640)) < 0)
 		e = errno;
 	close(dfd);
@@ -322,7 +322,7 @@ static void commit_step(struct sup *s, int ji, enum store_op step)
 		io_uring_prep_fsync(store_sqe(s, ji, OP_FSYNC), j->store_fd, 0);
 		break;
 	case OP_RENAME:
-		snprintf(j->path, sizeof j->path, "%llu/" STORE_TMP, (unsigned long long)j->id);
+		snprintf(j->path, sizeof j->path, "%llu/" STORE_FILE, (unsigned long long)j->id);
 		result_name(j->id, j->path2, sizeof j->path2);
 		sqe = store_sqe(s, ji, OP_RENAME);
 		io_uring_prep_renameat(sqe, s->jobs_fd, j->path, s->results_fd, j->path2, 0);
@@ -489,9 +489,8 @@ int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t er
 	avail = (uint64_t)v.f_bavail * v.f_frsize;
 	if (need <= avail)
 		return 0;
-	snprintf(err, errlen, "no space for the result: it needs %llu MiB and %s has %llu MiB free",
-		 (unsigned long long)((need + (1 << 20) - 1) >> 20), s->conf.state_dir,
-		 (unsigned long long)(avail >> 20));
+	snprintf(err, errlen, "no space for the result: it needs %.1f MiB and %s has %.1f MiB free",
+		 need / 1048576.0, s->conf.state_dir, avail / 1048576.0);
 	return -ENOSPC;
 }
 
@@ -543,7 +542,7 @@ void results_end(struct sup *s, int ji)
 		close(j->store_fd);
 		j->store_fd = -1;
 	}
-	snprintf(j->path, sizeof j->path, "%llu/" STORE_TMP, (unsigned long long)j->id);
+	snprintf(j->path, sizeof j->path, "%llu/" STORE_FILE, (unsigned long long)j->id);
 	job_name(j->id, j->path2, sizeof j->path2);
 	if (!renamed) {
 		sqe = store_sqe(s, ji, OP_UNLINK);
@@ -665,7 +664,7 @@ uint32_t results_reuse(struct sup *s, struct job *j)
 		sup_log("job %llu: %s: %s", (unsigned long long)j->id, dir,
 			errno == ELOOP || errno == ENOTDIR ? "not a directory" : strerror(errno));
 	if (dfd >= 0)
-		fd = openat(dfd, STORE_TMP, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dfd, STORE_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 			(uint64_t)st.st_size != store_size(j) ||
 			pread(fd, j->tail, (size_t)j->nparts * 32,

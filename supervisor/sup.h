@@ -140,7 +140,7 @@ struct job {
 	char why[SUP_REASON_MAX];	/* the reason's full text (the segment has a short form) */
 	struct part part[VOCAB_MAX_PARTS];
 
-	/* Its result file (results.c): STATE/jobs/ID/result.tmp, built in
+	/* Its result file (results.c): STATE/jobs/ID/result.partial, built in
 	 * place by the gpuworkers, renamed into STATE/results at the commit. */
 	int store_fd;		/* -1 = not open */
 	uint8_t store;		/* results.c's enum store_state */

@@ -16,7 +16,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' TERM INT HUP
-printf 'max_log_size = 20\nmem_budget = 1GiB\n' >"$T/conf"
+printf '[supervisor]\nmax_log_size = 20\nmem_budget = 1GiB\n' >"$T/conf"
 "$P" run --config "$T/conf" --name "$name" --state-dir "$T/state" --gpus 1 --workers-per-gpu 1 \
   --synth 1 --backend cpu >"$T/sup.log" 2>&1 &
 sup=$!

@@ -4,7 +4,8 @@
 # disk"):
 #   1. journal.tmp -> victim: the supervisor starts, the victim is unchanged
 #      byte for byte, and journal is a regular file, not a link to it;
-#   2. jobs/1/p0.h.tmp, results/job-1.result.tmp -> victim, jobs/2 -> a
+#   2. jobs/1/result.partial (the job's result being built), and
+#      results/job-1.result.tmp -> victim, jobs/2 -> a
 #      directory elsewhere, results/job-2.result -> victim: two k=10 jobs
 #      finish, the victim and the other directory are untouched, both
 #      results are regular files that `provisor verify` accepts;
@@ -83,7 +84,7 @@ st=$dir/s1
 mkdir -p "$st/jobs/1" "$st/results"
 ln -s "$victim" "$st/journal.tmp"
 # 2's links, in place before the start as an attacker would leave them.
-ln -s "$victim" "$st/jobs/1/p0.h.tmp"
+ln -s "$victim" "$st/jobs/1/result.partial"
 ln -s "$victim" "$st/results/job-1.result.tmp"
 ln -s "$dir/elsewhere" "$st/jobs/2"
 ln -s "$victim" "$st/results/job-2.result"
@@ -98,7 +99,7 @@ if start "$st"; then
       fail "job $id: $out"
     grep -q "^job $id done" <<<"$out" || fail "job $id: expected 'job $id done', got: $out"
   done
-  victim_ok "jobs/1/p0.h.tmp, results/job-1.result.tmp, results/job-2.result"
+  victim_ok "jobs/1/result.partial, results/job-1.result.tmp, results/job-2.result"
   elsewhere_ok "jobs/2"
   for id in 1 2; do
     f=$st/results/job-$id.result

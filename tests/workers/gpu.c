@@ -4,7 +4,7 @@
  *
  * - A stream of partitions written back to back: the results come in
  *   order, each an H_DONE whose digest is that of the H the worker wrote
- *   into its region of the job's result file (STATE/jobs/JOB/result.tmp
+ *   into its region of the job's result file (STATE/jobs/JOB/result.partial
  *   under --jobs-fd), which equals hterm_cpu's H and verifies; the worker
  *   reads at most two partitions ahead of what it has begun (each write
  *   returns only once the slot's generation shows the partition two back
@@ -101,7 +101,7 @@ static void make_part(struct t_part *tp, const char *seed, uint32_t p, uint32_t 
 	int fd;
 	snprintf(path, sizeof path, "%s/%llu", t_jobs, (unsigned long long)job);
 	CHECK(mkdir(path, 0700) == 0 || errno == EEXIST, "mkdir %s", path);
-	snprintf(path, sizeof path, "%s/%llu/result.tmp", t_jobs, (unsigned long long)job);
+	snprintf(path, sizeof path, "%s/%llu/result.partial", t_jobs, (unsigned long long)job);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	CHECK(fd >= 0 && fstat(fd, &st) == 0, "open %s", path);
 	if ((uint64_t)st.st_size < pfile_result2_size(k, p + 1))
@@ -139,7 +139,7 @@ static void check_result(int fd, const struct t_part *tp)
 	memcpy(&d, p, sizeof d);
 	CHECK(d.err == 0 && d.op == FRAME_STORE_OK, "storing failed: %s at step %u",
 	      strerror(d.err), d.op);
-	snprintf(path, sizeof path, "%s/%llu/result.tmp", t_jobs, (unsigned long long)h.job);
+	snprintf(path, sizeof path, "%s/%llu/result.partial", t_jobs, (unsigned long long)h.job);
 	rf = open(path, O_RDONLY | O_CLOEXEC);
 	CHECK(rf >= 0 && raw && pread(rf, raw, n * 32, (off_t)pfile_result2_part_off(tp->id.k,
 		      h.partition)) == (ssize_t)(n * 32), "read the region of %s", path);
@@ -494,7 +494,7 @@ static void test_store_failed(void)
 
 	make_part(&tp, "5707ed", 0, 10, 960, 2000);
 	make_part(&good, "5707ed", 1, 10, 961, 2001);
-	snprintf(path, sizeof path, "%s/960/result.tmp", t_jobs);
+	snprintf(path, sizeof path, "%s/960/result.partial", t_jobs);
 	CHECK(unlink(path) == 0, "unlink %s", path);
 	spawn_gpu(&c, "1", "cpu", 0);
 	t_recv(c.out, &h, &p);
@@ -516,7 +516,7 @@ static void test_store_failed(void)
 	st = t_wait(&c, 5000);
 	t_read_log(&c, log, sizeof log);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit 0x%x: %s", st, log);
-	CHECK(t_count_lines(log, "storing H in 960/result.tmp failed") == 1, "log:\n%s", log);
+	CHECK(t_count_lines(log, "storing H in 960/result.partial failed") == 1, "log:\n%s", log);
 	t_close_fds(&c);
 	free_part(&tp);
 	free_part(&good);
