@@ -4,9 +4,10 @@
  * socket every 20 ms over one open connection. Every ping must be
  * answered, and the segment's loop figures must show the work: the
  * iteration count grew, the longest iteration is above 0 and below a
- * generous 1 s (the design's target is a few ms; today the H results
- * pass through the loop, see docs/architecture.md). The figures measured
- * are printed (info:) for the record.
+ * generous 200 ms (the design's target is a few ms; measured here about
+ * 1 ms; when H still passed through the loop, stored and read back, it
+ * was 470 to 680 ms at this size). The figures measured are printed
+ * (info:) for the record.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,7 +15,7 @@
 #include "tests/pipeline/harness.h"
 
 #define PING_MS 20
-#define LOOP_MAX_BOUND_NS 1000000000ull
+#define LOOP_MAX_BOUND_NS 200000000ull
 
 static struct sv sv;
 static atomic_int stop_pinging;
