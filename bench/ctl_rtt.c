@@ -13,7 +13,9 @@
  * (milliseconds, 3 decimals; quantiles exact, nearest rank, over the N
  * pings answered). A ping that gets no "ok pong" within --timeout-ms
  * (default 5000), or a lost connection, is said on stderr; the line is
- * still printed for the answered ones and the exit status is 1. Exit 2:
+ * still printed for the answered ones and the exit status is 1. SIGINT or
+ * SIGTERM ends the run early, and the line is printed (exit 0): a bench
+ * runs it beside a job of unknown length that way. Exit 2:
  * bad usage. A reply later than the interval delays the next ping (no
  * catch-up burst). The peer must be of our uid or root, as for
  * `provisor ... --socket`. The supervisor closes a connection idle for
@@ -21,6 +23,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,14 @@
 
 #include "ctl/ctl.h"
 #include "util/util.h"
+
+static volatile sig_atomic_t rtt_stop;
+
+static void rtt_on_signal(int sig)
+{
+	(void)sig;
+	rtt_stop = 1;
+}
 
 static uint64_t rtt_now_ns(void)
 {
@@ -121,8 +132,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ctl-rtt: %s\n", err);
 		return 1;
 	}
+	struct sigaction sa = { .sa_handler = rtt_on_signal };	/* no SA_RESTART */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	uint64_t start = rtt_now_ns(), end = start + seconds * 1000000000u, next = start;
-	while (next < end && n < cap) {
+	while (next < end && n < cap && !rtt_stop) {
 		uint64_t now = rtt_now_ns(), t0;
 		if (next > now) {
 			struct timespec d = { .tv_sec = (time_t)((next - now) / 1000000000u),
@@ -132,6 +146,8 @@ int main(int argc, char **argv)
 		t0 = rtt_now_ns();
 		int rc = ctl_request(&c, "ping\n", reply, sizeof reply, (int)timeout_ms, err, sizeof err);
 		uint64_t t1 = rtt_now_ns();
+		if (rtt_stop)
+			break;	/* asked to end: this one may have been cut short */
 		if (rc != 0 || strcmp(reply, "ok pong")) {
 			fprintf(stderr, "ctl-rtt: ping %llu: %s\n", (unsigned long long)n + 1,
 				rc < 0 ? err : reply);

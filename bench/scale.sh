@@ -15,8 +15,8 @@
 # A k whose run would not fit in memory is skipped with a message.
 set -u
 bin=${BIN:-bin}
-prov=$(realpath "$bin/provisor" 2>/dev/null) rtt=$(realpath "$bin/bench/ctl_rtt" 2>/dev/null)
-[ -x "$prov" ] && [ -x "$rtt" ] || { echo "scale: build bin/provisor and bin/bench/ctl_rtt first"; exit 1; }
+prov=$(realpath "$bin/provisor" 2>/dev/null) rtt=$(realpath "$bin/bench/ctl-rtt" 2>/dev/null)
+[ -x "$prov" ] && [ -x "$rtt" ] || { echo "scale: build bin/provisor and bin/bench/ctl-rtt first"; exit 1; }
 ks=${SCALE_KS:-16 20 22 24}
 shapes=${SCALE_SHAPES:-1+1 2+2}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-scale.XXXXXX")
@@ -76,7 +76,7 @@ EOF
   for _ in $(seq 100); do "$prov" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
   : >"$dir/samples"
   sample "$sup" "$dir/samples" & samp=$!
-  "$rtt" --socket "$st/control.sock" --interval-ms 20 --seconds 100000 >"$dir/rtt" 2>&1 & rttp=$!
+  "$rtt" --socket "$st/control.sock" --interval-ms 20 --seconds 3600 >"$dir/rtt" 2>&1 & rttp=$!
   t0=$(now)
   out=$("$prov" submit --name "$name" --kind porep --log-size "$k" --partitions "$P" --seed 5ca1e --wait 2>&1)
   t1=$(now)

@@ -209,7 +209,7 @@ uint32_t render_part_glyph(uint32_t state, int ascii, int *attr)
 static int job_attr(uint32_t st)
 {
 	return st == SHM_JOB_RUNNING ? CV_OK : st == SHM_JOB_FAILED ? CV_BAD :
-	       st == SHM_JOB_QUEUED ? CV_INFO : CV_DIM;
+	       st == SHM_JOB_QUEUED ? CV_INFO : st == SHM_JOB_BLOCKED ? CV_WARN : CV_DIM;
 }
 
 static int job_matches(const struct snap_job *j, const char *filter)

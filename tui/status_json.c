@@ -184,6 +184,7 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "state", j_str(fmt_sup_state(s->sup.state)));
 	J_ADD(j, "jobs_queued", j_u64(s->sup.jobs_queued));
 	J_ADD(j, "jobs_running", j_u64(s->sup.jobs_running));
+	J_ADD(j, "jobs_blocked", j_u64(s->jobs_by_state[SHM_JOB_BLOCKED]));
 	J_ADD(j, "jobs_done", j_u64(s->sup.jobs_done));
 	J_ADD(j, "jobs_failed", j_u64(s->sup.jobs_failed));
 	json_object *bk = json_object_new_object();

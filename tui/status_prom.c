@@ -164,8 +164,10 @@ static void supervisor(FILE *f, const struct snap *s)
 	if (!s->sup_ok)
 		return;
 	head(f, "provisor_jobs", "gauge", "Jobs the supervisor holds, by state.");
-	fprintf(f, "provisor_jobs{state=\"queued\"} %llu\nprovisor_jobs{state=\"running\"} %llu\n",
-		(unsigned long long)s->sup.jobs_queued, (unsigned long long)s->sup.jobs_running);
+	fprintf(f, "provisor_jobs{state=\"queued\"} %llu\nprovisor_jobs{state=\"running\"} %llu\n"
+		"provisor_jobs{state=\"blocked\"} %u\n",
+		(unsigned long long)s->sup.jobs_queued, (unsigned long long)s->sup.jobs_running,
+		s->jobs_by_state[SHM_JOB_BLOCKED]);
 #define COUNTER(name, help, v) \
 	head(f, name, "counter", help); \
 	fprintf(f, name " %llu\n", (unsigned long long)(v))

@@ -62,10 +62,10 @@ static void header(FILE *f, const struct snap *s)
 	gib(used, sizeof used, s->sup.mem_used);
 	gib(budget, sizeof budget, s->sup.mem_budget);
 	fprintf(f, ", state %s\n", fmt_sup_state(s->sup.state));
-	fprintf(f, "jobs: %" PRIu64 " queued, %" PRIu64 " running, %" PRIu64 " done, %" PRIu64
-		" failed; partitions: %" PRIu64 " done, %" PRIu64 " failed",
-		s->sup.jobs_queued, s->sup.jobs_running, s->sup.jobs_done, s->sup.jobs_failed,
-		s->sup.parts_done, s->sup.parts_failed);
+	fprintf(f, "jobs: %" PRIu64 " queued, %" PRIu64 " running, %u blocked, %" PRIu64 " done, %"
+		PRIu64 " failed; partitions: %" PRIu64 " done, %" PRIu64 " failed",
+		s->sup.jobs_queued, s->sup.jobs_running, s->jobs_by_state[SHM_JOB_BLOCKED],
+		s->sup.jobs_done, s->sup.jobs_failed, s->sup.parts_done, s->sup.parts_failed);
 	if (s->parts_per_min >= 0)
 		fprintf(f, ", %.1f/min", s->parts_per_min);
 	fprintf(f, "; memory %s of %s\n", used, budget);

@@ -69,6 +69,11 @@ grep -q "blocked: .*reason: no space on $S, need 1.0 MiB (allocating the result 
 grep -q "job [0-9]* blocked: no space on $S, need 1.0 MiB (allocating the result file)" "$T/sup.log" ||
   fail "no log line for the block"
 grep -q "^job .* failed" "$T/status" && { fail "a job failed:"; grep "^job" "$T/status"; }
+grep -q "^jobs: .* 2 blocked, 2 done, 0 failed" "$T/status" || { fail "totals:"; grep "^jobs:" "$T/status"; }
+"$P" status --name "$name" --prometheus | grep -qx 'provisor_jobs{state="blocked"} 2' ||
+  fail "the metrics do not count 2 blocked jobs"
+"$P" status --name "$name" --json | grep -q '"reason_code": *"no-space"' ||
+  fail "status --json has no reason_code no-space"
 
 # More space: they go on by themselves.
 mount -o remount,size=16M "$S" || fail "remount"
