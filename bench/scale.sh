@@ -31,6 +31,8 @@ ncores=$(nproc)
 mem_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
 
 now() { date +%s.%N; }
+# json_num KEY: the number after "KEY": in the last status --json.
+json_num() { grep -o "\"$1\": *[0-9.e+-]*" "$dir/json" | head -1 | sed 's/.*: *//'; }
 minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
 
 # sample SUPPID OUT: every 100 ms, "role pid cpu_ticks hwm_kb" of the
@@ -49,20 +51,30 @@ sample() {
   done
 }
 
-# Standalone timings of one partition at k: synth, then prove.
-standalone() {
-  local k=$1 t0 t1 t2
+# cpu_of CMD...: run it; print its wall time and its CPU time (user +
+# system, from bash's `times` in a subshell that ran only it).
+cpu_of() {
+  local t0 t1 c
   t0=$(now)
-  "$prov" synth --seed 5ca1e --partition 0 --log-size "$k" -o "$dir/p.part" >/dev/null || return 1
+  c=$( { "$@" >/dev/null || exit 1; times; } | sed -n 2p |
+       awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, a, /m|s/); n += a[1] * 60 + a[2] } print n }') ||
+    return 1
   t1=$(now)
-  "$prov" prove -i "$dir/p.part" -o "$dir/p.h" --backend cpu >/dev/null || return 1
-  t2=$(now)
+  [ -n "$c" ] && echo "$(minus "$t1" "$t0") $c"
+}
+
+# Standalone timings of one partition at k: synth, then prove (wall and
+# CPU each).
+standalone() {
+  local k=$1 s p
+  s=$(cpu_of "$prov" synth --seed 5ca1ed --partition 0 --log-size "$k" -o "$dir/p.part") || return 1
+  p=$(cpu_of "$prov" prove -i "$dir/p.part" -o "$dir/p.h" --backend cpu) || return 1
   rm -f "$dir/p.part" "$dir/p.h"
-  echo "$(minus "$t1" "$t0") $(minus "$t2" "$t1")"
+  echo "$s $p"
 }
 
 run_case() {
-  local k=$1 S=$2 G=$3 P=$4 ts=$5 tp=$6 name=scale-$$-$k-$S st=$dir/state-$k-$S
+  local k=$1 S=$2 G=$3 P=$4 ts=$5 cs=$6 tp=$7 cp=$8 name=scale-$$-$k-$S st=$dir/state-$k-$S
   local t0 t1 id out
   mkdir -p "$st"
   cat >"$dir/conf" <<EOF
@@ -78,30 +90,31 @@ EOF
   sample "$sup" "$dir/samples" & samp=$!
   "$rtt" --socket "$st/control.sock" --interval-ms 20 --seconds 3600 >"$dir/rtt" 2>&1 & rttp=$!
   t0=$(now)
-  out=$("$prov" submit --name "$name" --kind porep --log-size "$k" --partitions "$P" --seed 5ca1e --wait 2>&1)
+  out=$("$prov" submit --name "$name" --kind porep --log-size "$k" --partitions "$P" --seed 5ca1ed --wait 2>&1)
   t1=$(now)
   kill -INT "$rttp"; wait "$rttp" 2>/dev/null; rttp=
   sleep 0.2
   kill "$samp"; wait "$samp" 2>/dev/null; samp=
-  "$prov" status --name "$name" --prometheus >"$dir/prom" 2>/dev/null
+  "$prov" status --name "$name" --json >"$dir/json" 2>/dev/null
   "$prov" stop --name "$name" >/dev/null; wait "$sup" 2>/dev/null; sup=
   rm -rf "$st"
   case "$out" in *done*) ;; *) echo "  k=$k $S+$G: the job did not finish: $out"; return ;; esac
-  awk -v k="$k" -v S="$S" -v G="$G" -v P="$P" -v ts="$ts" -v tp="$tp" -v wall="$(minus "$t1" "$t0")" \
-      -v hz="$(getconf CLK_TCK)" -v cores="$ncores" \
+  awk -v k="$k" -v S="$S" -v G="$G" -v P="$P" -v ts="$ts" -v tp="$tp" -v cs="$cs" -v cp="$cp" \
+      -v wall="$(minus "$t1" "$t0")" -v hz="$(getconf CLK_TCK)" -v cores="$ncores" \
       -v rtt="$(cat "$dir/rtt")" \
-      -v lmax="$(awk '/^provisor_loop_iteration_max_seconds /{print $2}' "$dir/prom")" \
-      -v lp99="$(awk '/^provisor_loop_iteration_seconds\{quantile="0.99"\} /{print $2}' "$dir/prom")" '
+      -v lmax="$(json_num max_seconds)" -v lp99="$(json_num p99_seconds)" '
     { cpu[$1 " " $2] = $3; role[$1 " " $2] = $1; if ($4 > hwm[$1]) hwm[$1] = $4 }
     END {
       for (p in cpu) c[role[p]] += cpu[p]
+      # the pipeline over the slots, by wall times; and never below the
+      # CPU work spread over the cores
       ceilS = int((P + S - 1) / S); ceilG = int((P + G - 1) / G)
       a = ceilS * ts + tp; b = ts + ceilG * tp; ideal = a > b ? a : b
-      work = P * (ts + tp) / (cores < S + G ? cores : S + G)
+      work = P * (cs + cp) / cores
       if (work > ideal) ideal = work
       split(rtt, r, " ")
-      printf "  k=%-2d %d+%d, %2d parts  wall %7.2f s = %.3f x ideal (%.2f s; synth %.2f s, prove %.2f s)\n", \
-        k, S, G, P, wall, wall / ideal, ideal, ts, tp
+      printf "  k=%-2d %d+%d, %2d parts  wall %7.2f s = %.3f x ideal (%.2f s; synth %.2f s, prove %.2f s wall, %.2f s CPU)\n", \
+        k, S, G, P, wall, wall / ideal, ideal, ts, tp, cp
       printf "         sup/gw CPU %.3f%% (%.2f s / %.2f s)  RSS sup %d MiB, synth %d MiB, gpuworker %d MiB\n", \
         c["gpuworker"] ? 100 * c["provisor"] / c["gpuworker"] : 0, c["provisor"] / hz, c["gpuworker"] / hz, \
         hwm["provisor"] / 1024, hwm["synth"] / 1024, hwm["gpuworker"] / 1024
@@ -120,10 +133,11 @@ for k in $ks; do
     echo "  k=$k: skipped, needs about $((need_kb / 1024)) MiB and $((mem_kb / 1024)) MiB are available"
     continue
   fi
-  read -r ts tp <<<"$(standalone "$k")" || { echo "  k=$k: standalone run failed"; continue; }
+  read -r ts cs tp cp <<<"$(standalone "$k")"
+  [ -n "$cp" ] || { echo "  k=$k: the standalone synth or prove failed"; continue; }
   for shape in $shapes; do
     S=${shape%+*} G=${shape#*+}
     P=$((k >= 24 ? 2 * G : 4 * G))
-    run_case "$k" "$S" "$G" "$P" "$ts" "$tp"
+    run_case "$k" "$S" "$G" "$P" "$ts" "$cs" "$tp" "$cp"
   done
 done
