@@ -103,9 +103,12 @@ EOF
       -v wall="$(minus "$t1" "$t0")" -v hz="$(getconf CLK_TCK)" -v cores="$ncores" \
       -v rtt="$(cat "$dir/rtt")" \
       -v lmax="$(json_num max_seconds)" -v lp99="$(json_num p99_seconds)" '
-    { cpu[$1 " " $2] = $3; role[$1 " " $2] = $1; if ($4 > hwm[$1]) hwm[$1] = $4 }
+    # CPU over the job only: from the first sample (taken just before the
+    # submit) to the last; a child started later counts from 0
+    { p = $1 " " $2; if (!(p in first)) first[p] = $1 == "provisor" ? $3 : 0
+      cpu[p] = $3; role[p] = $1; if ($4 > hwm[$1]) hwm[$1] = $4 }
     END {
-      for (p in cpu) c[role[p]] += cpu[p]
+      for (p in cpu) c[role[p]] += cpu[p] - first[p]
       # the pipeline over the slots, by wall times; and never below the
       # CPU work spread over the cores
       ceilS = int((P + S - 1) / S); ceilG = int((P + G - 1) / G)

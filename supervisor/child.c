@@ -182,6 +182,8 @@ int child_spawn(struct sup *s, uint32_t ci)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);	/* signalfd blocked them */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (nice(SUP_WORKER_NICE) == -1 && errno)
+			_exit(127);
 		if (getppid() != parent)
 			_exit(127);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)

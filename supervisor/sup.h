@@ -41,6 +41,10 @@
 #define SUP_PIPE_SIZE (1 << 20)	/* children's pipes: fewer, larger transfers */
 #define SUP_RELAY_CHUNK (1u << 20)	/* bytes per relay splice */
 #define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
+/* Workers run this much nicer than the supervisor: on a rig whose cores
+ * they keep busy, the loop (and a client asking it) is scheduled first.
+ * Among themselves nothing changes. */
+#define SUP_WORKER_NICE 5
 #define SUP_HDR_BYTES 80	/* a result file's header (format/pfile.h) */
 #define SUP_REASON_MAX 256	/* a reason's full text */
 
