@@ -99,6 +99,7 @@ EOF
   "$prov" stop --name "$name" >/dev/null; wait "$sup" 2>/dev/null; sup=
   rm -rf "$st"
   case "$out" in *done*) ;; *) echo "  k=$k $S+$G: the job did not finish: $out"; return ;; esac
+  grep "slow loop iteration" "$dir/sup.log" | sed 's/^/         /'
   awk -v k="$k" -v S="$S" -v G="$G" -v P="$P" -v ts="$ts" -v tp="$tp" -v cs="$cs" -v cp="$cp" \
       -v wall="$(minus "$t1" "$t0")" -v hz="$(getconf CLK_TCK)" -v cores="$ncores" \
       -v rtt="$(cat "$dir/rtt")" \

@@ -297,7 +297,8 @@ static int jr_append(struct journal *j, const uint8_t *rec, size_t len, bool syn
 	return 0;
 }
 
-int journal_submit(struct journal *j, const struct journal_job *job, char *err, size_t errlen)
+static int jr_submit(struct journal *j, const struct journal_job *job, bool sync, char *err,
+		     size_t errlen)
 {
 	uint8_t rec[JOURNAL_REC_SUBMIT];
 	const char *bad = journal_job_invalid(job);
@@ -310,10 +311,32 @@ int journal_submit(struct journal *j, const struct journal_job *job, char *err, 
 		return util_fail(err, errlen, -EINVAL, "job id %llu was already used (next free is "
 			      "%llu)", (unsigned long long)job->id, (unsigned long long)j->next_id);
 	journal_rec_submit(rec, job);
-	if ((rc = jr_append(j, rec, sizeof(rec), true, err, errlen)))
+	if ((rc = jr_append(j, rec, sizeof(rec), sync, err, errlen)))
 		return rc;
 	j->next_id = job->id + 1;
 	return 0;
+}
+
+int journal_submit(struct journal *j, const struct journal_job *job, char *err, size_t errlen)
+{
+	return jr_submit(j, job, true, err, errlen);
+}
+
+int journal_submit_nosync(struct journal *j, const struct journal_job *job, char *err,
+			  size_t errlen)
+{
+	return jr_submit(j, job, false, err, errlen);
+}
+
+int journal_fd(const struct journal *j)
+{
+	return j->fd;
+}
+
+void journal_synced(struct journal *j, int res)
+{
+	if (res < 0 && !j->broken)
+		j->broken = res;
 }
 
 int journal_end(struct journal *j, uint64_t id, uint32_t state, char *err, size_t errlen)

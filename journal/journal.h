@@ -50,6 +50,17 @@ int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *
 /* Append a submitted job and fsync: when this returns 0 the job survives
  * a crash of the machine. */
 int journal_submit(struct journal *j, const struct journal_job *job, char *err, size_t errlen);
+/* The same, without the fsync: the caller makes the record durable
+ * (fdatasync of journal_fd, e.g. an io_uring operation, so that a loop
+ * does not wait for the disk) and reports the outcome to journal_synced
+ * before it acknowledges the job. */
+int journal_submit_nosync(struct journal *j, const struct journal_job *job, char *err,
+			  size_t errlen);
+int journal_fd(const struct journal *j);
+/* The caller's fdatasync finished with res (0 or -errno). A failure makes
+ * the journal refuse every later append, as journal_submit's own would
+ * (after a failed fsync Linux may have dropped the dirty pages). */
+void journal_synced(struct journal *j, int res);
 /* Append a job's end (state: enum shm_job_state done/failed/cancelled).
  * Not fsynced: a lost end record only means the job is looked at again
  * at the next start, where its result file says it is done. */

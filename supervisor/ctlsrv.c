@@ -38,6 +38,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "journal/journal.h"
 #include "supervisor/sup.h"
 #include "util/util.h"
 
@@ -220,7 +221,7 @@ static int conn_slot(struct sup *s, uid_t uid, int owner, const char **why)
 	for (int i = 0; i < SUP_MAX_CONNS; i++) {
 		const struct conn *c = &s->conn[i];
 		if (c->fd < 0) {
-			if (free_ci < 0)
+			if (free_ci < 0 && !c->sync_pending)	/* a left client's submit syncing */
 				free_ci = i;
 			continue;
 		}
@@ -310,6 +311,16 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 			reply(s, ci, "err %s", err);
 			return;
 		}
+		if (s->journal) {
+			/* Durable before acknowledged, without the loop waiting
+			 * for the disk: the journal's fdatasync is an io_uring
+			 * operation, and the reply waits for it (ctlsrv_on_sync). */
+			s->conn[ci].sync_pending = 1;
+			s->conn[ci].sync_job = id;
+			io_uring_prep_fsync(loop_sqe(&s->loop, loop_ud(EV_JOURNAL_SYNC, ci)),
+					    journal_fd(s->journal), IORING_FSYNC_DATASYNC);
+			return;
+		}
 		sched_result_path(s, id, path, sizeof path);
 		reply(s, ci, "ok %llu %s", (unsigned long long)id, path);
 		return;
@@ -383,6 +394,31 @@ void ctlsrv_on_read(struct sup *s, uint32_t who, int res)
 	}
 	c->have += (uint32_t)res;
 	serve(s, (uint32_t)i);
+}
+
+void ctlsrv_on_sync(struct sup *s, uint32_t ci, int res)
+{
+	struct conn *c;
+	char path[4200], why[200];
+
+	if (ci >= SUP_MAX_CONNS || !s->conn[ci].sync_pending)
+		return;
+	c = &s->conn[ci];
+	c->sync_pending = 0;
+	journal_synced(s->journal, res);
+	if (res < 0) {
+		snprintf(why, sizeof why, "not accepted: fsync journal: %s", strerror(-res));
+		sup_log("job %llu %s", (unsigned long long)c->sync_job, why);
+		sched_withdraw(s, c->sync_job, why);
+	}
+	if (c->fd < 0)
+		return;		/* the client left: its job stands (or was withdrawn) */
+	if (res < 0) {
+		reply(s, ci, "err %s", why);
+		return;
+	}
+	sched_result_path(s, c->sync_job, path, sizeof path);
+	reply(s, ci, "ok %llu %s", (unsigned long long)c->sync_job, path);
 }
 
 /* A reply went out: on to the next request, which may be here already. */

@@ -194,7 +194,9 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 				  .submit_wall_ns = j->submit_wall_ns };
 	memcpy(jj.seed, j->seed, j->seed_len);
 	char jerr[200];
-	if (s->journal && journal_submit(s->journal, &jj, jerr, sizeof jerr) < 0) {
+	/* Written here, made durable by the caller (ctlsrv.c: an io_uring
+	 * fdatasync) before the job is acknowledged. */
+	if (s->journal && journal_submit_nosync(s->journal, &jj, jerr, sizeof jerr) < 0) {
 		snprintf(err, errlen, "not accepted: %s", jerr);
 		sup_log("job %llu %s", (unsigned long long)j->id, err);
 		results_job_dir_remove(s, j->id);
@@ -214,6 +216,16 @@ static int find_job(const struct sup *s, uint64_t id)
 		if (s->jobs[i].id == id)
 			return (int)i;
 	return -1;
+}
+
+/* A job whose journal record could not be made durable: never
+ * acknowledged, it ends failed (an I/O error on the state directory). */
+void sched_withdraw(struct sup *s, uint64_t id, const char *why)
+{
+	int ji = find_job(s, id);
+
+	if (ji >= 0 && jobs_active(&s->jobs[ji]))
+		jobs_finish(s, ji, SHM_JOB_FAILED, SHM_REASON_IO, why);
 }
 
 /* The job ends: done, failed or cancelled. Nothing of it stays queued;

@@ -31,6 +31,7 @@ static const char *const loop_names[] = {
 	[EV_CHILD_WRITE] = "child write",
 	[EV_CHILD_SPLICE] = "splice",
 	[EV_STORE] = "result file",
+	[EV_JOURNAL_SYNC] = "journal sync",
 	[EV_IGNORE] = "ignored",
 };
 

@@ -55,6 +55,7 @@ enum loop_what {
 	EV_CHILD_WRITE,		/* write to a child's stdin */
 	EV_CHILD_SPLICE,	/* relay splice; who = the source synth */
 	EV_STORE,		/* a job's result file (results.c); who = job, epoch, op */
+	EV_JOURNAL_SYNC,	/* a submit's journal fdatasync; who = connection slot */
 	EV_IGNORE,		/* cancellations and the like */
 };
 

@@ -249,6 +249,7 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 	case EV_CONN_READ: ctlsrv_on_read(s, who, res); return;
 	case EV_CONN_WRITE: ctlsrv_on_write(s, who, res); return;
 	case EV_STORE: results_on_cqe(s, who, res); return;
+	case EV_JOURNAL_SYNC: ctlsrv_on_sync(s, who, res); return;
 	case EV_CONN_TIMEOUT: case EV_IGNORE: return;
 	default: break;
 	}

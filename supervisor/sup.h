@@ -174,6 +174,10 @@ struct conn {
 	char buf[CTL_MAX_LINE];	/* the request being read, and what came after it */
 	uint32_t have;
 	char reply[256];
+	/* A submit waiting for the journal's fdatasync before its reply
+	 * (the slot is not reused meanwhile, even if the client left). */
+	int sync_pending;
+	uint64_t sync_job;
 };
 
 struct sup {
@@ -258,6 +262,7 @@ void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len);
 int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
+void sched_withdraw(struct sup *s, uint64_t id, const char *why);
 void sched_synth_ready(struct sup *s, uint32_t ci);
 void sched_result(struct sup *s, uint32_t ci);
 void sched_part_failed(struct sup *s, uint32_t ci, const char *why);
@@ -338,6 +343,8 @@ void ctlsrv_on_accept(struct sup *s, int res);
 /* who: the user_data's, a connection's slot and epoch */
 void ctlsrv_on_read(struct sup *s, uint32_t who, int res);
 void ctlsrv_on_write(struct sup *s, uint32_t who, int res);
+/* The journal's fdatasync for connection slot ci's submit finished. */
+void ctlsrv_on_sync(struct sup *s, uint32_t ci, int res);
 
 /* statedir.c */
 /* Make dir absolute and lexically clean, in place: 0 or -errno, err. */

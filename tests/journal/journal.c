@@ -401,6 +401,42 @@ static void t_durable(void)
 	journal_close(j);
 }
 
+/* The supervisor's way: the record written, the fdatasync done by the
+ * caller (an io_uring operation) on journal_fd. A failed sync makes every
+ * later append refused (the file's tail is in doubt); a good one changes
+ * nothing. */
+static void t_nosync(void)
+{
+	struct jt_seen s;
+	struct journal *j;
+	struct journal_job job;
+	uint64_t next, rng = 23;
+	uint8_t rec[JT_SUBMIT_SIZE], *b;
+	size_t len;
+	int rc;
+
+	jt_fresh();
+	CHECK(jt_open(&j, &s, &next) == 0, "open: %s", err);
+	job = jt_job(next, &rng);
+	CHECK(journal_submit_nosync(j, &job, err, sizeof err) == 0, "nosync: %s", err);
+	CHECK(fdatasync(journal_fd(j)) == 0, "fdatasync of journal_fd");
+	journal_synced(j, 0);
+	b = jt_slurp(&len);
+	jt_submit_rec(rec, &job);
+	CHECK(len == JT_HW_SIZE + JT_SUBMIT_SIZE && memcmp(b + JT_HW_SIZE, rec, sizeof(rec)) == 0,
+	      "nosync: the record is not in the file as documented (%zu bytes)", len);
+	free(b);
+	job = jt_job(job.id + 1, &rng);
+	CHECK(journal_submit_nosync(j, &job, err, sizeof err) == 0, "second nosync: %s", err);
+	journal_synced(j, -EIO);	/* as if the disk failed the fdatasync */
+	job = jt_job(job.id + 1, &rng);
+	rc = journal_submit_nosync(j, &job, err, sizeof err);
+	CHECK(rc == -EIO && strstr(err, "journal unusable since an earlier failure"),
+	      "after a failed sync: rc %d, %s", rc, err);
+	printf("info: after a failed fdatasync: %s\n", err);
+	journal_close(j);
+}
+
 int main(void)
 {
 	uint64_t t0 = t_now_ns();
@@ -416,6 +452,7 @@ int main(void)
 	t_crafted();
 	t_highwater();
 	t_durable();
+	t_nosync();
 	jt_cleanup();
 	printf("info: journal tests took %.1f s\n", (double)(t_now_ns() - t0) / 1e9);
 	return 0;
