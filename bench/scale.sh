@@ -103,7 +103,8 @@ EOF
   awk -v k="$k" -v S="$S" -v G="$G" -v P="$P" -v ts="$ts" -v tp="$tp" -v cs="$cs" -v cp="$cp" \
       -v wall="$(minus "$t1" "$t0")" -v hz="$(getconf CLK_TCK)" -v cores="$ncores" \
       -v rtt="$(cat "$dir/rtt")" \
-      -v lmax="$(json_num max_seconds)" -v lp99="$(json_num p99_seconds)" '
+      -v lmax="$(json_num max_seconds)" -v lp99="$(json_num p99_seconds)" \
+      -v lwhat="$(grep -o '"max_what": *"[^"]*"' "$dir/json" | sed 's/.*: *"//; s/"$//')" '
     # CPU over the job only: from the first sample (taken just before the
     # submit) to the last; a child started later counts from 0
     { p = $1 " " $2; if (!(p in first)) first[p] = $1 == "provisor" ? $3 : 0
@@ -122,8 +123,8 @@ EOF
       printf "         sup/gw CPU %.3f%% (%.2f s / %.2f s)  RSS sup %d MiB, synth %d MiB, gpuworker %d MiB\n", \
         c["gpuworker"] ? 100 * c["provisor"] / c["gpuworker"] : 0, c["provisor"] / hz, c["gpuworker"] / hz, \
         hwm["provisor"] / 1024, hwm["synth"] / 1024, hwm["gpuworker"] / 1024
-      printf "         loop max %.2f ms, p99 %.2f ms   rtt p50 %s ms, p99 %s ms, max %s ms (n %s)\n", \
-        lmax * 1000, lp99 * 1000, r[3], r[5], r[7], r[9]
+      printf "         loop max %.2f ms (in %s), p99 %.2f ms   rtt p50 %s ms, p99 %s ms, max %s ms (n %s)\n", \
+        lmax * 1000, lwhat, lp99 * 1000, r[3], r[5], r[7], r[9]
     }' "$dir/samples"
 }
 

@@ -249,7 +249,8 @@ struct shm_sup {
 	uint64_t loop_slow_mono_ns;	/* 160: its start (CLOCK_MONOTONIC), */
 	char loop_slow_what[16];	/* 168: and its slowest step, e.g. "child read" */
 	uint64_t loop_hist[SHM_LOOP_NBUCKETS];	/* 184: iterations per shm_loop_le_ns bucket */
-	uint64_t reserved[3];		/* 344 */
+	char loop_max_what[16];		/* 344: the longest iteration's slowest step */
+	uint64_t reserved[1];		/* 360 */
 };
 
 /* What a reader relies on; a change here is a new ABI version. */

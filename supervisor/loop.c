@@ -55,6 +55,11 @@ int loop_account(struct loop_stats *st, uint64_t ns, uint64_t start_ns, uint32_t
 {
 	unsigned b = 0;
 
+	if (ns > st->hist.max_ns) {	/* a new longest: say what it did */
+		const char *name = loop_what_name(what, st->max_what, sizeof st->max_what);
+		if (name != st->max_what)
+			snprintf(st->max_what, sizeof st->max_what, "%s", name);
+	}
 	lathist_add(&st->hist, ns);
 	while (b < SHM_LOOP_NBUCKETS - 1 && ns > shm_loop_le_ns[b])
 		b++;

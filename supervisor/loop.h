@@ -83,6 +83,7 @@ struct loop_stats {
 	uint64_t slow_ns;	/* the last of them: duration, */
 	uint64_t slow_mono_ns;	/* start (CLOCK_MONOTONIC), */
 	char slow_what[LOOP_WHAT_NAME];	/* and its slowest step */
+	char max_what[LOOP_WHAT_NAME];	/* the longest iteration's slowest step */
 };
 
 struct loop {

@@ -177,6 +177,7 @@ static void loop_stats(struct sup *s, uint64_t now)
 	st->loop_slow_ns = ls->slow_ns;
 	st->loop_slow_mono_ns = ls->slow_mono_ns;
 	memcpy(st->loop_slow_what, ls->slow_what, sizeof st->loop_slow_what);
+	memcpy(st->loop_max_what, ls->max_what, sizeof st->loop_max_what);
 	memcpy(st->loop_hist, ls->le, sizeof st->loop_hist);
 }
 

@@ -322,6 +322,7 @@ int snap_take(struct snap_reader *r, struct snap *s)
 		s->unreadable++;
 	}
 	s->sup.loop_slow_what[sizeof s->sup.loop_slow_what - 1] = '\0';	/* text: terminated */
+	s->sup.loop_max_what[sizeof s->sup.loop_max_what - 1] = '\0';
 	s->ngpu = shm_count(&r->seg, SHM_T_GPU);
 	s->nsynth = shm_count(&r->seg, SHM_T_SYNTH);
 	if (grow((void **)&s->gpu, &s->cap_gpu, s->ngpu, sizeof *s->gpu) < 0 ||

@@ -151,6 +151,7 @@ static json_object *loop_json(const struct snap *s)
 	J_ADD(j, "p50_seconds", j_sec(v->loop_p50_ns));
 	J_ADD(j, "p99_seconds", j_sec(v->loop_p99_ns));
 	J_ADD(j, "max_seconds", j_sec(v->loop_max_ns));
+	J_ADD(j, "max_what", v->loop_max_what[0] ? j_str(v->loop_max_what) : NULL);
 	J_ADD(j, "total_seconds", j_sec(v->loop_sum_ns));
 	J_ADD(j, "slow_threshold_seconds", j_sec(SHM_LOOP_SLOW_NS));
 	J_ADD(j, "slow_iterations", j_u64(v->loop_slow_count));

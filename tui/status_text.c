@@ -35,8 +35,11 @@ static void loop_line(FILE *f, const struct snap *s)
 	fmt_lat(p50, sizeof p50, v->loop_p50_ns);
 	fmt_lat(p99, sizeof p99, v->loop_p99_ns);
 	fmt_lat(max, sizeof max, v->loop_max_ns);
-	fprintf(f, "loop: %" PRIu64 " iterations, p50 %s, p99 %s, max %s; %" PRIu64 " over 50ms",
-		v->loop_iterations, p50, p99, max, v->loop_slow_count);
+	char mwhat[4 * sizeof v->loop_max_what];
+	fprintf(f, "loop: %" PRIu64 " iterations, p50 %s, p99 %s, max %s%s%s; %" PRIu64 " over 50ms",
+		v->loop_iterations, p50, p99, max, v->loop_max_what[0] ? " in " : "",
+		util_cleann(mwhat, sizeof mwhat, v->loop_max_what, sizeof v->loop_max_what),
+		v->loop_slow_count);
 	if (v->loop_slow_count) {
 		fmt_lat(slow, sizeof slow, v->loop_slow_ns);
 		fmt_dur(ago, sizeof ago, s->now_mono_ns > v->loop_slow_mono_ns ?
