@@ -92,7 +92,7 @@ static void job_init(struct job *j)
 	uint8_t epoch = j->store_epoch;	/* what the earlier job left in flight stays stale */
 
 	memset(j, 0, sizeof *j);
-	j->store_fd = -1;
+	j->store_fd = j->dir_fd = -1;
 	j->store_epoch = epoch;
 }
 
@@ -166,11 +166,7 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	if ((e = results_fits(s, k, parts, err, errlen)) < 0)
 		return e;
 	job_init(j);
-	j->id = s->next_job_id++;
-	if ((e = results_job_dir_make(s, j->id, err, errlen)) < 0) {
-		j->id = 0;
-		return e;
-	}
+	j->id = s->next_job_id++;	/* its directory and file: at its turn (results.c) */
 	j->kind = kind;
 	j->priority = kc->priority;
 	j->log_size = k;
@@ -199,7 +195,6 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	if (s->journal && journal_submit_nosync(s->journal, &jj, jerr, sizeof jerr) < 0) {
 		snprintf(err, errlen, "not accepted: %s", jerr);
 		sup_log("job %llu %s", (unsigned long long)j->id, err);
-		results_job_dir_remove(s, j->id);
 		j->id = 0;
 		return -EIO;
 	}
@@ -457,6 +452,14 @@ void sched_result(struct sup *s, uint32_t ci)
 	struct part *pt = &j->part[r.part];
 	struct frame_h_done d;
 	memcpy(&d, c->buf, sizeof d);
+	if (r.gen < j->store_gen_floor) {
+		/* stored in a result file that was removed (and made again)
+		 * since: lost with it, proved again, no attempt counted */
+		pt->state = SHM_PART_QUEUED;
+		pt->gpu_child = -1;
+		jobs_publish(s, r.job);
+		return;
+	}
 	if (d.err) {
 		/* The state directory's fault, not the partition's: queued
 		 * again without an attempt counted, the job blocked until the

@@ -57,7 +57,11 @@ static_assert(SUP_HDR_BYTES == PFILE_HEADER_BYTES, "result header");
 
 /* What an EV_STORE completion was for. */
 enum store_op {
-	OP_ALLOC = 1,	/* fallocate the whole file */
+	OP_MKDIR = 1,	/* create: STATE/jobs/ID */
+	OP_OPENDIR,	/* create: open it, no link followed */
+	OP_UNLINK_STALE,	/* create: a stale file or link under the file's name */
+	OP_CREATE,	/* create: the file, O_EXCL */
+	OP_ALLOC,	/* fallocate the whole file */
 	OP_HDR,		/* write the header */
 	OP_DIGEST,	/* write one partition's digest into the table */
 	OP_TAIL,	/* commit: the table and the checksum */
@@ -247,32 +251,60 @@ static void unblocked(struct sup *s, int ji)
 	j->store_tries = 0;
 }
 
-/* (Re)create the temp file: a stale one, or a link planted under its
- * name, is unlinked first (never followed). 0 or errno. */
-static int create_tmp(struct sup *s, struct job *j)
+/* Creating the file, one io_uring operation after another (a file
+ * system busy flushing gigabytes can hold a metadata operation for tens of
+ * milliseconds; the loop does not wait for it): make STATE/jobs/ID
+ * (OP_MKDIR), open it with no symbolic link followed anywhere (OP_OPENDIR:
+ * openat2, RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH), unlink a stale file or
+ * a link planted under the file's name (OP_UNLINK: the link itself, never
+ * its target), create the file O_EXCL | O_NOFOLLOW (OP_CREATE); then the
+ * allocation. */
+static void create_step(struct sup *s, int ji, enum store_op step)
 {
-	int dfd = job_dir_open(s, j->id, 1), e = 0;
+	struct job *j = &s->jobs[ji];
+	struct io_uring_sqe *sqe;
 
-	if (dfd < 0)
-		return errno;
-	if (unlinkat(dfd, STORE_FILE, 0) < 0 && errno != ENOENT)
-		e = errno;
-	else if ((j->store_fd = openat(dfd, STORE_FILE, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-				       O_CLOEXEC, 0640)) < 0)
-		e = errno;
-	close(dfd);
-	return e;
+	j->store = ST_ALLOC;
+	j->store_step = (uint8_t)step;
+	j->store_err = 0;
+	switch (step) {
+	case OP_MKDIR:
+		job_name(j->id, j->path2, sizeof j->path2);
+		io_uring_prep_mkdirat(store_sqe(s, ji, OP_MKDIR), s->jobs_fd, j->path2, 0750);
+		break;
+	case OP_OPENDIR:
+		j->how = (struct open_how){ .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+					    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
+		io_uring_prep_openat2(store_sqe(s, ji, OP_OPENDIR), s->jobs_fd, j->path2, &j->how);
+		break;
+	case OP_UNLINK_STALE:
+		io_uring_prep_unlinkat(store_sqe(s, ji, OP_UNLINK_STALE), j->dir_fd, STORE_FILE, 0);
+		break;
+	case OP_CREATE:
+		sqe = store_sqe(s, ji, OP_CREATE);
+		io_uring_prep_openat(sqe, j->dir_fd, STORE_FILE,
+				     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+		break;
+	default:
+		break;
+	}
 }
 
-/* Allocation: make sure the file is there (a removed one is made again,
- * and what it held is proved again), then fallocate all of it and write
- * the header, both in flight at once. */
+static void close_dir(struct job *j)
+{
+	if (j->dir_fd >= 0)
+		close(j->dir_fd);
+	j->dir_fd = -1;
+}
+
+/* Allocation: make sure the file is there (made when missing; a removed
+ * one is made again, and what it held is proved again), then fallocate all
+ * of it and write the header, both in flight at once. */
 static void start_alloc(struct sup *s, int ji)
 {
 	struct job *j = &s->jobs[ji];
 	struct pfile_result res = { .job_id = j->id, .job_kind = j->kind, .partitions = j->nparts };
 	struct stat st;
-	int e = 0;
 
 	if (j->store_fd >= 0 && (fstat(j->store_fd, &st) < 0 || st.st_nlink == 0)) {
 		uint32_t lost = 0;
@@ -284,13 +316,15 @@ static void start_alloc(struct sup *s, int ji)
 		sup_log("job %llu: its result file was removed; making it again (%u partitions to "
 			"prove again)", (unsigned long long)j->id, lost);
 		memset(j->tail, 0, sizeof j->tail);
+		/* what gpuworkers are proving now lands in the removed file */
+		j->store_gen_floor = s->next_gen + 1;
 		loop_flush(&s->loop);	/* submitted operations hold the file, not the number */
 		close(j->store_fd);
 		j->store_fd = -1;
 	}
-	if (j->store_fd < 0 && (e = create_tmp(s, j)) != 0) {
-		blocked(s, ji, OP_ALLOC, e, "creating the result file");
-		return;
+	if (j->store_fd < 0) {
+		create_step(s, ji, OP_MKDIR);
+		return;		/* OP_CREATE's completion comes back here */
 	}
 	res.id.seed_len = j->seed_len;
 	memcpy(res.id.seed, j->seed, j->seed_len);
@@ -348,6 +382,10 @@ void results_commit(struct sup *s, int ji)
 static const char *op_what(enum store_op op)
 {
 	switch (op) {
+	case OP_MKDIR: return "making the job's directory";
+	case OP_OPENDIR: return "opening the job's directory";
+	case OP_UNLINK_STALE: return "removing a stale result file";
+	case OP_CREATE: return "creating the result file";
 	case OP_ALLOC: return "allocating the result file";
 	case OP_HDR: return "writing the result's header";
 	case OP_DIGEST: return "writing a partition's digest";
@@ -359,16 +397,74 @@ static const char *op_what(enum store_op op)
 	}
 }
 
+/* A creation step completed (create_step). */
+static void on_create(struct sup *s, int ji, enum store_op op, int res)
+{
+	struct job *j = &s->jobs[ji];
+
+	switch (op) {
+	case OP_MKDIR:
+		if (res < 0 && res != -EEXIST)
+			break;
+		create_step(s, ji, OP_OPENDIR);
+		return;
+	case OP_OPENDIR:
+		if ((res == -ELOOP || res == -ENOTDIR || res == -EXDEV) && !j->repaired) {
+			/* Not a directory of ours: a link (or a file) planted
+			 * under its name. The link itself is removed and a
+			 * directory made (job_dir_open), once; not a path of
+			 * normal operation, so done here and now. */
+			int fd = job_dir_open(s, j->id, 1);
+			j->repaired = 1;
+			if (fd >= 0) {
+				close(fd);
+				create_step(s, ji, OP_OPENDIR);
+				return;
+			}
+		}
+		if (res < 0)
+			break;
+		j->dir_fd = res;
+		create_step(s, ji, OP_UNLINK_STALE);
+		return;
+	case OP_UNLINK_STALE:
+		if (res < 0 && res != -ENOENT)
+			break;
+		create_step(s, ji, OP_CREATE);
+		return;
+	case OP_CREATE:
+		close_dir(j);
+		if (res < 0)
+			break;
+		j->store_fd = res;
+		start_alloc(s, ji);	/* the file is there: fallocate and header */
+		return;
+	default:
+		return;
+	}
+	close_dir(j);
+	blocked(s, ji, OP_ALLOC, -res, op_what(op));
+}
+
 void results_on_cqe(struct sup *s, uint32_t who, int res)
 {
 	uint32_t ji = who & 0xffff;
 	enum store_op op = (enum store_op)(who >> 24);
 	struct job *j;
 
-	if (ji >= s->njobs || s->jobs[ji].store_epoch != ((who >> 16) & 0xff))
-		return;		/* for a job that has ended since: settled then */
+	if (ji >= s->njobs || s->jobs[ji].store_epoch != ((who >> 16) & 0xff)) {
+		/* For a job that has ended since: settled then; only an fd
+		 * it was opening is left to close. */
+		if ((op == OP_OPENDIR || op == OP_CREATE) && res >= 0)
+			close(res);
+		return;
+	}
 	j = &s->jobs[ji];
 	j->store_ops--;
+	if (op >= OP_MKDIR && op <= OP_CREATE) {
+		on_create(s, (int)ji, op, res);
+		return;
+	}
 	if (op == OP_UNLINK || op == OP_RMDIR) {
 		if (res < 0 && res != -ENOENT && res != -ECANCELED)
 			sup_log("job %llu: %s: %s", (unsigned long long)j->id, op_what(op),
@@ -494,37 +590,6 @@ int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t er
 	return -ENOSPC;
 }
 
-/* Make job id's directory for a job being submitted: 0, or -errno with
- * one line in err. The file itself is made by the first results_kick. */
-int results_job_dir_make(struct sup *s, uint64_t id, char *err, size_t errlen)
-{
-	char dir[4200];
-	int dfd, e;
-
-	job_dir(s, id, dir, sizeof dir);
-	if ((dfd = job_dir_open(s, id, 1)) < 0) {
-		e = errno;
-		if (e == ELOOP || e == ENOTDIR)
-			snprintf(err, errlen, "%s is not a directory; remove it", dir);
-		else if (e == ENOSPC || e == EDQUOT)
-			snprintf(err, errlen, "no space on %s: cannot make %s", s->conf.state_dir, dir);
-		else
-			snprintf(err, errlen, "mkdir %s: %s", dir, strerror(e));
-		return -e;
-	}
-	close(dfd);
-	return 0;
-}
-
-void results_job_dir_remove(struct sup *s, uint64_t id)
-{
-	char name[24];
-
-	job_name(id, name, sizeof name);
-	if (unlinkat(s->jobs_fd, name, AT_REMOVEDIR) < 0 && errno == ENOTDIR)
-		unlinkat(s->jobs_fd, name, 0);
-}
-
 /* The job ended (done, failed, cancelled): close its file, remove what is
  * left of it (the temp file unless the commit renamed it, then the
  * directory), asynchronously; what it had in flight is ignored. */
@@ -537,6 +602,7 @@ void results_end(struct sup *s, int ji)
 	j->store_epoch++;
 	j->store_ops = 0;
 	j->store = ST_CLEAN;
+	close_dir(j);
 	if (j->store_fd >= 0) {
 		loop_flush(&s->loop);	/* what was submitted holds the file */
 		close(j->store_fd);
@@ -570,6 +636,7 @@ void results_close_all(struct sup *s)
 			close(j->store_fd);
 			j->store_fd = -1;
 		}
+		close_dir(j);
 		if (j->store == ST_CLEAN && j->store_ops && s->jobs_fd >= 0) {
 			unlinkat(s->jobs_fd, j->path, 0);
 			unlinkat(s->jobs_fd, j->path2, AT_REMOVEDIR);

@@ -467,7 +467,7 @@ static int setup(struct sup *s)
 	if (!s->jobs || s->nullfd < 0)
 		return -1;
 	for (uint32_t i = 0; i < s->njobs; i++)
-		s->jobs[i].store_fd = -1;
+		s->jobs[i].store_fd = s->jobs[i].dir_fd = -1;
 	init_slots(s);
 	char warn[300];
 	uint64_t next_id = 1;

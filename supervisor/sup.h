@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <linux/openat2.h>
 
 #include "conf/conf.h"
 #include "ctl/ctl.h"
@@ -154,6 +155,10 @@ struct job {
 	int store_ops;		/* EV_STORE operations in flight */
 	int store_err;		/* the first error among them (errno) */
 	uint32_t store_tries;	/* failed in a row: the backoff */
+	uint64_t store_gen_floor;	/* H_DONE of a generation below this went to a file since removed */
+	int dir_fd;		/* STATE/jobs/ID while the file is being created; -1 = none */
+	struct open_how how;	/* the openat2 in flight's */
+	uint8_t repaired;	/* a link planted at STATE/jobs/ID was removed once */
 	uint64_t retry_at_ns;
 	char path[48], path2[48];	/* names the operations in flight use */
 	uint8_t hdr[SUP_HDR_BYTES];
@@ -307,8 +312,6 @@ int relay_busy(const struct child *c);
  * link afterwards. -1 and one line in err. */
 int sched_open(struct sup *s, char *err, size_t errlen);
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len);
-int results_job_dir_make(struct sup *s, uint64_t id, char *err, size_t errlen);
-void results_job_dir_remove(struct sup *s, uint64_t id);
 /* Does a result of 2^k x parts fit in the free space? 0 or -ENOSPC, err. */
 int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen);
 int results_have(struct sup *s, uint64_t id);
