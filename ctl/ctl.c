@@ -441,6 +441,21 @@ static int ctl_exchange(int fd, const char *line, char *reply, size_t replylen,
 	return rc;
 }
 
+/* Connect by the deadline and vet the peer: the fd, or -errno and err. */
+static int ctl_connect_vetted(const char *path, const struct timespec *deadline, ctl_vet_fn vet,
+			      void *arg, char *err, size_t errlen)
+{
+	int fd, rc;
+
+	if ((fd = ctl_connect(path, deadline, err, errlen)) < 0)
+		return fd;
+	if (vet && (rc = ctl_vet_peer(fd, vet, arg, err, errlen)) < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 int ctl_call_vet(const char *path, const char *line, char *reply, size_t replylen,
 		 int timeout_ms, ctl_vet_fn vet, void *arg, char *err, size_t errlen)
 {
@@ -451,12 +466,8 @@ int ctl_call_vet(const char *path, const char *line, char *reply, size_t replyle
 		return util_fail(err, errlen, -EINVAL, "reply buffer too small");
 	reply[0] = '\0';
 	ctl_deadline(&deadline, timeout_ms);
-	if ((fd = ctl_connect(path, &deadline, err, errlen)) < 0)
+	if ((fd = ctl_connect_vetted(path, &deadline, vet, arg, err, errlen)) < 0)
 		return fd;
-	if (vet && (rc = ctl_vet_peer(fd, vet, arg, err, errlen)) < 0) {
-		close(fd);
-		return rc;
-	}
 	size_t extra;
 	rc = ctl_exchange(fd, line, reply, replylen, &deadline, &extra, err, errlen);
 	close(fd);
@@ -473,16 +484,12 @@ int ctl_open(struct ctl_conn *c, const char *path, int timeout_ms, ctl_vet_fn ve
 	     char *err, size_t errlen)
 {
 	struct timespec deadline;
-	int fd, rc;
+	int fd;
 
 	c->fd = -1;
 	ctl_deadline(&deadline, timeout_ms);
-	if ((fd = ctl_connect(path, &deadline, err, errlen)) < 0)
+	if ((fd = ctl_connect_vetted(path, &deadline, vet, arg, err, errlen)) < 0)
 		return fd;
-	if (vet && (rc = ctl_vet_peer(fd, vet, arg, err, errlen)) < 0) {
-		close(fd);
-		return rc;
-	}
 	c->fd = fd;
 	return 0;
 }

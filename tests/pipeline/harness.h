@@ -15,7 +15,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -259,6 +261,19 @@ static inline int sv_count_state(pid_t parent, char state)
 static inline int sv_count_children(pid_t parent)
 {
 	return sv_count_state(parent, 0);
+}
+
+/* A raw connection to v's control socket (tests that speak the protocol
+ * byte by byte). */
+static inline int sv_connect(const struct sv *v)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memcpy(sa.sun_path, v->sock, strlen(v->sock) + 1);
+	CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect: %s",
+	      strerror(errno));
+	return fd;
 }
 
 /* After the supervisor exited: nothing of it may remain. */

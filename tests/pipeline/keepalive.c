@@ -22,13 +22,7 @@ static struct sv sv;
 
 static int conn(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	memcpy(sa.sun_path, sv.sock, strlen(sv.sock) + 1);
-	CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect: %s",
-	      strerror(errno));
-	return fd;
+	return sv_connect(&sv);
 }
 
 static void put(int fd, const char *s)
