@@ -36,10 +36,12 @@ json_num() { grep -o "\"$1\": *[0-9.e+-]*" "$dir/json" | head -1 | sed 's/.*: */
 minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
 
 # sample SUPPID OUT: every 100 ms, "role pid cpu_ticks hwm_kb" of the
-# supervisor and each child, appended to OUT until killed.
+# supervisor and each child, and "delay ns" (the supervisor's time waiting
+# on a run queue, /proc/PID/schedstat), appended to OUT until killed.
 sample() {
   local sp=$1 out=$2 p comm
   while :; do
+    awk '{ print "delay", $2 }' "/proc/$sp/schedstat" 2>/dev/null >>"$out"
     for p in "$sp" $(cat "/proc/$sp/task/$sp/children" 2>/dev/null); do
       comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
       awk -v role="$comm" -v pid="$p" '
@@ -107,6 +109,8 @@ EOF
       -v lwhat="$(grep -o '"max_what": *"[^"]*"' "$dir/json" | sed 's/.*: *"//; s/"$//')" '
     # CPU over the job only: from the first sample (taken just before the
     # submit) to the last; a child started later counts from 0
+    # the longest the supervisor waited for a CPU within one 100 ms sample
+    $1 == "delay" { if (last != "" && $2 - last > dmax) dmax = $2 - last; last = $2; next }
     { p = $1 " " $2; if (!(p in first)) first[p] = $1 == "provisor" ? $3 : 0
       cpu[p] = $3; role[p] = $1; if ($4 > hwm[$1]) hwm[$1] = $4 }
     END {
@@ -123,8 +127,9 @@ EOF
       printf "         sup/gw CPU %.3f%% (%.2f s / %.2f s)  RSS sup %d MiB, synth %d MiB, gpuworker %d MiB\n", \
         c["gpuworker"] ? 100 * c["provisor"] / c["gpuworker"] : 0, c["provisor"] / hz, c["gpuworker"] / hz, \
         hwm["provisor"] / 1024, hwm["synth"] / 1024, hwm["gpuworker"] / 1024
-      printf "         loop max %.2f ms (in %s), p99 %.2f ms   rtt p50 %s ms, p99 %s ms, max %s ms (n %s)\n", \
-        lmax * 1000, lwhat, lp99 * 1000, r[3], r[5], r[7], r[9]
+      printf "         loop max %.2f ms (in %s), p99 %.2f ms; waited for a CPU up to %.1f ms in 100 ms\n", \
+        lmax * 1000, lwhat, lp99 * 1000, dmax / 1e6
+      printf "         rtt p50 %s ms, p99 %s ms, max %s ms (n %s)\n", r[3], r[5], r[7], r[9]
     }' "$dir/samples"
 }
 
