@@ -255,7 +255,8 @@ int render_job_order(const struct snap *s, struct top_view *v)
 		if (job_matches(&s->jobs[i], v->filter))
 			v->jobs[n++] = i;
 	order_snap = s;
-	qsort(v->jobs, (size_t)n, sizeof *v->jobs, order_cmp);
+	if (n)	/* with no job the array may be NULL, which qsort must not get */
+		qsort(v->jobs, (size_t)n, sizeof *v->jobs, order_cmp);
 	return n;
 }
 
