@@ -94,7 +94,7 @@ struct child {
 	enum rd_state rd;
 	struct frame_hdr hdr;
 	uint32_t hdr_have;
-	uint8_t *buf;		/* RD_SMALL / RD_RESULT payload */
+	uint8_t *buf;		/* RD_SMALL payload */
 	uint64_t buf_have;
 	int rd_pending;
 
