@@ -19,6 +19,13 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 cleanup() {
   [ -n "$sup" ] && kill -KILL "$sup" 2>/dev/null && wait "$sup" 2>/dev/null
+  # A process's io_uring lets go of its files a moment after it exits (the
+  # ring is torn down asynchronously): the mount may be busy that long.
+  for _ in $(seq 50); do
+    mountpoint -q "$S" || break
+    umount "$S" 2>/dev/null && break
+    sleep 0.1
+  done
   mountpoint -q "$S" && umount "$S"
   rm -rf "$T"
 }
