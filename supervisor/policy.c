@@ -172,7 +172,6 @@ void sched_run(struct sup *s)
 
 	if (s->stopping > 1)
 		return;
-	results_kick(s);	/* allocations due, blocked jobs to retry */
 	/* Ready partitions to GPUs with room, most urgent first, within the
 	 * memory budget (a relay makes a synth's partition a gpuworker's). */
 	uint64_t used = sched_mem_used(s), at_gpus = mem_used(s, 1);

@@ -526,8 +526,9 @@ void results_on_cqe(struct sup *s, uint32_t who, int res)
 
 /* Start what is due: the retries of blocked jobs, and the allocation of
  * resumed jobs with nothing left to prove (no turn comes for them: they
- * only need their commit). Called after every loop iteration (it looks
- * at the job table only). */
+ * only need their commit). Called by the 100 ms tick, not after every
+ * loop iteration: the retries are seconds apart, and it walks the whole
+ * job table. */
 void results_kick(struct sup *s)
 {
 	uint64_t now = 0;

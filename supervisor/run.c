@@ -207,6 +207,8 @@ static void on_tick(struct sup *s)
 					child_kill(s, i, "still alive after the stop's grace period");
 	}
 	child_tick(s, now);
+	if (s->stopping < 2)
+		results_kick(s);	/* blocked jobs to retry, resumed ones to commit */
 	loop_stats(s, now);
 	sched_publish(s);
 	arm_tick(s);

@@ -316,7 +316,8 @@ void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len);
 int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen);
 int results_have(struct sup *s, uint64_t id);
 uint32_t results_reuse(struct sup *s, struct job *j);
-/* Start what is due: allocations, and retries of blocked jobs. */
+/* Start what is due (the tick): retries of blocked jobs, and the
+ * allocation of resumed jobs with nothing left to prove. */
 void results_kick(struct sup *s);
 /* Partitions of j may be handed out (its file is allocated). */
 int results_ready(const struct job *j);
