@@ -26,6 +26,7 @@ extern const struct cli_entry cli_cmd_run;	/* cli/cmd_run.c */
 extern const struct cli_entry cli_cmd_synth;	/* cli/cmd_synth.c */
 extern const struct cli_entry cli_cmd_prove;	/* cli/cmd_prove.c */
 extern const struct cli_entry cli_cmd_verify;	/* cli/cmd_verify.c */
+extern const struct cli_entry cli_cmd_setup;	/* cli/cmd_setup.c */
 extern const struct cli_entry cli_cmd_submit;	/* cli/cmd_ctl.c */
 extern const struct cli_entry cli_cmd_cancel;
 extern const struct cli_entry cli_cmd_drain;

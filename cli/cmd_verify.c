@@ -1,6 +1,9 @@
 /*
  * `provisor verify FILE...`: check H files and job result files against
  * their re-synthesized partitions (verify/verify.h).
+ * `provisor verify --params PARAMS PROOF...`: check Groth16 proof files
+ * with the params' verifying key, for the public inputs recomputed from
+ * each proof's partition identity (groth16/groth16.h).
  *
  * One line per partition checked: "FILE: partition P ...: ok" on stdout,
  * or the failure on stderr, one line per failed file or partition. The
@@ -12,9 +15,11 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "format/pfile.h"
+#include "groth16/groth16.h"
 #include "synth/synth.h"
 #include "verify/verify.h"
 
@@ -84,7 +89,42 @@ static int verify_result_file(const char *path)
 	return bad;
 }
 
+/* One proof file against vk: its line on stdout or stderr; 0 ok. */
+static int verify_proof_file(const char *path, const struct groth16_params *p)
+{
+	struct groth16_proof_file f;
+	char err[512], seed[2 * SYNTH_SEED_MAX + 1];
+	const char *why = NULL;
+	fr_t x[GROTH16_NPUB - 1];
+
+	if (groth16_proof_read(path, &f, err, sizeof err)) {
+		fprintf(stderr, "provisor verify: %s\n", err);
+		return 1;
+	}
+	synth_seed_hex(&f.id, seed, sizeof seed);
+	if (memcmp(f.vk_digest, p->vk_digest, sizeof f.vk_digest))
+		why = "made with other params (verifying key digest differs)";
+	else if (f.id.k != p->k)
+		why = "its k differs from the params'";
+	else if (synth_public_inputs(&f.id, x))
+		why = "its identity cannot be synthesized";
+	for (unsigned i = 0; !why && i < GROTH16_NPUB - 1; i++)
+		if (!fr_equal(&x[i], &f.x[i]))
+			why = i ? "wrong public input x_out: not the chain's value for this identity"
+				: "wrong public input x_0: not this identity's";
+	if (!why && !groth16_verify(&p->vk, x, &f.proof))
+		why = "the pairing equation does not hold";
+	if (why) {
+		fprintf(stderr, "provisor verify: %s: proof of partition %u (k=%u, seed %s): FAILED: %s\n",
+			path, f.id.partition, f.id.k, seed, why);
+		return 1;
+	}
+	printf("%s: proof of partition %u (k=%u, seed %s): ok\n", path, f.id.partition, f.id.k, seed);
+	return 0;
+}
+
 static const struct option cmd_verify_options[] = {
+	{ "params", required_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -92,15 +132,32 @@ static const struct option cmd_verify_options[] = {
 static int cmd_verify(int argc, char **argv)
 {
 	enum pfile_kind kind;
+	const char *params = NULL;
 	char err[512];
 	int opt, bad = 0;
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
 	optind = 0;
-	while ((opt = cli_getopt(argc, argv)) != -1)
-		return opt == 'h' ? cli_help("verify") : cli_bad_option(opt, argv);
+	while ((opt = cli_getopt(argc, argv)) != -1) {
+		if (opt == 'p')
+			params = optarg;
+		else
+			return opt == 'h' ? cli_help("verify") : cli_bad_option(opt, argv);
+	}
 	if (optind >= argc)
 		return cli_usage_error("verify", "no files given");
+	if (params) {
+		struct groth16_params p;
+
+		if (groth16_params_read(params, &p, 1, err, sizeof err)) {
+			fprintf(stderr, "provisor verify: %s\n", err);
+			return 1;
+		}
+		for (int i = optind; i < argc; i++)
+			bad |= verify_proof_file(argv[i], &p);
+		fflush(stdout);
+		return bad;
+	}
 	for (int i = optind; i < argc; i++) {
 		if (pfile_probe(argv[i], &kind, err, sizeof err)) {
 			fprintf(stderr, "provisor verify: %s\n", err);
@@ -126,8 +183,8 @@ static int cmd_verify(int argc, char **argv)
 
 const struct cli_entry cli_cmd_verify = {
 	.name = "verify",
-	.usage = "verify FILE...",
+	.usage = "verify FILE...  |  verify --params PARAMS PROOF...",
 	.options = cmd_verify_options,
-	.optstring = ":h",
+	.optstring = ":p:h",
 	.exec = cmd_verify,
 };

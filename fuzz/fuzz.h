@@ -1,7 +1,7 @@
 /*
  * fuzz: libFuzzer targets for every parser of untrusted input (frames,
  * control requests, the config file, the journal, partition/H/result
- * files, the status segment). `make fuzz` builds them with clang into
+ * files, the status segment, curve points, Groth16 params and proofs). `make fuzz` builds them with clang into
  * bin-fuzz/ and runs each; tests/fuzz/regress.c replays the stored inputs
  * (fuzz/corpus/NAME, fuzz/regress/NAME) through the same code in `make test`.
  *
@@ -33,6 +33,9 @@ int fuzz_conf_one(const uint8_t *data, size_t size);
 int fuzz_journal_one(const uint8_t *data, size_t size);
 int fuzz_pfile_one(const uint8_t *data, size_t size);
 int fuzz_shm_one(const uint8_t *data, size_t size);
+int fuzz_point_one(const uint8_t *data, size_t size);
+int fuzz_params_one(const uint8_t *data, size_t size);
+int fuzz_proof_one(const uint8_t *data, size_t size);
 
 #define FUZZ_ASSERT(cond) do {							\
 	if (!(cond)) {								\

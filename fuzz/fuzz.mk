@@ -15,7 +15,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_O := build-fuzz
 FUZZ_BIN := bin-fuzz
-FUZZ_ALL := frame ctl conf journal pfile shm
+FUZZ_ALL := frame ctl conf journal pfile shm point params proof
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -MMD -MP \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -35,6 +35,17 @@ FUZZ_LIBS_pfile   := libsodium
 FUZZ_OPTS_pfile   := -max_len=16384
 FUZZ_SRCS_shm     := shm/seg.c shm/records.c
 FUZZ_OPTS_shm     := -max_len=65536
+# The curve and Groth16 targets: the whole field/curve/groth16 code.
+FUZZ_CURVE_SRCS   := $(filter-out field/ntt.c,$(wildcard field/*.c)) $(wildcard curve/*.c)
+FUZZ_G16_SRCS     := groth16/params.c groth16/proof.c groth16/file.c synth/circuit.c
+FUZZ_SRCS_point   := $(FUZZ_CURVE_SRCS)
+FUZZ_OPTS_point   := -max_len=256
+FUZZ_SRCS_params  := $(FUZZ_CURVE_SRCS) $(FUZZ_G16_SRCS)
+FUZZ_LIBS_params  := libsodium
+FUZZ_OPTS_params  := -max_len=8192
+FUZZ_SRCS_proof   := $(FUZZ_CURVE_SRCS) $(FUZZ_G16_SRCS)
+FUZZ_LIBS_proof   := libsodium
+FUZZ_OPTS_proof   := -max_len=512
 
 fuzz_objs = $(patsubst %.c,$(FUZZ_O)/%.o,fuzz/fuzz_$(1).c fuzz/fuzz_util.c $(FUZZ_SRCS_$(1)))
 
@@ -62,7 +73,7 @@ TESTS += $(BIN)/tests/fuzz_regress
 $(BIN)/tests/fuzz_regress: $(call objs,tests/fuzz/regress.c fuzz/fuzz_util.c \
 	$(patsubst %,fuzz/fuzz_%.c,$(FUZZ_ALL))) \
 	$(O)/libproto.a $(O)/libctl.a $(O)/libconf.a $(O)/libjournal.a $(O)/libformat.a \
-	$(O)/libsynth.a $(O)/libfield.a $(O)/libshm.a
+	$(O)/libgroth16.a $(O)/libcurve.a $(O)/libsynth.a $(O)/libhterm.a $(O)/libfield.a $(O)/libshm.a
 LDLIBS_tests/fuzz_regress = $(call pc_libs,libxxhash libsodium inih)
 
 # Seed corpora, written by the modules' own writers (fuzz/mkcorpus.c).

@@ -20,6 +20,7 @@ static const struct {
 } targets[] = {
 	{ "frame", fuzz_frame_one }, { "ctl", fuzz_ctl_one }, { "conf", fuzz_conf_one },
 	{ "journal", fuzz_journal_one }, { "pfile", fuzz_pfile_one }, { "shm", fuzz_shm_one },
+	{ "point", fuzz_point_one }, { "params", fuzz_params_one }, { "proof", fuzz_proof_one },
 };
 
 static uint8_t *read_file(const char *path, size_t *size)
