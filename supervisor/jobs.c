@@ -139,8 +139,9 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	kc = &s->conf.kind[kind];
 	k = k ? k : kc->log_size;
 	parts = parts ? parts : kc->partitions;
-	if (k < 1 || k > s->conf.max_log_size) {
-		snprintf(err, errlen, "log size %u is outside 1..%u (max_log_size)", k, s->conf.max_log_size);
+	if (k < VOCAB_LOG_MIN || k > s->conf.max_log_size) {
+		snprintf(err, errlen, "log size %u is outside %d..%u (max_log_size)", k, VOCAB_LOG_MIN,
+			 s->conf.max_log_size);
 		return -EINVAL;
 	}
 	if (parts < 1 || parts > VOCAB_MAX_PARTS) {
