@@ -166,7 +166,8 @@ head -c 50 good.p >short.p;     badp "truncated: 50 bytes, shorter than the 80-b
 head -c 1000 good.p >cut.p;     badp "truncated: 1000 bytes, header implies" cut.p
 cp good.p long.p; printf 'xx' >>long.p; badp "trailing bytes" long.p
 head -c 80 /dev/urandom >rnd.p; badp "bad magic" rnd.p
-patch good.p 8 02000000;  badp "unsupported format version 2" good.p.bad
+patch good.p 8 02000000;  badp "format version 2 \\(circuit v1\\) is no longer accepted: re-synthesize" good.p.bad
+patch good.p 8 04000000;  badp "unsupported format version 4 \\(this provisor reads version 3\\)" good.p.bad
 patch good.p 8 ffffffff;  badp "unsupported format version 4294967295" good.p.bad
 patch good.p 12 02000000; badp "is an H file, expected a partition file" good.p.bad
 patch good.p 12 09000000; badp "kind" good.p.bad
@@ -181,7 +182,7 @@ patch good.p 200 00;      badp "checksum mismatch" good.p.bad
 : >empty.h;                     badh "empty" empty.h
 head -c 100 good.h >short.h;    badh "truncated: 100 bytes, header implies" short.h
 cp good.h long.h; head -c 4096 /dev/zero >>long.h; badh "trailing bytes" long.h
-patch good.h 8 02000000;  badh "unsupported format version 2" good.h.bad
+patch good.h 8 01000000;  badh "format version 1 \\(circuit v1\\) is no longer accepted" good.h.bad
 patch good.h 16 00000000; badh "log size k = 0 out of range" good.h.bad
 patch good.h 20 21000000; badh "seed" good.h.bad
 patch good.h 72 ffffffffffffff7f; badh "size mismatch" good.h.bad
