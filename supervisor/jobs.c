@@ -269,6 +269,13 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	char err[256];
 	int ji;
 
+	if (jj->log_size < VOCAB_LOG_MIN) {	/* journaled before the v2 circuit */
+		sup_log("job %llu: log size %u is below %d, the smallest circuit; it fails",
+			(unsigned long long)jj->id, jj->log_size, VOCAB_LOG_MIN);
+		if (journal_end(s->journal, jj->id, SHM_JOB_FAILED, err, sizeof err) < 0)
+			sup_log("job %llu: %s", (unsigned long long)jj->id, err);
+		return;
+	}
 	if (results_have(s, jj->id)) {
 		sup_log("job %llu: its result is already there; not recomputed",
 			(unsigned long long)jj->id);
