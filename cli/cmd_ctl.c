@@ -447,7 +447,7 @@ static int cmd_ctl_submit_line(const struct cmd_ctl_submit *s, char *line, size_
 		return 2;
 	}
 	if (cmd_ctl_submit_flag(s->kind, "seed", "--seed", s->seed, "hex of 1 to 32 bytes") ||
-	    cmd_ctl_submit_flag(s->kind, "k", "--log-size", s->k, "a number in 1.." VOCAB_STR(VOCAB_LOG_MAX)) ||
+	    cmd_ctl_submit_flag(s->kind, "k", "--log-size", s->k, "a number in " VOCAB_STR(VOCAB_LOG_MIN) ".." VOCAB_STR(VOCAB_LOG_MAX)) ||
 	    cmd_ctl_submit_flag(s->kind, "partitions", "--partitions", s->parts, "a number in 1.." VOCAB_STR(VOCAB_MAX_PARTS)))
 		return 2;
 	n = snprintf(line, len, "submit %s%s%s%s%s%s%s", s->kind,

@@ -290,7 +290,7 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_FIELD("socket_mode", CK_MODE, conf, socket_mode),
 	CK_SET("socket_group", conf_set_socket_group, "a group on this system"),
 	CK_NUM("max_jobs", CK_U32, conf, max_jobs, 1, 1u << 20),
-	CK_NUM("max_log_size", CK_U32, conf, max_log_size, 1, VOCAB_LOG_MAX),
+	CK_NUM("max_log_size", CK_U32, conf, max_log_size, VOCAB_LOG_MIN, VOCAB_LOG_MAX),
 	CK_NUM("restart_intensity", CK_U32, conf, restart_intensity, 1, 1000000),
 	CK_FIELD("restart_period", CK_MS, conf, restart_period_ms),
 	CK_FIELD("backoff_max", CK_MS, conf, backoff_max_ms),
@@ -301,7 +301,7 @@ static const struct conf_key conf_sup_keys[] = {
 };
 
 static const struct conf_key conf_kind_keys[] = {
-	CK_NUM("log_size", CK_U32, conf_kind, log_size, 1, VOCAB_LOG_MAX),
+	CK_NUM("log_size", CK_U32, conf_kind, log_size, VOCAB_LOG_MIN, VOCAB_LOG_MAX),
 	CK_NUM("partitions", CK_U32, conf_kind, partitions, 1, VOCAB_MAX_PARTS),
 	CK_NUM("priority", CK_U32, conf_kind, priority, 0, 255),
 	CK_FIELD("deadline", CK_DUR, conf_kind, deadline_ms),
@@ -474,7 +474,7 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 			 slots, CONF_MAX_SLOTS);
 		return -1;
 	}
-	if (c->max_log_size < 1 || c->max_log_size > VOCAB_LOG_MAX || c->shm_mode > 0777 ||
+	if (c->max_log_size < VOCAB_LOG_MIN || c->max_log_size > VOCAB_LOG_MAX || c->shm_mode > 0777 ||
 	    c->socket_mode > 0777 || !c->max_jobs || !c->mem_budget) {
 		snprintf(err, errlen, "max_log_size, modes, max_jobs or mem_budget out of range");
 		return -1;
@@ -483,9 +483,9 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 		const struct conf_kind *ck = &c->kind[k];
 		const char *name = vocab_kind_name(k);
 
-		if (ck->log_size < 1 || ck->log_size > c->max_log_size) {
-			snprintf(err, errlen, "kind.%s: log_size %u is outside 1..max_log_size (%u)",
-				 name, ck->log_size, c->max_log_size);
+		if (ck->log_size < VOCAB_LOG_MIN || ck->log_size > c->max_log_size) {
+			snprintf(err, errlen, "kind.%s: log_size %u is outside %d..max_log_size (%u)",
+				 name, ck->log_size, VOCAB_LOG_MIN, c->max_log_size);
 			return -1;
 		}
 		if (ck->partitions < 1 || ck->partitions > VOCAB_MAX_PARTS) {

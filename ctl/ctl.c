@@ -93,8 +93,9 @@ static int ctl_parse_submit(char **w, int n, struct ctl_req *r, char *err, size_
 				return util_fail(err, errlen, -EINVAL, "seed is not hex of 1 to 32 bytes");
 		} else if (!strcmp(w[i], "k")) {
 			bit = 2;
-			if (util_num(val, UTIL_NUM_CANONICAL, 1, VOCAB_LOG_MAX, &v))
-				return util_fail(err, errlen, -EINVAL, "k must be 1.." VOCAB_STR(VOCAB_LOG_MAX));
+			if (util_num(val, UTIL_NUM_CANONICAL, VOCAB_LOG_MIN, VOCAB_LOG_MAX, &v))
+				return util_fail(err, errlen, -EINVAL,
+						 "k must be " VOCAB_STR(VOCAB_LOG_MIN) ".." VOCAB_STR(VOCAB_LOG_MAX));
 			r->log_size = (uint32_t)v;
 		} else if (!strcmp(w[i], "partitions")) {
 			bit = 4;

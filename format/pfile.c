@@ -78,7 +78,8 @@ void pfile_result_hdr(struct pfile_hdr *h, const struct pfile_result *res, uint3
 }
 
 /*
- * Version 2 result files: the layout and the digests. A partition's region
+ * Result files (the result2 layout, format versions 2 and 3): the layout
+ * and the digests. A partition's region
  * and its digest are one process's business (the one that computed H);
  * whoever assembles the file needs only these offsets, the 80 header
  * bytes and the P digests to write the table and the checksum.

@@ -11,15 +11,19 @@
  *                   count, then every partition's H in partition order
  *
  * All three share one 80-byte little-endian header; elements are
- * canonical 32-byte little-endian encodings of Fr. Partition and H files
- * (version 1) end in a BLAKE2b-256 checksum over everything before it.
- * Result files are version 2: after the payload comes a table of one
- * BLAKE2b-256 digest per partition's H, then a checksum over header and
- * table only. Each partition's region sits at a fixed offset, so the
- * process that computed it (the gpuworker) writes it and its digest, and
- * the supervisor assembles the file from the digests alone, never reading
- * or hashing a payload byte (docs/formats.md). Readers still take
- * version 1 result files (one checksum over everything).
+ * canonical 32-byte little-endian encodings of Fr. Every kind is format
+ * version 3, the files of circuit v2 (docs/circuit.md). Partition and H
+ * files end in a BLAKE2b-256 checksum over everything before it. Result
+ * files keep the layout they had as version 2: after the payload comes a
+ * table of one BLAKE2b-256 digest per partition's H, then a checksum over
+ * header and table only. Each partition's region sits at a fixed offset,
+ * so the process that computed it (the gpuworker) writes it and its
+ * digest, and the supervisor assembles the file from the digests alone,
+ * never reading or hashing a payload byte (docs/formats.md).
+ *
+ * Versions 1 and 2 hold rows or H of circuit v1, which no longer exists:
+ * they are refused as such ("format version 1 (circuit v1) is no longer
+ * accepted"), never read as if they were wrong.
  *
  * Design: readers trust nothing. They check magic, version, kind, every
  * header field, that the file length is exactly what the header implies,
@@ -46,8 +50,9 @@
 #include "util/vocab.h"
 
 #define PFILE_MAGIC "PROVISOR"	/* 8 bytes, no terminator on disk */
-#define PFILE_VERSION 1		/* partition and H files */
-#define PFILE_RESULT_VERSION 2	/* what writers write; readers take 1 and 2 */
+#define PFILE_VERSION 3		/* every kind: circuit v2 */
+#define PFILE_RESULT_VERSION PFILE_VERSION	/* result files, the digest-table layout */
+#define PFILE_VERSION_CIRCUIT1 2	/* versions 1..2: circuit v1, refused */
 #define PFILE_HEADER_BYTES 80
 #define PFILE_SUM_BYTES 32
 #define PFILE_RESULT_MAX_PARTITIONS 1024
@@ -65,19 +70,19 @@ struct pfile_result {
 	uint32_t job_kind;	/* enum vocab_kind */
 	uint32_t partitions;	/* 1..PFILE_RESULT_MAX_PARTITIONS */
 	struct synth_id id;	/* id.partition unused (0) */
-	/* The file's format version: the reader fills in 1 or 2; a writer
-	 * writes 1 when asked (tests, to make files only old provisors
-	 * wrote) and PFILE_RESULT_VERSION for 0 or 2. */
+	/* The file's format version: the reader fills in PFILE_VERSION; a
+	 * writer takes 0 or PFILE_VERSION and refuses anything else. */
 	uint32_t version;
 };
 
 /*
- * The layout of a version 2 result file, for whoever writes one piece by
+ * The layout of a result file (the "result2" layout, introduced with
+ * format version 2 and kept by version 3), for whoever writes one piece by
  * piece (the supervisor writes the header, table and checksum; each
  * gpuworker writes its partition's H at its offset and hands back that
  * region's digest). n = 2^k elements per partition:
  *
- *   0                              header (80 bytes, version 2)
+ *   0                              header (80 bytes, version 3)
  *   part_off(k, p) = 80 + p*n*32   partition p's H, n canonical elements
  *   table_off(k, P) = 80 + P*n*32  digest table: P entries of 32 bytes,
  *                                  entry p = BLAKE2b-256(partition p's bytes)
@@ -91,7 +96,7 @@ struct pfile_result {
 uint64_t pfile_result2_part_off(uint32_t k, uint32_t p);
 uint64_t pfile_result2_table_off(uint32_t k, uint32_t parts);
 uint64_t pfile_result2_size(uint32_t k, uint32_t parts);
-/* The 80 header bytes of a v2 result file for res (res->version is
+/* The 80 header bytes of a result file for res (res->version is
  * ignored; res must be one pfile_result_begin accepts: a valid identity,
  * a known job kind, 1..PFILE_RESULT_MAX_PARTITIONS partitions). */
 void pfile_result2_header(const struct pfile_result *res, uint8_t hdr[PFILE_HEADER_BYTES]);
@@ -129,10 +134,9 @@ int pfile_read_h(const char *path, struct synth_id *id, fr_t **h,
 /*
  * Result file, written as a stream so the writer never holds all
  * partitions at once: begin, then exactly res->partitions puts (partition
- * order, 2^k coefficients each), then commit. Version 2 (res->version 0
- * or 2): each put's digest is computed as it is written, and commit
- * writes the table and the checksum; version 1 (res->version 1): one
- * checksum over everything. A put refused for a non-canonical element
+ * order, 2^k coefficients each), then commit. Each put's digest is
+ * computed as it is written, and commit writes the table and the
+ * checksum. A put refused for a non-canonical element
  * has written nothing. commit or abort removes the temp file unless it
  * became the destination, and frees the writer.
  */
@@ -154,14 +158,12 @@ int pfile_result_commit(struct pfile_writer *w, char *err, size_t errlen);
 void pfile_result_abort(struct pfile_writer *w);
 
 /*
- * Result file reader, versions 1 and 2 (res->version says which): open
- * validates the whole file without holding it: header, exact length,
- * then for version 2 the checksum over header and table and, in one
+ * Result file reader: open validates the whole file without holding it:
+ * header, exact length, the checksum over header and table and, in one
  * streaming pass, every element and each partition's digest against its
- * table entry; for version 1 every element and the checksum. read then
- * loads partition p's H (2^k elements) into h, checking each element
- * again, and for version 2 the partition's digest, in case the file
- * changed underneath.
+ * table entry. read then loads partition p's H (2^k elements) into h,
+ * checking each element again and the partition's digest, in case the
+ * file changed underneath.
  */
 struct pfile_reader;
 int pfile_result_open(const char *path, struct pfile_result *res,

@@ -3,8 +3,8 @@
  * happens before the caller sees an element: header fields and the exact
  * file length first (so no header can make us allocate more than the file
  * justifies), then one streaming pass that hashes the payload and refuses
- * a non-canonical element, then the checksum. A version 2 result file
- * swaps the last two steps: its checksum covers only header and digest
+ * a non-canonical element, then the checksum. A result file swaps the
+ * last two steps: its checksum covers only header and digest
  * table, so it is checked first (at most 32 KiB read), and the stream
  * then holds each partition's bytes to that table's entry as the
  * partition ends.
@@ -26,7 +26,7 @@ struct pfile_reader {
 	char *path;
 	struct pfile_hdr h;
 	uint64_t n;		/* elements per section */
-	uint8_t *table;		/* version 2: the digests, as validated by open */
+	uint8_t *table;		/* the digests, as validated by open */
 };
 
 /* path, or (dfd >= 0) name in dfd without following a symbolic link. */
@@ -88,18 +88,17 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 				 "%s: truncated: %zd bytes, shorter than the %d-byte header",
 				 path, got, PFILE_HEADER_BYTES);
 	pfile_hdr_decode(h, raw);
-	if (h->version != PFILE_VERSION && h->version != PFILE_RESULT_VERSION)
+	if (h->version >= 1 && h->version <= PFILE_VERSION_CIRCUIT1)
 		return util_fail(err, errlen, -EINVAL,
-				 "%s: unsupported format version %u (this provisor reads version %d, "
-				 "and %d for job result files)",
-				 path, h->version, PFILE_VERSION, PFILE_RESULT_VERSION);
+				 "%s: format version %u (circuit v1) is no longer accepted: %s with "
+				 "this provisor", path, h->version,
+				 h->kind == PFILE_KIND_RESULT ? "run the job again" : "re-synthesize");
+	if (h->version != PFILE_VERSION)
+		return util_fail(err, errlen, -EINVAL,
+				 "%s: unsupported format version %u (this provisor reads version %d)",
+				 path, h->version, PFILE_VERSION);
 	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_RESULT)
 		return util_fail(err, errlen, -EINVAL, "%s: unknown file kind %u", path, h->kind);
-	if (h->version == PFILE_RESULT_VERSION && h->kind != PFILE_KIND_RESULT)
-		return util_fail(err, errlen, -EINVAL,
-				 "%s: unsupported format version %u for %s (only job result files "
-				 "have version %d)", path, h->version, pfile_kind_names[h->kind],
-				 PFILE_RESULT_VERSION);
 	if (want && h->kind != want)
 		return util_fail(err, errlen, -EINVAL, "%s: is %s, expected %s", path,
 				 pfile_kind_names[h->kind], pfile_kind_names[want]);
@@ -133,7 +132,7 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 				 path, (unsigned long long)h->count, h->k,
 				 (unsigned long long)(pfile_sections(h) * n));
 	/* k <= VOCAB_LOG_MAX (26) and at most 1024 sections: no overflow. */
-	if (h->version == PFILE_RESULT_VERSION)
+	if (h->kind == PFILE_KIND_RESULT)
 		expect = pfile_result2_size(h->k, h->word56);
 	else
 		expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;
@@ -162,7 +161,7 @@ static void pfile_elem_name(const struct pfile_hdr *h, uint64_t i, char *out, si
 }
 
 /*
- * A version 2 result file's table and checksum: read both (pread, the
+ * A result file's table and checksum: read both (pread, the
  * file offset stays), and check the checksum over the validated header
  * bytes and the table. On success table holds the P digests.
  */
@@ -229,9 +228,9 @@ static int pfile_digest_mismatch(const char *path, const struct pfile_hdr *h, ui
 
 /*
  * Stream the payload after the header: check every element is canonical
- * and decode element i into dst[i / n][i % n] when dst is given. Version
- * 1: hash header and payload, then compare the checksum. Version 2 (a
- * result file; table given): the checksum over header and table first,
+ * and decode element i into dst[i / n][i % n] when dst is given.
+ * Partition and H files: hash header and payload, then compare the
+ * checksum. Result files (table given): the checksum over header and table first,
  * then each partition's bytes against its digest as the partition ends;
  * a buffer may hold several partitions (small k) or part of one.
  */
@@ -242,12 +241,12 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 	crypto_generichash_state hs;
 	struct pfile_digest d;
 	uint64_t n = (uint64_t)1 << h->k;
-	int v2 = h->version == PFILE_RESULT_VERSION;
+	int tab = h->kind == PFILE_KIND_RESULT;	/* the result2 layout: a digest table */
 	uint8_t *buf;
 	int rc = 0;
 
 	pfile_sodium_init();
-	if (v2 && (rc = pfile_table2(fd, path, h, table, err, errlen)))
+	if (tab && (rc = pfile_table2(fd, path, h, table, err, errlen)))
 		return rc;
 	buf = malloc(PFILE_BUF_ELEMS * FR_BYTES);
 	if (!buf)
@@ -270,14 +269,14 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 						      : strerror(-rc));
 			goto out;
 		}
-		if (!v2) {
+		if (!tab) {
 			crypto_generichash_update(&hs, buf, m * FR_BYTES);
 			if ((rc = pfile_check_elems(path, h, buf, i, m, dst, ">= r", err, errlen)))
 				goto out;
 			i += m;
 			continue;
 		}
-		/* Version 2: up to each partition's end at a time. */
+		/* A result file: up to each partition's end at a time. */
 		for (uint64_t j = 0; j < m;) {
 			uint64_t run = n - i % n < m - j ? n - i % n : m - j;
 			if ((rc = pfile_check_elems(path, h, buf + j * FR_BYTES, i, run, dst, ">= r",
@@ -296,7 +295,7 @@ static int pfile_stream(int fd, const char *path, const struct pfile_hdr *h,
 			}
 		}
 	}
-	if (v2)
+	if (tab)
 		goto out;
 	rc = pfile_read_full(fd, sum, sizeof sum);
 	if (rc) {
@@ -414,8 +413,7 @@ int pfile_result_openat(int dfd, const char *name, const char *path, struct pfil
 	}
 	if ((rc = pfile_read_hdr(r->fd, path, PFILE_KIND_RESULT, 0, &r->h, err, errlen)))
 		goto fail;
-	if (r->h.version == PFILE_RESULT_VERSION &&
-	    !(r->table = malloc((size_t)r->h.word56 * PFILE_SUM_BYTES))) {
+	if (!(r->table = malloc((size_t)r->h.word56 * PFILE_SUM_BYTES))) {
 		rc = util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
@@ -467,11 +465,10 @@ int pfile_result_read(struct pfile_reader *r, uint32_t p, fr_t *h, char *err, si
 						       NULL, why, err, errlen);
 				goto out;
 			}
-		if (r->table)
-			pfile_digest_update(&d, buf, m * FR_BYTES);
+		pfile_digest_update(&d, buf, m * FR_BYTES);
 	}
 	pfile_digest_final(&d, want);
-	if (r->table && memcmp(want, r->table + (size_t)p * PFILE_SUM_BYTES, sizeof want))
+	if (memcmp(want, r->table + (size_t)p * PFILE_SUM_BYTES, sizeof want))
 		rc = pfile_digest_mismatch(r->path, &r->h, p, "; file changed after validation",
 					   err, errlen);
 out:

@@ -3,10 +3,11 @@
  * the result file's begin/put/commit.
  *
  * Elements are encoded into one buffer and hashed as they are written, so
- * memory stays at 128 KiB whatever the file's size (plus, for a version 2
- * result file, its digest table: 32 bytes a partition, 32 KiB at most).
- * Version 1 hashes header and payload into the one trailing checksum;
- * version 2 hashes each put (one partition) into that partition's digest,
+ * memory stays at 128 KiB whatever the file's size (plus, for a result
+ * file, its digest table: 32 bytes a partition, 32 KiB at most).
+ * Partition and H files hash header and payload into the one trailing
+ * checksum; a result file hashes each put (one partition) into that
+ * partition's digest,
  * and at commit writes the table and pfile_result2_sum over header and
  * table, the same helpers a writer that assembles the file piece by piece
  * uses, so both make the same bytes. The file is born as a
@@ -39,10 +40,9 @@ struct pfile_writer {
 	int fd, dfd;		/* the temp file; its directory (ours, a dup) */
 	char *path;		/* the destination as errors name it */
 	char *name, *tmp;	/* destination and temp file, relative to dfd */
-	crypto_generichash_state hs;	/* version 1: everything so far */
-	uint32_t version;
+	crypto_generichash_state hs;	/* partition, H: everything so far */
 	uint8_t hdr[PFILE_HEADER_BYTES];
-	uint8_t *table;		/* version 2: a digest per partition */
+	uint8_t *table;		/* result: a digest per partition; else NULL */
 	uint32_t parts, part;	/* partitions; the next one to put */
 	uint64_t left;		/* elements still expected */
 	uint64_t per_put;	/* elements per pfile_result_put */
@@ -89,8 +89,7 @@ static int pfile_writer_open(int dfd, const char *name, const char *path, const 
 		return util_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	w->fd = w->dfd = -1;
 	w->path = strdup(path);
-	w->version = h->version;
-	if (h->version == PFILE_RESULT_VERSION) {
+	if (h->kind == PFILE_KIND_RESULT) {
 		w->parts = h->word56;
 		w->table = calloc(w->parts, PFILE_SUM_BYTES);
 		if (!w->table) {
@@ -162,7 +161,7 @@ static int pfile_writer_flush(struct pfile_writer *w, char *err, size_t errlen)
 
 	if (!w->used)
 		return 0;
-	if (w->version == PFILE_VERSION)
+	if (!w->table)
 		crypto_generichash_update(&w->hs, w->buf, w->used);
 	rc = pfile_write_full(w->fd, w->buf, w->used);
 	w->used = 0;
@@ -173,7 +172,7 @@ static int pfile_writer_flush(struct pfile_writer *w, char *err, size_t errlen)
 
 /*
  * Append n elements, given either as fr_t (el) or as encodings (raw). In
- * a version 2 file a put is one partition: its bytes go into its digest
+ * a result file a put is one partition: its bytes go into its digest
  * each time the buffer fills and at the end, and the digest into the
  * table. Encodings are all checked before any is taken, so a refused put
  * leaves the writer as it was.
@@ -183,7 +182,7 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 {
 	struct pfile_digest d;
 	size_t from = w->used;	/* this put's first byte in buf */
-	int v2 = w->version == PFILE_RESULT_VERSION, rc;
+	int tab = w->table != NULL, rc;
 
 	if (n > w->left)
 		return util_fail(err, errlen, -EINVAL, "%s: more elements than the header announces", w->path);
@@ -194,7 +193,7 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 					 "%s: element %llu given to the writer is not canonical",
 					 w->path, (unsigned long long)i);
 	}
-	if (v2)
+	if (tab)
 		pfile_digest_init(&d);
 	for (uint64_t i = 0; i < n; i++) {
 		uint8_t *dst = w->buf + w->used;
@@ -204,14 +203,14 @@ static int pfile_writer_put(struct pfile_writer *w, const fr_t *el, const uint8_
 			memcpy(dst, raw + i * FR_BYTES, FR_BYTES);
 		w->used += FR_BYTES;
 		if (w->used == sizeof w->buf) {
-			if (v2)
+			if (tab)
 				pfile_digest_update(&d, w->buf + from, w->used - from);
 			from = 0;
 			if ((rc = pfile_writer_flush(w, err, errlen)))
 				return rc;
 		}
 	}
-	if (v2) {
+	if (tab) {
 		pfile_digest_update(&d, w->buf + from, w->used - from);
 		pfile_digest_final(&d, w->table + (size_t)w->part * PFILE_SUM_BYTES);
 		w->part++;
@@ -231,7 +230,7 @@ static int pfile_writer_commit(struct pfile_writer *w, char *err, size_t errlen)
 				 w->path, (unsigned long long)w->left);
 	if ((rc = pfile_writer_flush(w, err, errlen)))
 		return rc;
-	if (w->version == PFILE_RESULT_VERSION) {
+	if (w->table) {
 		if ((rc = pfile_write_full(w->fd, w->table, (size_t)w->parts * PFILE_SUM_BYTES)))
 			return util_fail(err, errlen, rc, "%s.tmp: write failed: %s", w->path,
 					 strerror(-rc));
@@ -353,16 +352,15 @@ int pfile_result_beginat(int dfd, const char *name, const char *path,
 			 char *err, size_t errlen)
 {
 	struct pfile_hdr h;
-	uint32_t version = res->version ? res->version : PFILE_RESULT_VERSION;
 
 	if (synth_id_check(&res->id) || !vocab_kind_name(res->job_kind) ||
 	    res->partitions < 1 || res->partitions > PFILE_RESULT_MAX_PARTITIONS ||
-	    (version != PFILE_VERSION && version != PFILE_RESULT_VERSION))
+	    (res->version && res->version != PFILE_VERSION))
 		return util_fail(err, errlen, -EINVAL,
 				 "%s: bad result (seed length %u, k %u, job kind %u, %u partitions, "
 				 "version %u)", path, res->id.seed_len, res->id.k, res->job_kind,
 				 res->partitions, res->version);
-	pfile_result_hdr(&h, res, version);
+	pfile_result_hdr(&h, res, PFILE_VERSION);
 	return pfile_writer_open(dfd, name, path, &h, w, err, errlen);
 }
 

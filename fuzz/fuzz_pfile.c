@@ -3,9 +3,9 @@
  * The input becomes a file in this process's scratch directory and goes
  * through every reader: probe, partition, H, and result open / read of
  * every partition / close. Each input is tried as given, and with its
- * last 32 bytes replaced by the BLAKE2b-256 of the rest (version 1's
- * checksum), so the fuzzer reaches the element checks behind the
- * checksum; an input whose header names a version 2 result file of its
+ * last 32 bytes replaced by the BLAKE2b-256 of the rest (a partition or H
+ * file's checksum), so the fuzzer reaches the element checks behind the
+ * checksum; an input whose header names a result file of its
  * exact length is also tried with its digest table and checksum
  * recomputed (the layout helpers of format/pfile.h), which reaches the
  * element checks behind both. Cap inputs with -max_len: a valid file of
@@ -42,7 +42,7 @@ static void fuzz_pfile_result(const char *path)
 		return;
 	}
 	fuzz_pfile_id_ok(&res.id);
-	FUZZ_ASSERT(res.version == 1 || res.version == PFILE_RESULT_VERSION);
+	FUZZ_ASSERT(res.version == PFILE_VERSION);
 	FUZZ_ASSERT(res.partitions >= 1 && res.partitions <= PFILE_RESULT_MAX_PARTITIONS);
 	FUZZ_ASSERT(vocab_kind_name(res.job_kind));
 	h = malloc(((size_t)1 << res.id.k) * sizeof *h);
@@ -99,7 +99,7 @@ static uint32_t fuzz_le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Seal buf as a version 2 result file if its header names one whose size
+/* Seal buf as a result file if its header names one whose size
  * is size: each partition's digest into the table, then the checksum.
  * 0 when the header does not fit. */
 static int fuzz_pfile_reseal2(uint8_t *buf, size_t size)

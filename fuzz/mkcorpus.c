@@ -170,17 +170,17 @@ static void journals(const char *tmp)
 
 static void pfiles(const char *tmp)
 {
-	struct synth_id id = { .seed = { 0xab, 0xcd }, .seed_len = 2, .partition = 1, .k = 1 };
+	struct synth_id id = { .seed = { 0xab, 0xcd }, .seed_len = 2, .partition = 1, .k = 3 };
 	struct pfile_result res = { .job_id = 5, .job_kind = VOCAB_KIND_SNAP_DEALS,
 				    .partitions = 2, .id = id };
 	struct pfile_writer *w;
-	fr_t a[2], b[2], c[2];
+	fr_t a[8], b[8], c[8];
 	char path[512], err[256];
 	uint8_t *buf;
 	size_t n;
 
 	res.id.partition = 0;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 8; i++) {
 		fr_from_u64(&a[i], 1 + i);
 		fr_from_u64(&b[i], 100 + i);
 		fr_from_u64(&c[i], 10000 + i);
@@ -201,8 +201,8 @@ static void pfiles(const char *tmp)
 	buf[8] = 9;				/* version */
 	put("pfile", "bad_version", buf, n);
 	free(buf);
-	/* Result files: version 2 (what the writer writes), its damage, and
-	 * version 1 (still read). */
+	/* Result files: what the writer writes, its damage, and one of
+	 * circuit v1 (format version 2, refused). */
 	if (pfile_result_begin(path, &res, &w, err, sizeof err) ||
 	    pfile_result_put(w, a, err, sizeof err) || pfile_result_put(w, b, err, sizeof err) ||
 	    pfile_result_commit(w, err, sizeof err))
@@ -212,30 +212,28 @@ static void pfiles(const char *tmp)
 	buf[n - 1] ^= 1;
 	put("pfile", "bad_sum", buf, n);
 	buf[n - 1] ^= 1;
-	buf[pfile_result2_table_off(1, 2) + 33] ^= 1;	/* partition 1's entry */
+	buf[pfile_result2_table_off(3, 2) + 33] ^= 1;	/* partition 1's entry */
 	put("pfile", "result_bad_table", buf, n);
-	buf[pfile_result2_table_off(1, 2) + 33] ^= 1;
-	buf[pfile_result2_part_off(1, 1)] ^= 1;	/* partition 1's H[0], still canonical */
+	buf[pfile_result2_table_off(3, 2) + 33] ^= 1;
+	buf[pfile_result2_part_off(3, 1)] ^= 1;	/* partition 1's H[0], still canonical */
 	put("pfile", "result_bad_digest", buf, n);
-	buf[pfile_result2_part_off(1, 1)] ^= 1;
+	buf[pfile_result2_part_off(3, 1)] ^= 1;
 	{	/* non-canonical, with a digest and checksum that match it */
-		uint8_t *tab = buf + pfile_result2_table_off(1, 2);
+		uint8_t *tab = buf + pfile_result2_table_off(3, 2);
 		struct pfile_digest d;
-		memset(buf + pfile_result2_part_off(1, 1), 0xff, 32);
+		memset(buf + pfile_result2_part_off(3, 1), 0xff, 32);
 		pfile_digest_init(&d);
-		pfile_digest_update(&d, buf + pfile_result2_part_off(1, 1), 2 * 32);
+		pfile_digest_update(&d, buf + pfile_result2_part_off(3, 1), 8 * 32);
 		pfile_digest_final(&d, tab + 32);
 		pfile_result2_sum(buf, tab, 2, tab + 2 * 32);
 		put("pfile", "result_noncanonical", buf, n);
 	}
 	free(buf);
-	res.version = 1;
-	if (pfile_result_begin(path, &res, &w, err, sizeof err) ||
-	    pfile_result_put(w, a, err, sizeof err) || pfile_result_put(w, b, err, sizeof err) ||
-	    pfile_result_commit(w, err, sizeof err))
-		die("pfile_result v1", err);
 	buf = slurp(path, &n);
-	put("pfile", "result_v1", buf, n);
+	buf[8] = 2;	/* sealed again: refused for its version alone */
+	pfile_result2_sum(buf, buf + pfile_result2_table_off(3, 2), 2,
+			  buf + pfile_result2_table_off(3, 2) + 2 * 32);
+	put("pfile", "result_circuit1", buf, n);
 	free(buf);
 	put("pfile", "bad_magic", "PROVISIR", 8);
 	unlink(path);

@@ -130,7 +130,7 @@ int frame_check_hdr(const struct frame_hdr *h, unsigned max_log, char *err, size
 		snprintf(err, errlen, "unknown frame type %u", h->type);
 		return -EBADMSG;
 	}
-	lo = frame_needs_k(h->type) ? 1 : 0;
+	lo = frame_needs_k(h->type) ? VOCAB_LOG_MIN : 0;
 	if (h->log_size < lo || h->log_size > max_log) {
 		snprintf(err, errlen, "%s frame: log size k = %u out of range %u..%u",
 			 frame_type_name(h->type), h->log_size, lo, max_log);

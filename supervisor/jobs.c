@@ -139,8 +139,9 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	kc = &s->conf.kind[kind];
 	k = k ? k : kc->log_size;
 	parts = parts ? parts : kc->partitions;
-	if (k < 1 || k > s->conf.max_log_size) {
-		snprintf(err, errlen, "log size %u is outside 1..%u (max_log_size)", k, s->conf.max_log_size);
+	if (k < VOCAB_LOG_MIN || k > s->conf.max_log_size) {
+		snprintf(err, errlen, "log size %u is outside %d..%u (max_log_size)", k, VOCAB_LOG_MIN,
+			 s->conf.max_log_size);
 		return -EINVAL;
 	}
 	if (parts < 1 || parts > VOCAB_MAX_PARTS) {
@@ -268,6 +269,13 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	char err[256];
 	int ji;
 
+	if (jj->log_size < VOCAB_LOG_MIN) {	/* journaled before the v2 circuit */
+		sup_log("job %llu: log size %u is below %d, the smallest circuit; it fails",
+			(unsigned long long)jj->id, jj->log_size, VOCAB_LOG_MIN);
+		if (journal_end(s->journal, jj->id, SHM_JOB_FAILED, err, sizeof err) < 0)
+			sup_log("job %llu: %s", (unsigned long long)jj->id, err);
+		return;
+	}
 	if (results_have(s, jj->id)) {
 		sup_log("job %llu: its result is already there; not recomputed",
 			(unsigned long long)jj->id);

@@ -3,7 +3,7 @@
  * without a byte of payload passing through the supervisor.
  *
  * A job's result is built in place as STATE/jobs/ID/result.partial, a result
- * file of format version 2 (format/pfile.h): the header, each partition's
+ * file of format version 3 (format/pfile.h): the header, each partition's
  * H in its own region, the partitions' digests, a checksum over header and
  * digests. The supervisor allocates the whole file (fallocate) and writes
  * the header; every gpuworker writes its partition's H into its region,

@@ -1,5 +1,5 @@
 /*
- * circuit: the hash-chain circuit behind every partition (docs/circuit.md).
+ * circuit: the rows of a partition (docs/circuit.md, circuit v2).
  *
  * Round i takes the chain state x to x' = (x + c_i)^5 in three R1CS rows
  * over the witness (one, x, t2, t4, x'), writing t for the linear
@@ -7,24 +7,25 @@
  *   row 3i+0   (x + c_i) * (x + c_i) = t2
  *   row 3i+1   t2 * t2               = t4
  *   row 3i+2   t4 * (x + c_i)        = x'      x' is the next round's x
- * a, b, c of a row are the values of its three linear combinations at the
- * witness, which is what Groth16's H-term consumes. Every row is a real
- * product (no row with b = one), so no prefix of the rows makes A*B - C
- * vanish identically and H always depends on the identity. A partition is
- * the first 2^k rows of its chain; as 3 never divides 2^k, the last round
- * is cut after one or two rows, and each row still holds on its own.
+ * R = (2^k - 3) / 3 full rounds, then the input rows (a, b, c) = (1, 0, 0),
+ * (x_0, 0, 0), (x_R, 0, 0), then 1 or 2 empty rows up to 2^k. a, b, c of a
+ * row are the values of its three linear combinations at the witness,
+ * which is what Groth16's H-term consumes; r1cs.c has the combinations
+ * themselves.
  *
- * The partition key is BLAKE2b-256 over a domain tag and the identity; the
- * initial state and each round constant are BLAKE2b-512 under that key,
- * reduced into Fr. The keyed state is computed once and copied per round.
+ * Two keys: the circuit key depends on k alone and keys the round
+ * constants, so all partitions of one k share the R1CS; the identity key
+ * keys x_0 only. The circuit-keyed state is computed once and copied per
+ * round.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "synth/synth.h"
+#include "synth/synth_priv.h"
 
-#define SYNTH_KEY_TAG "provisor/synth/key/v1"
+#define SYNTH_CIRCUIT_TAG "provisor/synth/circuit/v2"
+#define SYNTH_ID_TAG "provisor/synth/id/v2"
 
 /* sodium_init picks the fastest BLAKE2b; it is idempotent and thread-safe.
  * Its failure (it does not fail on Linux) would leave the portable code,
@@ -63,42 +64,48 @@ static void synth_h2f(const crypto_generichash_state *keyed, const uint8_t *msg,
 	fr_from_bytes_wide(out, wide);
 }
 
-/* Compute round s->round from s->x into the row buffer; advance x. */
-static void synth_round(struct synth_stream *s)
-{
-	uint8_t msg[9] = { 'c' };
-	fr_t ci, t, t2, t4, xn;	/* t: the value of x + c_i */
-
-	for (int i = 0; i < 8; i++)
-		msg[1 + i] = (uint8_t)(s->round >> (8 * i));
-	synth_h2f(&s->keyed, msg, sizeof msg, &ci);
-
-	fr_add(&t, &s->x, &ci);
-	fr_sqr(&t2, &t);
-	fr_sqr(&t4, &t2);
-	fr_mul(&xn, &t4, &t);
-
-	s->ra[0] = t;	s->rb[0] = t;	s->rc[0] = t2;
-	s->ra[1] = t2;	s->rb[1] = t2;	s->rc[1] = t4;
-	s->ra[2] = t4;	s->rb[2] = t;	s->rc[2] = xn;
-
-	s->x = xn;
-	s->round++;
-	s->pos = 0;
-}
-
-int synth_stream_init(struct synth_stream *s, const struct synth_id *id)
+/* keyed = BLAKE2b-512 keyed with the key BLAKE2b-256 of st's input so far
+ * (st is consumed). */
+static void synth_keyed_from(crypto_generichash_state *keyed, crypto_generichash_state *st)
 {
 	uint8_t key[crypto_generichash_BYTES];	/* 32 */
-	uint8_t w[4];
+
+	crypto_generichash_final(st, key, sizeof key);
+	crypto_generichash_init(keyed, key, sizeof key, 64);
+	sodium_memzero(key, sizeof key);
+}
+
+void synth_circuit_keyed(crypto_generichash_state *keyed, unsigned k)
+{
 	crypto_generichash_state st;
+	uint8_t w[4];
 
-	if (synth_id_check(id))
-		return -EINVAL;
 	synth_sodium_init();
+	crypto_generichash_init(&st, NULL, 0, crypto_generichash_BYTES);
+	crypto_generichash_update(&st, (const uint8_t *)SYNTH_CIRCUIT_TAG,
+				  sizeof SYNTH_CIRCUIT_TAG - 1);
+	synth_le32(w, k);
+	crypto_generichash_update(&st, w, 4);
+	synth_keyed_from(keyed, &st);
+}
 
-	crypto_generichash_init(&st, NULL, 0, sizeof key);
-	crypto_generichash_update(&st, (const uint8_t *)SYNTH_KEY_TAG, sizeof SYNTH_KEY_TAG - 1);
+void synth_const(const crypto_generichash_state *keyed, uint64_t i, fr_t *ci)
+{
+	uint8_t msg[9] = { 'c' };
+
+	for (int j = 0; j < 8; j++)
+		msg[1 + j] = (uint8_t)(i >> (8 * j));
+	synth_h2f(keyed, msg, sizeof msg, ci);
+}
+
+void synth_x0(const struct synth_id *id, fr_t *x0)
+{
+	crypto_generichash_state st, keyed;
+	uint8_t w[4];
+
+	synth_sodium_init();
+	crypto_generichash_init(&st, NULL, 0, crypto_generichash_BYTES);
+	crypto_generichash_update(&st, (const uint8_t *)SYNTH_ID_TAG, sizeof SYNTH_ID_TAG - 1);
 	synth_le32(w, id->seed_len);
 	crypto_generichash_update(&st, w, 4);
 	crypto_generichash_update(&st, id->seed, id->seed_len);
@@ -106,14 +113,47 @@ int synth_stream_init(struct synth_stream *s, const struct synth_id *id)
 	crypto_generichash_update(&st, w, 4);
 	synth_le32(w, id->k);
 	crypto_generichash_update(&st, w, 4);
-	crypto_generichash_final(&st, key, sizeof key);
+	synth_keyed_from(&keyed, &st);
+	synth_h2f(&keyed, (const uint8_t *)"x", 1, x0);
+	sodium_memzero(&keyed, sizeof keyed);
+}
 
+/* Fill the row buffer with the next three rows: round s->round while
+ * rounds remain, then the input rows, then empty rows. */
+static void synth_round(struct synth_stream *s)
+{
+	if (s->round < s->rounds) {
+		fr_t ci, t, t2, t4;
+
+		synth_const(&s->keyed, s->round, &ci);
+		synth_round_vals(&s->x, &ci, &t, &t2, &t4, &s->x);
+		s->ra[0] = t;	s->rb[0] = t;	s->rc[0] = t2;
+		s->ra[1] = t2;	s->rb[1] = t2;	s->rc[1] = t4;
+		s->ra[2] = t4;	s->rb[2] = t;	s->rc[2] = s->x;
+	} else {
+		for (int i = 0; i < SYNTH_ROWS_PER_ROUND; i++)
+			s->ra[i] = s->rb[i] = s->rc[i] = FR_ZERO;
+		if (s->round == s->rounds) {	/* one, x_0, x_out */
+			s->ra[0] = FR_ONE;
+			s->ra[1] = s->x0;
+			s->ra[2] = s->x;
+		}
+	}
+	s->round++;
+	s->pos = 0;
+}
+
+int synth_stream_init(struct synth_stream *s, const struct synth_id *id)
+{
+	if (synth_id_check(id))
+		return -EINVAL;
 	memset(s, 0, sizeof *s);
-	crypto_generichash_init(&s->keyed, key, sizeof key, 64);
-	synth_h2f(&s->keyed, (const uint8_t *)"x", 1, &s->x);
+	synth_circuit_keyed(&s->keyed, id->k);
+	synth_x0(id, &s->x0);
+	s->x = s->x0;
 	s->round = 0;
+	s->rounds = synth_rounds(id->k);
 	s->pos = SYNTH_ROWS_PER_ROUND;
-	sodium_memzero(key, sizeof key);
 	return 0;
 }
 

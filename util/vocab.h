@@ -28,12 +28,16 @@ enum vocab_kind {
 };
 #define VOCAB_NKINDS 4
 
-/* The largest k (a partition has 2^k constraints): the NTT's largest
- * domain, and the limit every parser of k applies. */
+/* The smallest and largest k (a partition has 2^k constraints), the
+ * limits every parser of k applies. The smallest circuit (synth/synth.h)
+ * needs 8 rows: one round (3) and the public-input rows (3); the largest
+ * is the NTT's largest domain. */
+#define VOCAB_LOG_MIN 3
 #define VOCAB_LOG_MAX 26
 /* Partitions of one job (the status segment has room for this many). */
 #define VOCAB_MAX_PARTS 64
-/* A limit as a string literal, for messages: "1.." VOCAB_STR(VOCAB_LOG_MAX). */
+/* A limit as a string literal, for messages:
+ * VOCAB_STR(VOCAB_LOG_MIN) ".." VOCAB_STR(VOCAB_LOG_MAX). */
 #define VOCAB_STR(x) VOCAB_STR_(x)
 #define VOCAB_STR_(x) #x
 

@@ -74,11 +74,11 @@ conf '[supervisor]\nname = a\0b\n' "c.ini:2: NUL byte in line"
 conf '[supervisor]\n\0\n' "c.ini:2: NUL byte in line"
 conf '[supervisor]\nname = \xff\xfe\n' "c.ini:2: name: '\\\\xff\\\\xfe' is not an instance name"
 conf '[supervisor]\n\xc3\x28 = 1\n' "c.ini:2: unknown key '\\\\xc3\(' in"
-conf '[kind.porep]\nlog_size = 27\n' "c.ini:2: log_size: '27' is not a number in 1..26"
+conf '[kind.porep]\nlog_size = 27\n' "c.ini:2: log_size: '27' is not a number in 3..26"
 conf '[kind.porep]\npartitions = 65\n' "c.ini:2: partitions: '65' is not a number in 1..64"
 conf '[kind.porep]\npartitions = -1\n' "c.ini:2: partitions: '-1' is not"
 conf '[kind.stark]\n' "c.ini:1: unknown section \[kind.stark\]"
-conf '[supervisor]\nmax_log_size = 12\n' "c.ini: kind.*log_size .* is outside 1..max_log_size \(12\)"
+conf '[supervisor]\nmax_log_size = 12\n' "c.ini: kind.*log_size .* is outside 3..max_log_size \(12\)"
 conf '[supervisor]\nmem_budget = 1KiB\n' "c.ini: kind.*one partition .* is larger than mem_budget \(1024\)"
 conf '[supervisor]\ngpus = 200\nworkers_per_gpu = 2\n' "c.ini: 4.. worker slots .*allowed 2..256"
 conf 'x\n' "c.ini:1: syntax error"
@@ -126,8 +126,8 @@ oneline "provisor verify: no files given" verify
 # submit/cancel/worker: refused before any connection (none exists).
 refuse "unknown --kind 'stark'" submit --name "$name" --kind stark
 refuse "unknown --kind" submit --name "$name" --kind "$(printf 'p\xffo')"
-refuse "'-1' is not a number in 1..26" submit --name "$name" --kind porep --log-size -1
-refuse "'99999999999999999999' is not a number in 1..26" submit --name "$name" --kind porep --log-size 99999999999999999999
+refuse "'-1' is not a number in 3..26" submit --name "$name" --kind porep --log-size -1
+refuse "'99999999999999999999' is not a number in 3..26" submit --name "$name" --kind porep --log-size 99999999999999999999
 refuse "'0' is not a number in 1..64" submit --name "$name" --kind porep --partitions 0
 refuse "'-2' is not a number in 1..64" submit --name "$name" --kind porep --partitions -2
 refuse "'4294967297' is not a number in 1..64" submit --name "$name" --kind porep --partitions 4294967297
@@ -143,7 +143,7 @@ refuse "non-printable byte 0x01" worker "$(printf 'en\x01able')" --name "$name" 
 refuse "no provisor instance '$name' is running" ping --name "$name"
 
 # synth: bad seeds, partitions, sizes.
-refuse "--log-size '27' out of range 1..26" synth --seed 00 --partition 0 --log-size 27 -o p
+refuse "--log-size '27' out of range 3..26" synth --seed 00 --partition 0 --log-size 27 -o p
 refuse "--log-size '-1'" synth --seed 00 --partition 0 --log-size -1 -o p
 refuse "--seed '-1' is not hex" synth --seed -1 --partition 0 --log-size 4 -o p
 refuse "--partition '99999999999' is not an integer" synth --seed 00 --partition 99999999999 --log-size 4 -o p
@@ -166,11 +166,12 @@ head -c 50 good.p >short.p;     badp "truncated: 50 bytes, shorter than the 80-b
 head -c 1000 good.p >cut.p;     badp "truncated: 1000 bytes, header implies" cut.p
 cp good.p long.p; printf 'xx' >>long.p; badp "trailing bytes" long.p
 head -c 80 /dev/urandom >rnd.p; badp "bad magic" rnd.p
-patch good.p 8 02000000;  badp "unsupported format version 2" good.p.bad
+patch good.p 8 02000000;  badp "format version 2 \\(circuit v1\\) is no longer accepted: re-synthesize" good.p.bad
+patch good.p 8 04000000;  badp "unsupported format version 4 \\(this provisor reads version 3\\)" good.p.bad
 patch good.p 8 ffffffff;  badp "unsupported format version 4294967295" good.p.bad
 patch good.p 12 02000000; badp "is an H file, expected a partition file" good.p.bad
 patch good.p 12 09000000; badp "kind" good.p.bad
-patch good.p 16 1b000000; badp "log size k = 27 out of range 1..26" good.p.bad
+patch good.p 16 1b000000; badp "log size k = 27 out of range 3..26" good.p.bad
 patch good.p 16 ffffffff; badp "log size k = 4294967295 out of range" good.p.bad
 patch good.p 20 00000000; badp "seed" good.p.bad
 patch good.p 20 ff000000; badp "seed" good.p.bad
@@ -181,7 +182,7 @@ patch good.p 200 00;      badp "checksum mismatch" good.p.bad
 : >empty.h;                     badh "empty" empty.h
 head -c 100 good.h >short.h;    badh "truncated: 100 bytes, header implies" short.h
 cp good.h long.h; head -c 4096 /dev/zero >>long.h; badh "trailing bytes" long.h
-patch good.h 8 02000000;  badh "unsupported format version 2" good.h.bad
+patch good.h 8 01000000;  badh "format version 1 \\(circuit v1\\) is no longer accepted" good.h.bad
 patch good.h 16 00000000; badh "log size k = 0 out of range" good.h.bad
 patch good.h 20 21000000; badh "seed" good.h.bad
 patch good.h 72 ffffffffffffff7f; badh "size mismatch" good.h.bad

@@ -87,9 +87,9 @@ static void garbage(void)
 	EXPECT_ERR("submit porep seed=\xff\xfe\n", "non-printable byte 0xff");
 	EXPECT_ERR("ping\r\n", "non-printable byte 0x0d");
 	EXPECT_ERR("\x1b[2J\n", "non-printable byte 0x1b");
-	EXPECT_ERR("submit porep k=99999999999999999999999999\n", "k must be 1..26");
-	EXPECT_ERR("submit porep k=-1\n", "k must be 1..26");
-	EXPECT_ERR("submit porep k=010\n", "k must be 1..26");
+	EXPECT_ERR("submit porep k=99999999999999999999999999\n", "k must be 3..26");
+	EXPECT_ERR("submit porep k=-1\n", "k must be 3..26");
+	EXPECT_ERR("submit porep k=010\n", "k must be 3..26");
 	EXPECT_ERR("submit porep partitions=18446744073709551617\n", "partitions must be 1..64");
 	EXPECT_ERR("submit porep partitions=-1\n", "partitions must be 1..64");
 	EXPECT_ERR("submit porep seed=-1\n", "seed is not hex");
@@ -149,7 +149,7 @@ static void limits(struct accepted *big)
 {
 	char reply[600];
 
-	EXPECT_ERR("submit porep k=13\n", "log size 13 is outside 1..12 (max_log_size)");
+	EXPECT_ERR("submit porep k=13\n", "log size 13 is outside 3..12 (max_log_size)");
 	EXPECT_ERR("submit porep partitions=65\n", "partitions must be 1..64");
 	/* max_jobs = 4: three accepted so far, one more fits. A partition of
 	 * k=12 holds 384 KiB, four times mem_budget: accepted, runs alone. */

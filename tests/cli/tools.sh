@@ -66,9 +66,9 @@ expect_ok prove_auto "$prov" prove -i "$dir/p" -o "$dir/h_auto" --backend auto -
 cmp -s "$dir/h" "$dir/h_auto" || fail "auto backend wrote a different H file"
 expect_ok synth2 "$prov" synth --seed 0x00FF10 --partition 3 --log-size 10 -o "$dir/p2"
 cmp -s "$dir/p" "$dir/p2" || fail "synth is not deterministic"
-expect_ok synth_k1 "$prov" synth --seed 01 --partition 0 --log-size 1 -o "$dir/p_k1"
-expect_ok prove_k1 "$prov" prove -i "$dir/p_k1" -o "$dir/h_k1" --backend cpu
-expect_ok verify_two "$prov" verify "$dir/h" "$dir/h_k1"
+expect_ok synth_k3 "$prov" synth --seed 01 --partition 0 --log-size 3 -o "$dir/p_k3"
+expect_ok prove_k3 "$prov" prove -i "$dir/p_k3" -o "$dir/h_k3" --backend cpu
+expect_ok verify_two "$prov" verify "$dir/h" "$dir/h_k3"
 [ "$(grep -c ': ok$' "$dir/verify_two.out")" -eq 2 ] || fail "verify of two files: $(cat "$dir/verify_two.out")"
 echo "ok: synth -> prove -> verify"
 
@@ -89,38 +89,17 @@ run mixed "$prov" verify "$dir/h" "$dir/h_flip"
 [ "$(cat "$dir/mixed.rc")" -eq 1 ] && grep -q ': ok$' "$dir/mixed.out" && [ "$(wc -l <"$dir/mixed.err")" -eq 1 ] ||
   fail "verify good+bad: rc $(cat "$dir/mixed.rc"), out '$(cat "$dir/mixed.out")', err '$(cat "$dir/mixed.err")'"
 
-# --- a job result file, version 1 (as older supervisors wrote it) ------------
-# Built from the H files of partitions 0 and 1: the H header turned into a
-# result header (kind 3, 2 partitions, snap-deals, job id 7, count 2n), the
-# two payloads, a fresh checksum.
+# --- job result files --------------------------------------------------------
+# Built from the H files of partitions 0 and 1 of one job.
 for i in 0 1; do
   expect_ok synth_r$i "$prov" synth --seed 00ff10 --partition $i --log-size 10 -o "$dir/rp$i"
   expect_ok prove_r$i "$prov" prove -i "$dir/rp$i" -o "$dir/rh$i" --backend cpu
 done
-make_result() {  # OUT H0 H1
-  head -c 80 "$2" >"$1"
-  put_hex "$1" 12 03000000; put_hex "$1" 56 0200000003000000
-  put_hex "$1" 64 0700000000000000; put_hex "$1" 72 0008000000000000
-  for h in "$2" "$3"; do tail -c +81 "$h" | head -c $((32 * 1024)) >>"$1"; done
-  head -c 32 /dev/zero >>"$1"
-  reseal "$1"
-}
-make_result "$dir/result" "$dir/rh0" "$dir/rh1"
-expect_ok verify_result "$prov" verify "$dir/result"
-[ "$(grep -c 'partition [01] .*: ok$' "$dir/verify_result.out")" -eq 2 ] ||
-  fail "verify of a 2-partition result: $(cat "$dir/verify_result.out")"
-make_result "$dir/result_swap" "$dir/rh1" "$dir/rh0"
-run verify_swap "$prov" verify "$dir/result_swap"
-[ "$(cat "$dir/verify_swap.rc")" -eq 1 ] && [ "$(grep -c 'partition [01] .*FAILED' "$dir/verify_swap.err")" -eq 2 ] ||
-  fail "result with swapped partitions: rc $(cat "$dir/verify_swap.rc"), err '$(cat "$dir/verify_swap.err")'"
-cp "$dir/result" "$dir/result_flip"; flip_bit "$dir/result_flip" $((80 + 32 * 1024 + 32 * 17)); reseal "$dir/result_flip"
-expect_err verify_result_flip 'result_flip: partition 1 .*FAILED' "$prov" verify "$dir/result_flip"
-grep -q 'partition 0 .*: ok$' "$dir/verify_result_flip.out" || fail "partition 0 of result_flip not reported ok"
-echo "ok: job result files, version 1"
 
-# --- a job result file, version 2 (as the supervisor writes it) --------------
-# Byte for byte from docs/formats.md with coreutils alone: the same header
-# with version 2, the two payloads at 80 and 80 + 32n, then the digest
+# --- a job result file, version 3 (as the supervisor writes it) --------------
+# Byte for byte from docs/formats.md with coreutils alone: the H header
+# turned into a result header (version 3, kind 3, 2 partitions, snap-deals,
+# job id 7, count 2n), the two payloads at 80 and 80 + 32n, then the digest
 # table (BLAKE2b-256 of each payload) and the checksum over header || table.
 n2=$((32 * 1024)) tbl2=$((80 + 2 * 32 * 1024))
 b2() { b2sum -l 256 | cut -d' ' -f1; }
@@ -133,7 +112,7 @@ reseal2() {  # FILE: recompute both digests from the payloads, then the checksum
 }
 make_result2() {  # OUT H0 H1
   head -c 80 "$2" >"$1"
-  put_hex "$1" 8 02000000; put_hex "$1" 12 03000000; put_hex "$1" 56 0200000003000000
+  put_hex "$1" 8 03000000; put_hex "$1" 12 03000000; put_hex "$1" 56 0200000003000000
   put_hex "$1" 64 0700000000000000; put_hex "$1" 72 0008000000000000
   for h in "$2" "$3"; do tail -c +81 "$h" | head -c $n2 >>"$1"; done
   head -c 96 /dev/zero >>"$1"
@@ -143,14 +122,11 @@ make_result2 "$dir/result2" "$dir/rh0" "$dir/rh1"
 [ "$(stat -c %s "$dir/result2")" -eq $((tbl2 + 96)) ] || fail "result2 is $(stat -c %s "$dir/result2") bytes"
 expect_ok verify_result2 "$prov" verify "$dir/result2"
 [ "$(grep -c 'partition [01] .*: ok$' "$dir/verify_result2.out")" -eq 2 ] ||
-  fail "verify of a 2-partition v2 result: $(cat "$dir/verify_result2.out")"
-# What verify prints does not depend on the version.
-diff <(sed 's|result2:|result:|' "$dir/verify_result2.out") "$dir/verify_result.out" >/dev/null ||
-  fail "verify prints v2 differently: $(cat "$dir/verify_result2.out")"
+  fail "verify of a 2-partition result: $(cat "$dir/verify_result2.out")"
 make_result2 "$dir/result2_swap" "$dir/rh1" "$dir/rh0"
 run verify2_swap "$prov" verify "$dir/result2_swap"
 [ "$(cat "$dir/verify2_swap.rc")" -eq 1 ] && [ "$(grep -c 'partition [01] .*FAILED' "$dir/verify2_swap.err")" -eq 2 ] ||
-  fail "v2 result with swapped partitions: rc $(cat "$dir/verify2_swap.rc"), err '$(cat "$dir/verify2_swap.err")'"
+  fail "result with swapped partitions: rc $(cat "$dir/verify2_swap.rc"), err '$(cat "$dir/verify2_swap.err")'"
 cp "$dir/result2" "$dir/result2_flip"; flip_bit "$dir/result2_flip" $((80 + n2 + 32 * 17))
 expect_err verify2_digest "result2_flip: partition 1's H does not match its digest" "$prov" verify "$dir/result2_flip"
 reseal2 "$dir/result2_flip"
@@ -158,11 +134,19 @@ expect_err verify2_flip 'result2_flip: partition 1 .*FAILED' "$prov" verify "$di
 grep -q 'partition 0 .*: ok$' "$dir/verify2_flip.out" || fail "partition 0 of result2_flip not reported ok"
 cp "$dir/result2" "$dir/result2_table"; flip_bit "$dir/result2_table" $((tbl2 + 3))
 expect_err verify2_table 'checksum mismatch' "$prov" verify "$dir/result2_table"
-cp "$dir/result2" "$dir/result2_v3"; put_hex "$dir/result2_v3" 8 03
-expect_err verify2_v3 'result2_v3: unsupported format version 3' "$prov" verify "$dir/result2_v3"
+cp "$dir/result2" "$dir/result2_v4"; put_hex "$dir/result2_v4" 8 04
+expect_err verify2_v4 'result2_v4: unsupported format version 4' "$prov" verify "$dir/result2_v4"
+# The result files of circuit v1 (versions 2 and 1), sealed as they were.
+cp "$dir/result2" "$dir/result_c1"; put_hex "$dir/result_c1" 8 02; reseal2 "$dir/result_c1"
+expect_err verify_c1_v2 'result_c1: format version 2 \(circuit v1\) is no longer accepted: run the job again' \
+  "$prov" verify "$dir/result_c1"
+head -c $((tbl2)) "$dir/result2" >"$dir/result_c1"; head -c 32 /dev/zero >>"$dir/result_c1"
+put_hex "$dir/result_c1" 8 01; reseal "$dir/result_c1"
+expect_err verify_c1_v1 'result_c1: format version 1 \(circuit v1\) is no longer accepted' \
+  "$prov" verify "$dir/result_c1"
 head -c $((tbl2 + 95)) "$dir/result2" >"$dir/result2_short"
 expect_err verify2_short 'truncated: .* header implies' "$prov" verify "$dir/result2_short"
-echo "ok: job result files, version 2"
+echo "ok: job result files, version 3"
 
 # --- bad files --------------------------------------------------------------
 # The damage both commands must refuse, done to each one's own input.
@@ -170,7 +154,8 @@ for src in p h; do
   head -c 100 "$dir/$src" >"$dir/trunc_$src"
   head -c 40 "$dir/$src" >"$dir/trunc_hdr_$src"
   cp "$dir/$src" "$dir/magic_$src"; put_hex "$dir/magic_$src" 0 58
-  cp "$dir/$src" "$dir/version_$src"; put_hex "$dir/version_$src" 8 02
+  cp "$dir/$src" "$dir/version_$src"; put_hex "$dir/version_$src" 8 01; reseal "$dir/version_$src"
+  cp "$dir/$src" "$dir/future_$src"; put_hex "$dir/future_$src" 8 04
 done
 : >"$dir/empty"
 cp "$dir/p" "$dir/noncanon"; put_hex "$dir/noncanon" $((80 + 32 * 9)) "$(printf 'ff%.0s' $(seq 32))"
@@ -186,13 +171,16 @@ for cmd in prove verify; do
   expect_err ${cmd}_trunc_hdr 'truncated: 40 bytes' "$prov" $cmd "${args[@]}" "$dir/trunc_hdr_$src"
   expect_err ${cmd}_empty 'empty file' "$prov" $cmd "${args[@]}" "$dir/empty"
   expect_err ${cmd}_magic 'bad magic' "$prov" $cmd "${args[@]}" "$dir/magic_$src"
-  expect_err ${cmd}_version 'unsupported format version 2' "$prov" $cmd "${args[@]}" "$dir/version_$src"
+  expect_err ${cmd}_version 'format version 1 \(circuit v1\) is no longer accepted: re-synthesize with this provisor' \
+    "$prov" $cmd "${args[@]}" "$dir/version_$src"
+  expect_err ${cmd}_future 'unsupported format version 4 \(this provisor reads version 3\)' \
+    "$prov" $cmd "${args[@]}" "$dir/future_$src"
   expect_err ${cmd}_dir 'not a regular file' "$prov" $cmd "${args[@]}" "$dir"
 done
 expect_err prove_noncanon 'element a\[9\] at offset 368 is not canonical' "$prov" prove -i "$dir/noncanon" -o "$dir/out" --backend cpu
 expect_err prove_trailing 'size mismatch: .*trailing' "$prov" prove -i "$dir/trailing" -o "$dir/out" --backend cpu
 expect_err prove_count 'size mismatch: header counts' "$prov" prove -i "$dir/count" -o "$dir/out" --backend cpu
-expect_err prove_k27 'k = 27 out of range 1..26' "$prov" prove -i "$dir/k27" -o "$dir/out" --backend cpu
+expect_err prove_k27 'k = 27 out of range 3..26' "$prov" prove -i "$dir/k27" -o "$dir/out" --backend cpu
 expect_err prove_k0 'k = 0 out of range' "$prov" prove -i "$dir/k0" -o "$dir/out" --backend cpu
 expect_err prove_unsat 'row 6 violates a\*b = c' "$prov" prove -i "$dir/unsat" -o "$dir/out" --backend cpu
 expect_err prove_hfile 'is an H file, expected a partition file' "$prov" prove -i "$dir/h" -o "$dir/out" --backend cpu
@@ -212,7 +200,8 @@ expect_err synth_nok 'missing --log-size' "$prov" synth --seed 00 --partition 1 
 expect_err synth_badhex "--seed 'xyz1' is not hex" "$prov" synth "${S[@]}" --seed xyz1
 expect_err synth_oddhex "--seed 'abc' is not hex" "$prov" synth "${S[@]}" --seed abc
 expect_err synth_longseed 'is not hex of 1 to 32 bytes' "$prov" synth "${S[@]}" --seed "$(printf '00%.0s' $(seq 33))"
-expect_err synth_k0 "--log-size '0' out of range 1..26" "$prov" synth "${S[@]}" --log-size 0
+expect_err synth_k0 "--log-size '0' out of range 3..26" "$prov" synth "${S[@]}" --log-size 0
+expect_err synth_k2 "--log-size '2' out of range 3..26" "$prov" synth "${S[@]}" --log-size 2
 expect_err synth_k27 "--log-size '27' out of range" "$prov" synth "${S[@]}" --log-size 27
 expect_err synth_kabc "--log-size 'abc' out of range" "$prov" synth "${S[@]}" --log-size abc
 expect_err synth_negpart "--partition '-1' is not an integer" "$prov" synth "${S[@]}" --partition -1

@@ -4,10 +4,10 @@
  * wrong magic, wrong version, wrong kind, non-canonical element, size
  * mismatch, k out of range, bad seed length or padding, checksum) is
  * refused with its own error; writers leave no temp file behind, on
- * success or failure.
+ * success or failure. Files of format versions 1 and 2 (circuit v1) are
+ * refused as such, whatever their kind, and never written.
  *
- * Result files: the writer writes version 2 and, asked to, version 1; the
- * reader takes both. Version 2's refusals (length, header, table,
+ * Result files (version 3, the digest-table layout): the refusals (length, header, table,
  * checksum, a partition against its digest, a non-canonical element
  * whose digest matches) each have their own error, also when the file
  * changes after open. The layout helpers agree with the streaming writer
@@ -124,7 +124,7 @@ static void t_roundtrip(void)
 	len = t_load(t_path("p"), &raw);
 	CHECK_EQ_U64(len, PFILE_HEADER_BYTES + 3 * n * FR_BYTES + PFILE_SUM_BYTES);
 	CHECK(!memcmp(raw, "PROVISOR", 8), "magic");
-	CHECK(raw[8] == 1 && raw[12] == PFILE_KIND_PARTITION && raw[16] == 5 && raw[20] == 3, "header words");
+	CHECK(raw[8] == 3 && raw[12] == PFILE_KIND_PARTITION && raw[16] == 5 && raw[20] == 3, "header words");
 	CHECK(raw[24] == 0xa1 && raw[26] == 0xc3 && raw[27] == 0 && raw[56] == 5 && raw[72] == 3 * n, "header fields");
 	{
 		uint8_t e[FR_BYTES];
@@ -181,7 +181,8 @@ static void t_result(void)
 	CHECK(pfile_result_open(t_path("r"), &back, &r, t_err, sizeof t_err) == 0, "%s", t_err);
 	CHECK(back.job_id == res.job_id && back.job_kind == res.job_kind && back.partitions == 3 &&
 	      !memcmp(&back.id, &res.id, sizeof res.id), "result header round trip");
-	CHECK(back.version == PFILE_RESULT_VERSION, "version %u written, expected 2", back.version);
+	CHECK(back.version == PFILE_VERSION && PFILE_VERSION == 3, "version %u written, expected 3",
+	      back.version);
 	for (uint32_t p = 0; p < 3; p++) {
 		CHECK(pfile_result_read(r, p, got, t_err, sizeof t_err) == 0, "%s", t_err);
 		CHECK(!memcmp(got, h[p], sizeof got), "partition %u H", p);
@@ -193,40 +194,25 @@ static void t_result(void)
 		size_t len = t_load(t_path("r"), &raw);
 		CHECK_EQ_U64(len, pfile_result2_size(4, 3));
 		CHECK_EQ_U64(len, 80 + 3 * 16 * 32 + 3 * 32 + 32);
-		CHECK(raw[8] == 2 && raw[12] == PFILE_KIND_RESULT && raw[56] == 3 &&
+		CHECK(raw[8] == 3 && raw[12] == PFILE_KIND_RESULT && raw[56] == 3 &&
 		      raw[60] == VOCAB_KIND_SNAP_DEALS && raw[64] == 0x88 && raw[72] == 48,
-		      "v2 header fields");
+		      "v3 header fields");
 		free(raw);
 	}
 	CHECK(pfile_probe(t_path("r"), &pk, t_err, sizeof t_err) == 0 && pk == PFILE_KIND_RESULT,
 	      "%s", t_err);
 
-	/* Version 1 on request: what older provisors wrote, still read. */
-	res.version = 1;
-	CHECK(pfile_result_begin(t_path("r1"), &res, &w, t_err, sizeof t_err) == 0, "%s", t_err);
-	for (int p = 0; p < 3; p++)
-		CHECK(pfile_result_put(w, h[p], t_err, sizeof t_err) == 0, "%s", t_err);
-	CHECK(pfile_result_commit(w, t_err, sizeof t_err) == 0, "%s", t_err);
-	CHECK(pfile_result_open(t_path("r1"), &back, &r, t_err, sizeof t_err) == 0, "%s", t_err);
-	CHECK(back.version == 1 && back.job_id == res.job_id && back.partitions == 3,
-	      "v1 result header (version %u)", back.version);
-	for (uint32_t p = 0; p < 3; p++) {
-		CHECK(pfile_result_read(r, p, got, t_err, sizeof t_err) == 0, "%s", t_err);
-		CHECK(!memcmp(got, h[p], sizeof got), "v1 partition %u H", p);
+	/* Versions 1 and 2 (circuit v1) are never written. */
+	for (uint32_t v = 1; v <= 2; v++) {
+		res.version = v;
+		CHECK(pfile_result_begin(t_path("r1"), &res, &w, t_err, sizeof t_err) == -EINVAL &&
+		      strstr(t_err, "bad result"), "writer took version %u: %s", v, t_err);
 	}
-	pfile_result_close(r);
-	{
-		uint8_t *raw;
-		size_t len = t_load(t_path("r1"), &raw);
-		CHECK_EQ_U64(len, 80 + 3 * 16 * 32 + 32);
-		CHECK(raw[8] == 1, "v1 version byte");
-		free(raw);
-	}
-	res.version = 3;
+	res.version = 4;
 	CHECK(pfile_result_begin(t_path("r3"), &res, &w, t_err, sizeof t_err) == -EINVAL &&
-	      strstr(t_err, "version 3"), "writer took version 3: %s", t_err);
+	      strstr(t_err, "version 4"), "writer took version 4: %s", t_err);
 	res.version = 0;
-	files++;
+	CHECK(t_count_files() == files + 1, "a refused writer left a file");
 
 	/* Too few partitions: commit fails and leaves nothing. */
 	CHECK(pfile_result_begin(t_path("r2"), &res, &w, t_err, sizeof t_err) == 0, "%s", t_err);
@@ -297,9 +283,24 @@ static void t_corrupt(void)
 	buf[0] = 'X';
 	t_expect(buf, len, "bad magic", "wrong magic");
 	t_expect((const uint8_t *)"hello", 5, "bad magic", "short text file");
+	/* Circuit v1's versions, checksum resealed or not: refused as old. */
+	for (uint32_t v = 1; v <= 2; v++) {
+		char want[128];
+		snprintf(want, sizeof want, "format version %u (circuit v1) is no longer accepted: "
+			 "re-synthesize with this provisor", v);
+		RESET();
+		t_put32(buf + 8, v);
+		t_expect(buf, len, want, "circuit v1 version");
+		t_reseal(buf, len);
+		t_expect(buf, len, want, "circuit v1 version, resealed");
+	}
 	RESET();
-	t_put32(buf + 8, 2);
-	t_expect(buf, len, "version 2", "wrong version");
+	t_put32(buf + 8, 4);
+	t_expect(buf, len, "unsupported format version 4 (this provisor reads version 3)",
+		 "future version");
+	RESET();
+	t_put32(buf + 8, 0);
+	t_expect(buf, len, "unsupported format version 0", "version 0");
 	RESET();
 	t_put32(buf + 12, PFILE_KIND_H);
 	t_expect(buf, len, "is an H file, expected a partition file", "wrong kind");
@@ -310,7 +311,11 @@ static void t_corrupt(void)
 	RESET();
 	t_put32(buf + 16, 27);
 	t_reseal(buf, len);
-	t_expect(buf, len, "k = 27 out of range 1..26", "k = 27");
+	t_expect(buf, len, "k = 27 out of range 3..26", "k = 27");
+	RESET();
+	t_put32(buf + 16, 2);
+	t_reseal(buf, len);
+	t_expect(buf, len, "k = 2 out of range 3..26", "k = 2");
 	RESET();
 	t_put32(buf + 16, 0);
 	t_reseal(buf, len);
@@ -373,50 +378,11 @@ static void t_corrupt(void)
 #undef RESET
 }
 
-/* Version 1 result files: one checksum over everything. */
-static void t_result_corrupt(void)
-{
-	struct pfile_result res;
-	struct pfile_reader *r;
-	uint8_t *buf;
-	size_t len = t_load(t_path("r1"), &buf);
-
-	buf[PFILE_HEADER_BYTES + (2 * 16 + 3) * FR_BYTES] ^= 1;	/* partition 2, H[3] */
-	t_save(t_path("rbad"), buf, len);
-	CHECK(pfile_result_open(t_path("rbad"), &res, &r, t_err, sizeof t_err) == -EINVAL &&
-	      strstr(t_err, "checksum"), "%s", t_err);
-	memset(buf + PFILE_HEADER_BYTES + (2 * 16 + 3) * FR_BYTES, 0xee, FR_BYTES);
-	t_reseal(buf, len);
-	t_save(t_path("rbad"), buf, len);
-	CHECK(pfile_result_open(t_path("rbad"), &res, &r, t_err, sizeof t_err) == -EINVAL &&
-	      strstr(t_err, "partition 2 H[3]"), "%s", t_err);
-	free(buf);
-	len = t_load(t_path("r1"), &buf);
-	t_put32(buf + 56, 2);	/* two partitions claimed, three stored */
-	t_put32(buf + 72, 32);
-	t_reseal(buf, len);
-	t_save(t_path("rbad"), buf, len);
-	CHECK(pfile_result_open(t_path("rbad"), &res, &r, t_err, sizeof t_err) == -EINVAL &&
-	      strstr(t_err, "size mismatch"), "%s", t_err);
-	t_put32(buf + 56, 0);
-	t_reseal(buf, len);
-	t_save(t_path("rbad"), buf, len);
-	CHECK(pfile_result_open(t_path("rbad"), &res, &r, t_err, sizeof t_err) == -EINVAL &&
-	      strstr(t_err, "partition count 0"), "%s", t_err);
-	t_put32(buf + 56, 3);
-	t_put32(buf + 60, 7);
-	t_reseal(buf, len);
-	t_save(t_path("rbad"), buf, len);
-	CHECK(pfile_result_open(t_path("rbad"), &res, &r, t_err, sizeof t_err) == -EINVAL &&
-	      strstr(t_err, "unknown job kind 7"), "%s", t_err);
-	free(buf);
-}
-
 /*
- * Version 2 result files.
+ * Result files: the digest-table layout.
  */
 
-/* Recompute a v2 file's digest table from its regions and its checksum
+/* Recompute a result file's digest table from its regions and its checksum
  * from header and table, with the layout helpers: only the corruption
  * under test is left to find. */
 static void t_reseal2(uint8_t *buf, uint32_t k, uint32_t parts)
@@ -449,7 +415,7 @@ static void t_expect_result(const uint8_t *buf, size_t len, const char *want, co
 	printf("  %-28s -> %s\n", what, t_err);
 }
 
-/* "r" is t_result's: k = 4, 3 partitions, version 2. */
+/* "r" is t_result's: k = 4, 3 partitions, version 3. */
 static void t_result2_corrupt(void)
 {
 	const uint32_t k = 4, parts = 3;
@@ -472,15 +438,20 @@ static void t_result2_corrupt(void)
 	CHECK(!memcmp(buf, good, len), "the writer's table or checksum differ from the helpers'");
 
 	RESET();
-	t_put32(buf + 8, 3);
-	t_expect_result(buf, len, "unsupported format version 3", "version 3");
+	t_put32(buf + 8, 4);
+	t_expect_result(buf, len, "unsupported format version 4", "version 4");
 	RESET();
 	t_put32(buf + 8, 0);
 	t_expect_result(buf, len, "unsupported format version 0", "version 0");
+	/* The result files older provisors wrote, in either layout. */
 	RESET();
-	t_put32(buf + 8, 1);	/* read as v1, the table is surplus */
-	t_expect_result(buf, len, "trailing bytes", "v2 labelled v1");
-	t_expect_result(buf, len - parts * PFILE_SUM_BYTES, "checksum mismatch", "v2 labelled v1, cut");
+	t_put32(buf + 8, 2);
+	t_reseal2(buf, k, parts);
+	t_expect_result(buf, len, "format version 2 (circuit v1) is no longer accepted: run the job "
+			"again with this provisor", "circuit v1 result (v2)");
+	t_put32(buf + 8, 1);
+	t_expect_result(buf, len - parts * PFILE_SUM_BYTES,
+			"format version 1 (circuit v1) is no longer accepted", "circuit v1 result (v1)");
 	RESET();
 	t_expect_result(buf, len - 1, "truncated", "v2 last byte missing");
 	t_expect_result(buf, table, "truncated", "v2 without table");
@@ -539,17 +510,18 @@ static void t_result2_corrupt(void)
 	t_put32(buf + 60, 9);
 	t_expect_result(buf, len, "unknown job kind 9", "v2 job kind 9");
 
-	/* Version 2 is for result files only. */
+	/* An H file of circuit v1 (version 1), resealed. */
 	{
 		uint8_t *h;
 		size_t hl = t_load(t_path("h"), &h);
 		struct synth_id id;
 		fr_t *hv = NULL;
-		t_put32(h + 8, 2);
+		t_put32(h + 8, 1);
 		t_reseal(h, hl);
 		t_save(t_path("hbad"), h, hl);
 		CHECK(pfile_read_h(t_path("hbad"), &id, &hv, t_err, sizeof t_err) == -EINVAL &&
-		      strstr(t_err, "unsupported format version 2 for an H file"), "%s", t_err);
+		      strstr(t_err, "format version 1 (circuit v1) is no longer accepted: re-synthesize"),
+		      "%s", t_err);
 		free(h);
 	}
 
@@ -630,7 +602,7 @@ static void t_result2_layout(void)
 
 	len = t_load(t_path("rl"), &raw);
 	CHECK_EQ_U64(len, pfile_result2_size(k, parts));
-	res.version = 1;	/* ignored by the helper: it always writes 2 */
+	res.version = 1;	/* ignored by the helper: it always writes 3 */
 	pfile_result2_header(&res, hdr);
 	res.version = 0;
 	CHECK(!memcmp(raw, hdr, sizeof hdr), "header differs from pfile_result2_header");
@@ -672,7 +644,7 @@ static void t_result2_layout(void)
 	}
 	close(fd);
 	CHECK(pfile_result_open(t_path("rl"), &back, &r, t_err, sizeof t_err) == 0, "%s", t_err);
-	CHECK(back.version == 2 && back.job_id == 42 && back.partitions == parts, "header back");
+	CHECK(back.version == 3 && back.job_id == 42 && back.partitions == parts, "header back");
 	for (uint32_t p = 0; p < parts; p++) {
 		CHECK(pfile_result_read(r, p, got, t_err, sizeof t_err) == 0, "%s", t_err);
 		CHECK(!memcmp(got, h[p], n * sizeof(fr_t)), "partition %u after in-place rewrite", p);
@@ -686,7 +658,7 @@ static void t_result2_layout(void)
  * pfile_result2_header, each partition's region written by "its worker"
  * with pwrite at its offset, in an order of their own (last first), its
  * digest from pfile_digest_*, then the table and the checksum. Sizes
- * cover many partitions per read buffer (k = 1, 1024 partitions), one
+ * cover many partitions per read buffer (k = 3, 1024 partitions), one
  * exactly (k = 12) and several buffers per partition (k = 13).
  */
 static void t_result2_assemble(uint32_t k, uint32_t parts)
@@ -734,7 +706,7 @@ static void t_result2_assemble(uint32_t k, uint32_t parts)
 
 	CHECK(pfile_result_open(t_path("ra"), &back, &r, t_err, sizeof t_err) == 0, "k=%u P=%u: %s",
 	      k, parts, t_err);
-	CHECK(back.version == 2 && back.job_id == res.job_id && back.job_kind == res.job_kind &&
+	CHECK(back.version == 3 && back.job_id == res.job_id && back.job_kind == res.job_kind &&
 	      back.partitions == parts && !memcmp(&back.id, &res.id, sizeof res.id),
 	      "k=%u P=%u: header back", k, parts);
 	for (uint32_t p = 0; p < parts; p++) {
@@ -782,10 +754,9 @@ int main(void)
 	t_roundtrip();
 	t_result();
 	t_corrupt();
-	t_result_corrupt();
 	t_result2_corrupt();
 	t_result2_layout();
-	t_result2_assemble(1, PFILE_RESULT_MAX_PARTITIONS);
+	t_result2_assemble(3, PFILE_RESULT_MAX_PARTITIONS);
 	t_result2_assemble(12, 2);
 	t_result2_assemble(13, 3);
 	return 0;

@@ -35,7 +35,7 @@ static void refused(const struct frame_hdr *h, const char *what)
 static void test_roundtrip(const uint8_t *buf)
 {
 	for (uint16_t t = 1; t < FRAME_NTYPES; t++) {
-		for (uint16_t k = 1; k <= 12; k += 11) {
+		for (uint16_t k = VOCAB_LOG_MIN; k <= 12; k += 12 - VOCAB_LOG_MIN) {
 			struct frame_hdr h;
 			char err[256];
 
@@ -75,11 +75,12 @@ static void test_corruptions(const uint8_t *buf)
 	g = h; g.type = 0; frame_seal_hdr(&g); refused(&g, "unknown frame type 0");
 	g = h; g.type = FRAME_NTYPES; frame_seal_hdr(&g); refused(&g, "unknown frame type");
 	g = h; g.log_size = 0; frame_seal_hdr(&g); refused(&g, "out of range");
+	g = h; g.log_size = VOCAB_LOG_MIN - 1; frame_seal_hdr(&g); refused(&g, "out of range 3..");
 	g = h; g.log_size = VOCAB_LOG_MAX + 1; frame_seal_hdr(&g); refused(&g, "out of range");
 	/* k above the receiver's own limit. */
 	char err[256];
 	CHECK(frame_check_hdr(&h, 9, err, sizeof err) == -EBADMSG, "k=10 > max 9 accepted");
-	CHECK(strstr(err, "out of range 1..9"), "%s", err);
+	CHECK(strstr(err, "out of range 3..9"), "%s", err);
 	g = h; g.payload_len += 32; frame_seal_hdr(&g); refused(&g, "expected 98312");
 	g = h; g.payload_len = 0; frame_seal_hdr(&g); refused(&g, "payload of 0 bytes");
 	/* Right length for another k or another type. */

@@ -1,7 +1,7 @@
 /*
  * The synthesis circuit: deterministic, sensitive to every part of the
- * identity, every row satisfied for k = 1..16, the round structure of
- * docs/circuit.md, streaming in odd chunks equal to one call, the same
+ * identity, every row satisfied for k = 3..16, the round structure and
+ * the input and empty rows of docs/circuit.md, streaming in odd chunks equal to one call, the same
  * rows from the portable and the ADX Fr paths, a pinned
  * digest (so a change to the circuit, which would orphan every existing
  * file, cannot slip in unnoticed), seed parsing, and the time to
@@ -77,19 +77,26 @@ static void t_satisfied(void)
 		CHECK(synth_check(a, b, c, n, &bad) == 0, "k=%u row %zu violates a*b = c", k, bad);
 
 		/* The round structure: t*t = t2; t2*t2 = t4; t4*t = x'. */
-		for (size_t i = 0; i < n; i += 3) {
+		size_t R = synth_rounds(k);
+		CHECK(R == (n - 3) / 3 && 3 * R + 3 <= n && n - 3 * R - 3 <= 2, "k=%u R=%zu", k, R);
+		for (size_t i = 0; i < 3 * R; i += 3) {
 			CHECK(fr_equal(&b[i], &a[i]), "k=%u row %zu", k, i);
-			if (i + 1 < n)
-				CHECK(fr_equal(&a[i + 1], &c[i]) && fr_equal(&b[i + 1], &c[i]), "k=%u row %zu", k, i + 1);
-			if (i + 2 < n)
-				CHECK(fr_equal(&a[i + 2], &c[i + 1]) && fr_equal(&b[i + 2], &a[i]), "k=%u row %zu", k, i + 2);
+			CHECK(fr_equal(&a[i + 1], &c[i]) && fr_equal(&b[i + 1], &c[i]), "k=%u row %zu", k, i + 1);
+			CHECK(fr_equal(&a[i + 2], &c[i + 1]) && fr_equal(&b[i + 2], &a[i]), "k=%u row %zu", k, i + 2);
 		}
 		/* Not degenerate: no zeros, no row with b = 1, rounds differ. */
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < 3 * R; i++)
 			CHECK(!fr_is_zero(&a[i]) && !fr_is_zero(&c[i]) && !fr_equal(&b[i], &FR_ONE),
 			      "k=%u row %zu is degenerate", k, i);
-		if (n >= 4)
+		if (R >= 2)
 			CHECK(!fr_equal(&a[0], &a[3]), "k=%u rounds 0 and 1 equal", k);
+		/* The input rows (one, x_0, x_out; b = c = 0): x_out is the last
+		 * round's output; then empty rows. */
+		CHECK(fr_equal(&a[3 * R], &FR_ONE) && !fr_is_zero(&a[3 * R + 1]) &&
+		      fr_equal(&a[3 * R + 2], &c[3 * R - 1]), "k=%u input rows", k);
+		for (size_t i = 3 * R; i < n; i++)
+			CHECK(fr_is_zero(&b[i]) && fr_is_zero(&c[i]) && (i < 3 * R + 3 || fr_is_zero(&a[i])),
+			      "k=%u row %zu: not an input or empty row", k, i);
 
 		/* One flipped value is caught, at its row. */
 		fr_add(&c[n / 2], &c[n / 2], &FR_ONE);
@@ -124,9 +131,9 @@ static void t_stream(void)
 
 static void t_pinned(void)
 {
-	/* Pinned when the circuit was written, and reproduced by the
-	 * independent Python model in docs/circuit.md. */
-	static const char want[] = "8b33e1ec1440e8a8fbbf64ed7be285aa9448bd3ea41470bad24f0e4b74c22a6e";
+	/* Pinned when circuit v2 was written, computed by the independent
+	 * Python model in docs/circuit.md (run with python3). */
+	static const char want[] = "628ef42e37546dfb7f7fd81fe5e3ccda2ca206b487e3e2ea044b6d621631625c";
 	struct synth_id id = t_id("0001020304050607", 1, 6);
 	uint8_t d[32];
 	char hex[65];
@@ -177,6 +184,10 @@ static void t_seeds(void)
 	      -EINVAL, "33 bytes");
 	id.k = 0;
 	CHECK(synth_stream_init(&(struct synth_stream){ .pos = 0 }, &id) == -EINVAL, "k = 0");
+	id.k = 2;
+	CHECK(synth_id_check(&id) == -EINVAL, "k = 2 (too small for one round and the inputs)");
+	id.k = 3;
+	CHECK(synth_id_check(&id) == 0, "k = 3");
 	id.k = 27;
 	CHECK(synth_id_check(&id) == -EINVAL, "k = 27");
 	id.k = 10;

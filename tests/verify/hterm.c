@@ -147,7 +147,7 @@ static void t_timing(uint64_t *rng, uint32_t k)
 
 int main(void)
 {
-	static const uint32_t ks[] = { 1, 2, 3, 4, 5, 7, 10, 12, 13 };
+	static const uint32_t ks[] = { 3, 4, 5, 6, 7, 10, 12, 13 };
 	uint64_t rng = 0x7e57;
 
 	t_lagrange();
