@@ -323,7 +323,7 @@ int groth16_params_parse(const uint8_t *buf, size_t len, struct groth16_params *
 			 char *err, size_t errlen)
 {
 	uint8_t d[GROTH16_DIGEST];
-	uint64_t body;
+	uint64_t body = 0;
 	const uint8_t *q;
 	size_t m;
 
