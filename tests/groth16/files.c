@@ -84,7 +84,7 @@ static void params_cases(const char *dir)
 {
 	static const uint8_t seed[] = { 0x5e };
 	struct groth16_params p, q;
-	char path[512], err[256];
+	char path[600], err[256];
 	uint8_t *buf, *c;
 	size_t len, vkoff = GROTH16_PARAMS_HEADER, hoff;
 
@@ -160,7 +160,7 @@ static void proof_cases(const char *dir)
 {
 	struct groth16_proof_file f = { 0 }, g;
 	uint8_t buf[GROTH16_PROOF_BYTES], c[GROTH16_PROOF_BYTES + 1];
-	char path[512], err[256];
+	char path[600], err[256];
 	g1_t t;
 
 	CHECK(synth_parse_seed(&f.id, "abcd") == 0, "seed");
