@@ -52,6 +52,8 @@ typedef struct {
 
 extern const g1_affine_t G1_GENERATOR;
 extern const g2_affine_t G2_GENERATOR;
+extern const fp_t G1_B;		/* 4 */
+extern const fp2_t G2_B;	/* 4 (u + 1) */
 
 /* ---- G1 ------------------------------------------------------------- */
 void g1_set_inf(g1_t *out);
@@ -113,5 +115,16 @@ int g2_deserialize_unchecked(g2_affine_t *out, const uint8_t in[G2_UNCOMPRESSED]
  * (0: the online CPU count). 0, or -1 when memory ran out. */
 int g1_fixed_base_batch(g1_affine_t *out, const g1_affine_t *base, const fr_t *s, size_t n, unsigned threads);
 int g2_fixed_base_batch(g2_affine_t *out, const g2_affine_t *base, const fr_t *s, size_t n, unsigned threads);
+
+/* ---- the endomorphisms behind the subgroup checks ------------------- */
+/* phi(x, y) = (beta x, y), beta a cube root of unity in Fp: phi acts on G1
+ * as multiplication by -x^2 (x = -0xd201000000010000, the BLS parameter).
+ * psi = untwist, Frobenius, twist: acts on G2 as multiplication by x.
+ * Exposed for the tests, which check the constants against their
+ * definitions. */
+extern const fp_t CURVE_BETA;
+extern const fp2_t CURVE_PSI_X, CURVE_PSI_Y;
+void g1_endo_phi(g1_affine_t *out, const g1_affine_t *a);
+void g2_endo_psi(g2_affine_t *out, const g2_affine_t *a);
 
 #endif

@@ -1,0 +1,345 @@
+/*
+ * msm: multi-scalar multiplication by Pippenger's bucket method.
+ *
+ * Every scalar s is cut into nwin windows of c bits with signed digits in
+ * [-2^(c-1), 2^(c-1) - 1]: the windows of s + K, where K has 2^(c-1) in
+ * every window, less 2^(c-1) each (no carries to chase; s < 2^255 and
+ * nwin * c >= 256 make the sum fit). A digit d sends +-P to bucket |d| - 1,
+ * so a window needs 2^(c-1) buckets; the window's sum is
+ * sum (b + 1) * bucket[b], a running sum from the top, and the windows are
+ * combined by c doublings each (Horner).
+ *
+ * Buckets are affine and filled by batches of additions that share one
+ * inversion (Montgomery's trick): an affine addition is then about six
+ * multiplications where a mixed Jacobian one is eleven. A batch never
+ * holds one bucket twice; a point whose bucket is already in the batch
+ * waits in a small queue for the next one.
+ *
+ * Work is split into tasks, one per (window, chunk of points), each with
+ * its own buckets; workers take tasks from a shared counter. The window
+ * width and the chunk count come from a cost model over n and the thread
+ * count (msm_plan). The algorithm is written once in curve/msm_priv.h and
+ * instantiated here for G1 over Fp and G2 over Fp2.
+ */
+#include "curve/msm.h"
+#include "curve/msm_priv.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "field/fp2.h"
+
+/* Cost model, in base-field multiplications: a batched affine addition
+ * into a bucket (inversion share included), and the two Jacobian additions
+ * per bucket of the running sum. */
+#define MSM_COST_ADD 7
+#define MSM_COST_BUCKET 26
+#define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
+#define MSM_RECODE_STEP 4096	/* points per recoding work item */
+
+enum { MSM_ADD, MSM_DOUBLE, MSM_CANCEL };
+
+struct msm_entry {
+	const void *pt;		/* affine point */
+	uint32_t bucket;
+	uint8_t neg, kind;
+};
+
+/* One worker's buckets and batch; reused across its tasks. */
+struct msm_scratch {
+	void *buckets;		/* nbuckets affine points */
+	uint64_t *filled;	/* bit b: bucket b holds a point */
+	uint64_t *busy;		/* bit b: bucket b has an entry in the batch */
+	struct msm_entry *batch, *queue;
+	void *prefix, *den;	/* bcap field elements each */
+	size_t nbuckets, nb, bcap, nq, qcap;
+};
+
+struct msm_job;
+
+struct msm_ops {
+	size_t aff_size, jac_size, field_size;
+	void (*task)(const struct msm_job *job, struct msm_scratch *sc, size_t task);
+	void (*set_inf)(void *out);
+	void (*add)(void *out, const void *a, const void *b);
+	void (*dbl)(void *out, const void *a);
+};
+
+struct msm_job {
+	const struct msm_ops *ops;
+	const void *points;
+	const fr_t *s;
+	size_t n, chunk, ntasks;
+	struct msm_plan pl;
+	int16_t *digits;	/* [nwin][n] */
+	uint64_t offset[5];	/* K: 2^(c-1) in every window */
+	void *results;		/* ntasks Jacobian points */
+	struct msm_scratch *scratch;	/* one per worker */
+	atomic_size_t next;	/* the next work item */
+	atomic_uint worker;	/* the next worker's index */
+};
+
+static inline int msm_bit(const uint64_t *m, size_t b)
+{
+	return (int)(m[b >> 6] >> (b & 63)) & 1;
+}
+
+static inline void msm_bit_set(uint64_t *m, size_t b)
+{
+	m[b >> 6] |= 1ULL << (b & 63);
+}
+
+static inline void msm_bit_clear(uint64_t *m, size_t b)
+{
+	m[b >> 6] &= ~(1ULL << (b & 63));
+}
+
+#define MSM_G g1
+#define MSM_F fp
+#define MSM_F_ONE FP_ONE
+#include "curve/msm_priv.h"
+#undef MSM_G
+#undef MSM_F
+#undef MSM_F_ONE
+
+#define MSM_G g2
+#define MSM_F fp2
+#define MSM_F_ONE FP2_ONE
+#include "curve/msm_priv.h"
+#undef MSM_G
+#undef MSM_F
+#undef MSM_F_ONE
+
+static unsigned msm_threads(unsigned threads)
+{
+	long n;
+
+	if (threads)
+		return threads;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+/*
+ * The plan of least modelled wall time: rounds of tasks (a round is one
+ * task per worker) times a task's cost, its chunk's additions plus its
+ * buckets' running sum. More chunks per window balance the threads and
+ * shorten a task, but each chunk pays a running sum of its own.
+ */
+void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c)
+{
+	unsigned t = msm_threads(threads), clo = c ? c : 2, chi = c ? c : MSM_MAX_C;
+	double best = -1;
+
+	for (unsigned cc = clo; cc <= chi; cc++) {
+		unsigned nwin = (256 + cc - 1) / cc;
+		double buckets = (double)(1u << (cc - 1));
+
+		for (unsigned k = 1; k <= 64 && k <= n; k++) {
+			unsigned tasks = nwin * k, rounds = (tasks + t - 1) / t;
+			double chunk = (double)((n + k - 1) / k);
+			double cost = rounds * (chunk * MSM_COST_ADD + buckets * MSM_COST_BUCKET);
+
+			if (best < 0 || cost < best) {
+				best = cost;
+				pl->c = cc;
+				pl->nwin = nwin;
+				pl->k = k;
+				pl->threads = tasks < t ? tasks : t;
+			}
+		}
+	}
+	/* Large enough to spread the inversion thin, small enough that few
+	 * points find their bucket already in the batch. */
+	pl->batch = ((size_t)1 << (pl->c - 1)) / 16;
+	if (pl->batch > MSM_BATCH_MAX)
+		pl->batch = MSM_BATCH_MAX;
+	if (pl->batch < 4)
+		pl->batch = 4;
+}
+
+/* Runs fn on nthreads workers (the caller is one), fewer when threads
+ * cannot be made: the work items are shared out through job->next. */
+static void msm_parallel(struct msm_job *job, unsigned nthreads, void *(*fn)(void *))
+{
+	pthread_t *th = nthreads > 1 ? malloc((nthreads - 1) * sizeof(*th)) : NULL;
+	unsigned started = 0;
+
+	atomic_store(&job->next, 0);
+	atomic_store(&job->worker, 0);
+	while (th && started < nthreads - 1 && pthread_create(&th[started], NULL, fn, job) == 0)
+		started++;
+	fn(job);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+}
+
+/* Signed digits of the scalars [lo, hi). */
+static void msm_recode(struct msm_job *job, size_t lo, size_t hi)
+{
+	unsigned c = job->pl.c, half = 1u << (c - 1);
+	uint64_t mask = (1ULL << c) - 1;
+
+	for (size_t i = lo; i < hi; i++) {
+		uint64_t v[5], carry = 0;
+
+		fr_to_limbs(v, &job->s[i]);
+		v[4] = 0;
+		for (int j = 0; j < 5; j++) {
+			unsigned __int128 t = (unsigned __int128)v[j] + job->offset[j] + carry;
+			v[j] = (uint64_t)t;
+			carry = (uint64_t)(t >> 64);
+		}
+		for (unsigned w = 0; w < job->pl.nwin; w++) {
+			unsigned bit = w * c, l = bit / 64, off = bit % 64;
+			uint64_t x = v[l] >> off;
+
+			if (off + c > 64)
+				x |= v[l + 1] << (64 - off);
+			job->digits[w * job->n + i] = (int16_t)((int)(x & mask) - (int)half);
+		}
+	}
+}
+
+static void *msm_recode_worker(void *arg)
+{
+	struct msm_job *job = arg;
+	size_t lo;
+
+	while ((lo = atomic_fetch_add(&job->next, MSM_RECODE_STEP)) < job->n)
+		msm_recode(job, lo, lo + MSM_RECODE_STEP < job->n ? lo + MSM_RECODE_STEP : job->n);
+	return NULL;
+}
+
+static void *msm_task_worker(void *arg)
+{
+	struct msm_job *job = arg;
+	struct msm_scratch *sc = &job->scratch[atomic_fetch_add(&job->worker, 1)];
+	size_t task;
+
+	while ((task = atomic_fetch_add(&job->next, 1)) < job->ntasks)
+		job->ops->task(job, sc, task);
+	return NULL;
+}
+
+static void msm_scratch_free(struct msm_scratch *sc)
+{
+	free(sc->buckets);
+	free(sc->filled);
+	free(sc->busy);
+	free(sc->batch);
+	free(sc->queue);
+	free(sc->prefix);
+	free(sc->den);
+}
+
+static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, const struct msm_plan *pl)
+{
+	size_t nb = (size_t)1 << (pl->c - 1), words = (nb + 63) / 64;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->nbuckets = nb;
+	sc->bcap = pl->batch;
+	sc->qcap = pl->batch;	/* <= bcap: a drained queue fits in one batch */
+	sc->buckets = malloc(nb * ops->aff_size);
+	sc->filled = calloc(words, sizeof(uint64_t));
+	sc->busy = calloc(words, sizeof(uint64_t));
+	sc->batch = malloc(sc->bcap * sizeof(struct msm_entry));
+	sc->queue = malloc(sc->qcap * sizeof(struct msm_entry));
+	sc->prefix = malloc(sc->bcap * ops->field_size);
+	sc->den = malloc(sc->bcap * ops->field_size);
+	if (sc->buckets && sc->filled && sc->busy && sc->batch && sc->queue && sc->prefix && sc->den)
+		return 0;
+	msm_scratch_free(sc);
+	return -1;
+}
+
+/* out = sum over windows w (top first) of 2^(c w) * (the sum of w's tasks). */
+static void msm_combine(const struct msm_job *job, void *out)
+{
+	const struct msm_ops *ops = job->ops;
+	const char *res = job->results;
+
+	ops->set_inf(out);
+	for (size_t w = job->pl.nwin; w-- > 0;) {
+		for (unsigned i = 0; i < job->pl.c && w + 1 < job->pl.nwin; i++)
+			ops->dbl(out, out);
+		for (size_t j = 0; j < job->pl.k; j++)
+			ops->add(out, out, res + (w * job->pl.k + j) * ops->jac_size);
+	}
+}
+
+static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr_t *s,
+		   size_t n, unsigned threads, unsigned c)
+{
+	struct msm_job job = { .ops = ops, .points = p, .s = s, .n = n };
+	unsigned ready = 0;
+	int rc = -1;
+
+	if (n == 0) {
+		ops->set_inf(out);
+		return 0;
+	}
+	msm_plan(&job.pl, n, threads, c);
+	job.chunk = (n + job.pl.k - 1) / job.pl.k;
+	job.ntasks = (size_t)job.pl.nwin * job.pl.k;
+	for (unsigned w = 0; w < job.pl.nwin; w++) {
+		unsigned bit = w * job.pl.c + job.pl.c - 1;
+		job.offset[bit / 64] |= 1ULL << (bit % 64);
+	}
+	job.digits = malloc(job.pl.nwin * n * sizeof(int16_t));
+	job.results = malloc(job.ntasks * ops->jac_size);
+	job.scratch = calloc(job.pl.threads, sizeof(struct msm_scratch));
+	if (!job.digits || !job.results || !job.scratch)
+		goto out;
+	for (; ready < job.pl.threads; ready++)
+		if (msm_scratch_init(&job.scratch[ready], ops, &job.pl) != 0)
+			goto out;
+
+	msm_parallel(&job, job.pl.threads, msm_recode_worker);
+	msm_parallel(&job, job.pl.threads, msm_task_worker);
+	msm_combine(&job, out);
+	rc = 0;
+out:
+	for (unsigned i = 0; i < ready; i++)
+		msm_scratch_free(&job.scratch[i]);
+	free(job.scratch);
+	free(job.results);
+	free(job.digits);
+	return rc;
+}
+
+void msm_g1_naive(g1_t *out, const g1_affine_t *p, const fr_t *s, size_t n)
+{
+	g1_msm_naive(out, p, s, n);
+}
+
+void msm_g2_naive(g2_t *out, const g2_affine_t *p, const fr_t *s, size_t n)
+{
+	g2_msm_naive(out, p, s, n);
+}
+
+int msm_g1_c(g1_t *out, const g1_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c)
+{
+	return msm_run(&g1_msm_ops, out, p, s, n, threads, c);
+}
+
+int msm_g2_c(g2_t *out, const g2_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c)
+{
+	return msm_run(&g2_msm_ops, out, p, s, n, threads, c);
+}
+
+int msm_g1(g1_t *out, const g1_affine_t *p, const fr_t *s, size_t n, unsigned threads)
+{
+	return msm_run(&g1_msm_ops, out, p, s, n, threads, 0);
+}
+
+int msm_g2(g2_t *out, const g2_affine_t *p, const fr_t *s, size_t n, unsigned threads)
+{
+	return msm_run(&g2_msm_ops, out, p, s, n, threads, 0);
+}

@@ -1,0 +1,272 @@
+/*
+ * msm_priv: what the tests and the benchmark see of the MSM beyond
+ * curve/msm.h (the plan it picks, a forced window width), and, below the
+ * include guard, the bucket algorithm written once over a group and its
+ * coordinate field: curve/msm.c includes this file twice more, once for G1
+ * over Fp and once for G2 over Fp2, with MSM_G and MSM_F naming them.
+ */
+#ifndef CURVE_MSM_PRIV_H
+#define CURVE_MSM_PRIV_H
+
+#include <stddef.h>
+
+#include "curve/msm.h"
+
+#define MSM_MAX_C 16
+
+/* How an MSM of n points runs: windows of c bits (nwin of them, 2^(c-1)
+ * buckets each), every window split into k chunks of points (one task
+ * each), on threads workers; batches of up to batch bucket additions share
+ * one inversion. */
+struct msm_plan {
+	unsigned c, nwin, k, threads;
+	size_t batch;
+};
+
+/* The plan for n points on threads workers (0: the online CPU count);
+ * c forces the window width when not 0 (1 to MSM_MAX_C). */
+void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c);
+
+/* msm_g1 / msm_g2 with the window width forced (c as in msm_plan). */
+int msm_g1_c(g1_t *out, const g1_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c);
+int msm_g2_c(g2_t *out, const g2_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c);
+
+#endif
+
+#ifdef MSM_G
+/*
+ * The template. Before including, msm.c defines struct msm_scratch,
+ * struct msm_job, struct msm_entry, the bit helpers and the MSM_* kinds;
+ * MSM_G is the group prefix (g1, g2), MSM_F the field prefix (fp, fp2) and
+ * MSM_F_ONE the field's one. Each instance defines static functions named
+ * after the group (g1_msm_flush, ...) and the table MSM_G##_msm_ops.
+ */
+#define MSM_PASTE_(a, b) a##_##b
+#define MSM_PASTE(a, b) MSM_PASTE_(a, b)
+#define F_(name) MSM_PASTE(MSM_F, name)
+#define G_(name) MSM_PASTE(MSM_G, name)
+#define FT F_(t)
+#define AFF G_(affine_t)
+#define JAC G_(t)
+
+/* The y of an entry's point, negated when its digit was. */
+static inline void G_(msm_entry_y)(FT *y, const struct msm_entry *e)
+{
+	const AFF *p = e->pt;
+
+	if (e->neg)
+		F_(neg)(y, &p->y);
+	else
+		*y = p->y;
+}
+
+/*
+ * bucket[e.bucket] += e.point for every entry of the batch, in affine
+ * coordinates, with one inversion for all: the denominators' running
+ * products go forward, the inverse of the last one comes back (Montgomery's
+ * trick). No bucket appears twice in a batch, so each addition sees its
+ * bucket as it was when the batch closed. Equal points double; opposite
+ * points empty the bucket.
+ */
+static void G_(msm_flush)(struct msm_scratch *sc)
+{
+	AFF *bk = sc->buckets;
+	FT *pre = sc->prefix, *den = sc->den;
+	FT acc = MSM_F_ONE, inv, y;
+
+	if (sc->nb == 0)
+		return;
+	for (size_t i = 0; i < sc->nb; i++) {
+		struct msm_entry *e = &sc->batch[i];
+		const AFF *a = &bk[e->bucket], *p = e->pt;
+
+		pre[i] = acc;
+		if (F_(equal)(&a->x, &p->x)) {
+			G_(msm_entry_y)(&y, e);
+			if (!F_(equal)(&a->y, &y) || F_(is_zero)(&y)) {
+				e->kind = MSM_CANCEL;
+				continue;
+			}
+			e->kind = MSM_DOUBLE;
+			F_(double)(&den[i], &y);
+		} else {
+			e->kind = MSM_ADD;
+			F_(sub)(&den[i], &p->x, &a->x);
+		}
+		F_(mul)(&acc, &acc, &den[i]);
+	}
+	F_(inv)(&inv, &acc);	/* a product of non-zero factors */
+	for (size_t i = sc->nb; i-- > 0;) {
+		const struct msm_entry *e = &sc->batch[i];
+		AFF *a = &bk[e->bucket];
+		const AFF *p = e->pt;
+		FT t, lam, x3;
+
+		msm_bit_clear(sc->busy, e->bucket);
+		if (e->kind == MSM_CANCEL) {
+			msm_bit_clear(sc->filled, e->bucket);
+			continue;
+		}
+		F_(mul)(&t, &inv, &pre[i]);	/* 1 / den[i] */
+		F_(mul)(&inv, &inv, &den[i]);	/* 1 / (den[0] ... den[i-1]) */
+		if (e->kind == MSM_DOUBLE) {	/* lambda = 3 x^2 / 2y */
+			F_(sqr)(&lam, &a->x);
+			F_(mul_small)(&lam, &lam, 3);
+		} else {			/* lambda = (y2 - y1) / (x2 - x1) */
+			G_(msm_entry_y)(&y, e);
+			F_(sub)(&lam, &y, &a->y);
+		}
+		F_(mul)(&lam, &lam, &t);
+		F_(sqr)(&x3, &lam);
+		F_(sub)(&x3, &x3, &a->x);
+		F_(sub)(&x3, &x3, &p->x);
+		F_(sub)(&t, &a->x, &x3);
+		F_(mul)(&t, &t, &lam);
+		F_(sub)(&a->y, &t, &a->y);
+		a->x = x3;
+	}
+	sc->nb = 0;
+}
+
+/* Adds e's point to its bucket, which is not in the batch: a copy when the
+ * bucket is empty, else an entry of the batch (which the caller flushes
+ * when full). */
+static inline void G_(msm_place)(struct msm_scratch *sc, const struct msm_entry *e)
+{
+	AFF *a = &((AFF *)sc->buckets)[e->bucket];
+
+	if (!msm_bit(sc->filled, e->bucket)) {
+		a->x = ((const AFF *)e->pt)->x;
+		G_(msm_entry_y)(&a->y, e);
+		a->inf = 0;
+		msm_bit_set(sc->filled, e->bucket);
+		return;
+	}
+	__builtin_prefetch(a, 1);
+	msm_bit_set(sc->busy, e->bucket);
+	sc->batch[sc->nb++] = *e;
+}
+
+/* Flushes the batch, then moves the waiting entries whose buckets are now
+ * free into the next one; again while that fills it. */
+static void G_(msm_flush_drain)(struct msm_scratch *sc)
+{
+	do {
+		size_t kept = 0;
+
+		G_(msm_flush)(sc);
+		for (size_t j = 0; j < sc->nq; j++) {
+			const struct msm_entry *e = &sc->queue[j];
+
+			if (msm_bit(sc->busy, e->bucket))
+				sc->queue[kept++] = *e;
+			else
+				G_(msm_place)(sc, e);
+		}
+		sc->nq = kept;
+	} while (sc->nb == sc->bcap);
+}
+
+static inline void G_(msm_put)(struct msm_scratch *sc, const struct msm_entry *e)
+{
+	if (msm_bit(sc->busy, e->bucket)) {
+		if (sc->nq == sc->qcap)
+			G_(msm_flush_drain)(sc);	/* frees at least one */
+		if (msm_bit(sc->busy, e->bucket)) {
+			sc->queue[sc->nq++] = *e;
+			return;
+		}
+	}
+	G_(msm_place)(sc, e);
+	if (sc->nb == sc->bcap)
+		G_(msm_flush_drain)(sc);
+}
+
+/*
+ * One task: the points of one chunk into the buckets of one window, then
+ * the window's weighted sum, sum (b + 1) * bucket[b], as a running sum from
+ * the top bucket down. Leaves the buckets empty for the next task.
+ */
+static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size_t task)
+{
+	size_t w = task / job->pl.k, lo = task % job->pl.k * job->chunk;
+	size_t hi = lo + job->chunk < job->n ? lo + job->chunk : job->n;
+	const int16_t *dig = job->digits + w * job->n;
+	const AFF *pts = job->points, *bk = sc->buckets;
+	JAC run, tot;
+	int any = 0;
+
+	for (size_t i = lo; i < hi; i++) {
+		int d = dig[i];
+		struct msm_entry e;
+
+		if (d == 0 || pts[i].inf)
+			continue;
+		e.pt = &pts[i];
+		e.neg = d < 0;
+		e.bucket = (uint32_t)(d < 0 ? -d : d) - 1;
+		G_(msm_put)(sc, &e);
+	}
+	while (sc->nb > 0 || sc->nq > 0)
+		G_(msm_flush_drain)(sc);
+
+	G_(set_inf)(&run);
+	G_(set_inf)(&tot);
+	for (size_t b = sc->nbuckets; b-- > 0;) {
+		if (msm_bit(sc->filled, b)) {
+			G_(add_affine)(&run, &run, &bk[b]);
+			msm_bit_clear(sc->filled, b);
+			any = 1;
+		}
+		if (any)
+			G_(add)(&tot, &tot, &run);
+	}
+	((JAC *)job->results)[task] = tot;
+}
+
+static void G_(msm_vset_inf)(void *out)
+{
+	G_(set_inf)(out);
+}
+
+static void G_(msm_vadd)(void *out, const void *a, const void *b)
+{
+	G_(add)(out, a, b);
+}
+
+static void G_(msm_vdouble)(void *out, const void *a)
+{
+	G_(double)(out, a);
+}
+
+static void G_(msm_naive)(JAC *out, const AFF *p, const fr_t *s, size_t n)
+{
+	JAC acc, t;
+
+	G_(set_inf)(&acc);
+	for (size_t i = 0; i < n; i++) {
+		G_(from_affine)(&t, &p[i]);
+		G_(mul)(&t, &t, &s[i]);
+		G_(add)(&acc, &acc, &t);
+	}
+	*out = acc;
+}
+
+static const struct msm_ops G_(msm_ops) = {
+	.aff_size = sizeof(AFF),
+	.jac_size = sizeof(JAC),
+	.field_size = sizeof(FT),
+	.task = G_(msm_task),
+	.set_inf = G_(msm_vset_inf),
+	.add = G_(msm_vadd),
+	.dbl = G_(msm_vdouble),
+};
+
+#undef MSM_PASTE_
+#undef MSM_PASTE
+#undef F_
+#undef G_
+#undef FT
+#undef AFF
+#undef JAC
+#endif

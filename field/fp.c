@@ -1,0 +1,543 @@
+/*
+ * fp: BLS12-381 base field arithmetic, portable C path and dispatch.
+ *
+ * Elements are six 64-bit limbs in Montgomery form, always < p. The
+ * multiplication is CIOS Montgomery in its "no-carry" form, as in fr.c:
+ * p's top limb (0x1a0111ea397fe69a) is below 2^63 - 1, so the running sum
+ * never needs a seventh word and the reduction folds into the product
+ * loop. Everything else (add, sub, pow, inversion, square roots,
+ * conversions) is written once on top of whichever multiplication is
+ * selected: fp_mul and fp_sqr jump through one resolved pointer pair,
+ * picked at start-up from cpuid (fp_adx.c on x86-64 with BMI2+ADX) or
+ * forced by fp_set_impl().
+ *
+ * Nothing here handles secrets: inversion, square roots and the Legendre
+ * symbol are not constant time.
+ */
+#include "field/fp.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+typedef unsigned __int128 fp_u128;
+
+#define P0 0xb9feffffffffaaabULL
+#define P1 0x1eabfffeb153ffffULL
+#define P2 0x6730d2a0f6b0f624ULL
+#define P3 0x64774b84f38512bfULL
+#define P4 0x4b1ba7b6434bacd7ULL
+#define P5 0x1a0111ea397fe69aULL
+
+typedef void (*fp_mul_fn_t_)(fp_t *out, const fp_t *a, const fp_t *b);
+typedef void (*fp_sqr_fn_t_)(fp_t *out, const fp_t *a);
+
+/* Carry chains: on x86-64 the intrinsics become plain ADC/SBB (baseline
+ * ISA); elsewhere 128-bit arithmetic does the same job. */
+#if defined(__x86_64__)
+static inline uint64_t fp_adc(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	unsigned long long s;
+	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
+	return s;
+}
+
+static inline uint64_t fp_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	unsigned long long d;
+	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
+	return d;
+}
+#else
+static inline uint64_t fp_adc(uint64_t a, uint64_t b, uint64_t *carry)
+{
+	fp_u128 s = (fp_u128)a + b + *carry;
+	*carry = (uint64_t)(s >> 64);
+	return (uint64_t)s;
+}
+
+static inline uint64_t fp_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+	fp_u128 d = (fp_u128)a - b - *borrow;
+	*borrow = (uint64_t)(d >> 64) & 1;
+	return (uint64_t)d;
+}
+#endif
+
+/* t < 2p (so < 2^384) -> out = t mod p, branch-free: the borrow is
+ * data-dependent and unpredictable. Scalars, not arrays (see fr.c's
+ * fr_reduce4 on store forwarding). */
+static inline void fp_reduce6(uint64_t out[6], uint64_t t0, uint64_t t1,
+			      uint64_t t2, uint64_t t3, uint64_t t4, uint64_t t5)
+{
+	uint64_t b = 0;
+	uint64_t d0 = fp_sbb(t0, P0, &b);
+	uint64_t d1 = fp_sbb(t1, P1, &b);
+	uint64_t d2 = fp_sbb(t2, P2, &b);
+	uint64_t d3 = fp_sbb(t3, P3, &b);
+	uint64_t d4 = fp_sbb(t4, P4, &b);
+	uint64_t d5 = fp_sbb(t5, P5, &b);
+	uint64_t keep = 0 - b;	/* t < p: keep t */
+	out[0] = (t0 & keep) | (d0 & ~keep);
+	out[1] = (t1 & keep) | (d1 & ~keep);
+	out[2] = (t2 & keep) | (d2 & ~keep);
+	out[3] = (t3 & keep) | (d3 & ~keep);
+	out[4] = (t4 & keep) | (d4 & ~keep);
+	out[5] = (t5 & keep) | (d5 & ~keep);
+}
+
+/* a + b < 2p < 2^384: no carry out of the top limb. */
+static inline void fp_add_inline(fp_t *out, const fp_t *a, const fp_t *b)
+{
+	uint64_t c = 0;
+	uint64_t t0 = fp_adc(a->l[0], b->l[0], &c);
+	uint64_t t1 = fp_adc(a->l[1], b->l[1], &c);
+	uint64_t t2 = fp_adc(a->l[2], b->l[2], &c);
+	uint64_t t3 = fp_adc(a->l[3], b->l[3], &c);
+	uint64_t t4 = fp_adc(a->l[4], b->l[4], &c);
+	uint64_t t5 = fp_adc(a->l[5], b->l[5], &c);
+	fp_reduce6(out->l, t0, t1, t2, t3, t4, t5);
+}
+
+static inline void fp_sub_inline(fp_t *out, const fp_t *a, const fp_t *b)
+{
+	uint64_t bw = 0, c = 0;
+	uint64_t t0 = fp_sbb(a->l[0], b->l[0], &bw);
+	uint64_t t1 = fp_sbb(a->l[1], b->l[1], &bw);
+	uint64_t t2 = fp_sbb(a->l[2], b->l[2], &bw);
+	uint64_t t3 = fp_sbb(a->l[3], b->l[3], &bw);
+	uint64_t t4 = fp_sbb(a->l[4], b->l[4], &bw);
+	uint64_t t5 = fp_sbb(a->l[5], b->l[5], &bw);
+	uint64_t mask = 0 - bw;	/* went negative: add p back */
+	out->l[0] = fp_adc(t0, P0 & mask, &c);
+	out->l[1] = fp_adc(t1, P1 & mask, &c);
+	out->l[2] = fp_adc(t2, P2 & mask, &c);
+	out->l[3] = fp_adc(t3, P3 & mask, &c);
+	out->l[4] = fp_adc(t4, P4 & mask, &c);
+	out->l[5] = fp_adc(t5, P5 & mask, &c);
+}
+
+const uint64_t FP_MODULUS[6] = { P0, P1, P2, P3, P4, P5 };
+const uint64_t FP_INV = 0x89f3fffcfffcfffdULL;
+const fp_t FP_ZERO = { { 0, 0, 0, 0, 0, 0 } };
+const fp_t FP_ONE = { {
+	0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,
+	0x77ce585370525745ULL, 0x5c071a97a256ec6dULL, 0x15f65ec3fa80e493ULL,
+} };
+/* R^2 mod p: mont(x, R^2) = x * R, a plain value into Montgomery form. */
+static const fp_t fp_r2 = { {
+	0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL, 0x8de5476c4c95b6d5ULL,
+	0x67eb88a9939d83c0ULL, 0x9a793e85b519952dULL, 0x11988fe592cae3aaULL,
+} };
+/* R^3 mod p: mont(x, R^3) = x * 2^384 in Montgomery form, the weight of
+ * a wide input's upper part. */
+static const fp_t fp_r3 = { {
+	0xed48ac6bd94ca1e0ULL, 0x315f831e03a7adf8ULL, 0x9a53352a615e29ddULL,
+	0x34c04e5e921e1761ULL, 0x2512d43565724728ULL, 0x0aa6346091755d4dULL,
+} };
+/* (p - 1) / 2, plain: the exponent of Euler's criterion and the bound of
+ * the lexicographic sort flag. */
+static const uint64_t fp_half[6] = {
+	0xdcff7fffffffd555ULL, 0x0f55ffff58a9ffffULL, 0xb39869507b587b12ULL,
+	0xb23ba5c279c2895fULL, 0x258dd3db21a5d66bULL, 0x0d0088f51cbff34dULL,
+};
+/* (p + 1) / 4: a^((p+1)/4) is a square root of a square a (p = 3 mod 4). */
+static const uint64_t fp_sqrt_exp[6] = {
+	0xee7fbfffffffeaabULL, 0x07aaffffac54ffffULL, 0xd9cc34a83dac3d89ULL,
+	0xd91dd2e13ce144afULL, 0x92c6e9ed90d2eb35ULL, 0x0680447a8e5ff9a6ULL,
+};
+
+/* ---- portable multiplication ------------------------------------------ */
+
+/*
+ * Row i adds a * b[i] (carry chain A) and, interleaved, the reduction
+ * m * p (carry chain C) that clears the low word, shifting t down one
+ * word. Both chains end below 2^64 together because p5 < 2^63 - 1.
+ */
+void fp_mul_portable(fp_t *out, const fp_t *a, const fp_t *b)
+{
+	static const uint64_t p[6] = { P0, P1, P2, P3, P4, P5 };
+	const uint64_t *x = a->l, *y = b->l;
+	uint64_t t[6] = { 0, 0, 0, 0, 0, 0 };
+
+	for (int i = 0; i < 6; i++) {
+		uint64_t yi = y[i], A, C, m;
+		fp_u128 s;
+
+		s = (fp_u128)x[0] * yi + t[0];
+		A = (uint64_t)(s >> 64);
+		t[0] = (uint64_t)s;
+		m = t[0] * FP_INV;
+		s = (fp_u128)m * P0 + t[0];	/* low word 0 by choice of m */
+		C = (uint64_t)(s >> 64);
+		for (int j = 1; j < 6; j++) {
+			s = (fp_u128)x[j] * yi + t[j] + A;
+			A = (uint64_t)(s >> 64);
+			t[j] = (uint64_t)s;
+			s = (fp_u128)m * p[j] + t[j] + C;
+			C = (uint64_t)(s >> 64);
+			t[j - 1] = (uint64_t)s;
+		}
+		t[5] = A + C;	/* < 2p < 2^384: no carry out */
+	}
+	fp_reduce6(out->l, t[0], t[1], t[2], t[3], t[4], t[5]);
+}
+
+void fp_sqr_portable(fp_t *out, const fp_t *a)
+{
+	fp_mul_portable(out, a, a);
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+struct fp_impl {
+	const char *name;
+	fp_mul_fn_t_ mul;
+	fp_sqr_fn_t_ sqr;
+	int (*have)(void);
+};
+
+static int fp_have_any(void)
+{
+	return 1;
+}
+
+/* cpuid leaf 7: EBX bit 8 is BMI2 (MULX), bit 19 is ADX (ADCX/ADOX). */
+static int fp_have_adx(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b & (1u << 8)) && (b & (1u << 19));
+#else
+	return 0;
+#endif
+}
+
+/* Fastest last: the constructor takes the last one the CPU supports. */
+static const struct fp_impl fp_impls[] = {
+	{ "portable", fp_mul_portable, fp_sqr_portable, fp_have_any },
+#if defined(__x86_64__)
+	{ "adx", fp_mul_adx, fp_sqr_adx, fp_have_adx },
+#endif
+};
+#define FP_NIMPLS (sizeof(fp_impls) / sizeof(fp_impls[0]))
+
+static const struct fp_impl *fp_cur = &fp_impls[0];
+
+__attribute__((constructor)) static void fp_select_impl(void)
+{
+	for (size_t i = FP_NIMPLS; i-- > 0;)
+		if (fp_impls[i].have()) {
+			fp_cur = &fp_impls[i];
+			return;
+		}
+}
+
+const char *fp_impl_name(void)
+{
+	return fp_cur->name;
+}
+
+int fp_set_impl(const char *name)
+{
+	for (size_t i = 0; i < FP_NIMPLS; i++) {
+		if (strcmp(name, fp_impls[i].name) != 0)
+			continue;
+		if (!fp_impls[i].have())
+			return -1;
+		fp_cur = &fp_impls[i];
+		return 0;
+	}
+	return -1;
+}
+
+void fp_mul(fp_t *out, const fp_t *a, const fp_t *b)
+{
+	fp_cur->mul(out, a, b);
+}
+
+void fp_sqr(fp_t *out, const fp_t *a)
+{
+	fp_cur->sqr(out, a);
+}
+
+/* ---- additive group ---------------------------------------------------- */
+
+void fp_add(fp_t *out, const fp_t *a, const fp_t *b)
+{
+	fp_add_inline(out, a, b);
+}
+
+void fp_sub(fp_t *out, const fp_t *a, const fp_t *b)
+{
+	fp_sub_inline(out, a, b);
+}
+
+void fp_neg(fp_t *out, const fp_t *a)
+{
+	/* p - a, except that -0 is 0 (p itself is not a valid element) */
+	uint64_t nz = 0 - (uint64_t)!fp_is_zero(a), bw = 0;
+	uint64_t r0 = fp_sbb(P0, a->l[0], &bw);
+	uint64_t r1 = fp_sbb(P1, a->l[1], &bw);
+	uint64_t r2 = fp_sbb(P2, a->l[2], &bw);
+	uint64_t r3 = fp_sbb(P3, a->l[3], &bw);
+	uint64_t r4 = fp_sbb(P4, a->l[4], &bw);
+	uint64_t r5 = fp_sbb(P5, a->l[5], &bw);
+	out->l[0] = r0 & nz;
+	out->l[1] = r1 & nz;
+	out->l[2] = r2 & nz;
+	out->l[3] = r3 & nz;
+	out->l[4] = r4 & nz;
+	out->l[5] = r5 & nz;
+}
+
+void fp_double(fp_t *out, const fp_t *a)
+{
+	fp_add_inline(out, a, a);
+}
+
+/* Small factors by doubling and adding (3, 4, 8, 12 cost two to four
+ * additions, against a multiplication); others by one multiplication. */
+void fp_mul_small(fp_t *out, const fp_t *a, uint64_t v)
+{
+	if (v >= 64) {
+		fp_t t;
+		fp_from_u64(&t, v);
+		fp_cur->mul(out, a, &t);
+		return;
+	}
+	fp_t acc = FP_ZERO, base = *a;
+	for (int i = 5; i >= 0; i--) {
+		fp_add_inline(&acc, &acc, &acc);
+		if ((v >> i) & 1)
+			fp_add_inline(&acc, &acc, &base);
+	}
+	*out = acc;
+}
+
+int fp_is_zero(const fp_t *a)
+{
+	return (a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5]) == 0;
+}
+
+int fp_is_one(const fp_t *a)
+{
+	return fp_equal(a, &FP_ONE);
+}
+
+int fp_equal(const fp_t *a, const fp_t *b)
+{
+	return ((a->l[0] ^ b->l[0]) | (a->l[1] ^ b->l[1]) | (a->l[2] ^ b->l[2]) |
+		(a->l[3] ^ b->l[3]) | (a->l[4] ^ b->l[4]) | (a->l[5] ^ b->l[5])) == 0;
+}
+
+/* ---- exponentiation, inversion, square roots --------------------------- */
+
+static void fp_inv_nonzero(fp_t *out, const fp_t *a);
+static int fp_legendre(const fp_t *a);
+
+void fp_pow(fp_t *out, const fp_t *a, const uint64_t *e, size_t n)
+{
+	fp_mul_fn_t_ mul = fp_cur->mul;
+	fp_sqr_fn_t_ sqr = fp_cur->sqr;
+	fp_t acc = FP_ONE, base = *a;
+	int started = 0;
+
+	/* Left to right; squarings of 1 before the top set bit are skipped. */
+	for (size_t i = 64 * n; i-- > 0;) {
+		if (started)
+			sqr(&acc, &acc);
+		if ((e[i / 64] >> (i % 64)) & 1) {
+			mul(&acc, &acc, &base);
+			started = 1;
+		}
+	}
+	*out = acc;
+}
+
+int fp_inv(fp_t *out, const fp_t *a)
+{
+	if (fp_is_zero(a))
+		return -1;
+	fp_inv_nonzero(out, a);
+	return 0;
+}
+
+int fp_batch_inv(fp_t *out, const fp_t *a, size_t n)
+{
+	fp_mul_fn_t_ mul = fp_cur->mul;
+	fp_t *pre, acc = FP_ONE;
+
+	if (n == 0)
+		return 0;
+	pre = malloc(n * sizeof(*pre));
+	if (!pre)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		pre[i] = acc;
+		if (!fp_is_zero(&a[i]))
+			mul(&acc, &acc, &a[i]);
+	}
+	fp_inv_nonzero(&acc, &acc);	/* a product of non-zeros */
+	for (size_t i = n; i-- > 0;) {
+		fp_t ai = a[i];	/* read before out[i] (may alias) is written */
+		if (fp_is_zero(&ai)) {
+			out[i] = FP_ZERO;
+			continue;
+		}
+		mul(&out[i], &acc, &pre[i]);
+		mul(&acc, &acc, &ai);
+	}
+	free(pre);
+	return 0;
+}
+
+int fp_sqrt(fp_t *out, const fp_t *a)
+{
+	fp_t r, c;
+	fp_pow(&r, a, fp_sqrt_exp, 6);
+	fp_cur->sqr(&c, &r);
+	if (!fp_equal(&c, a))
+		return -1;
+	*out = r;
+	return 0;
+}
+
+int fp_is_square(const fp_t *a)
+{
+	return fp_legendre(a) >= 0;
+}
+
+/* ---- conversions ------------------------------------------------------- */
+
+static int fp_limbs_lt_p(const uint64_t v[6])
+{
+	uint64_t b = 0;
+	fp_sbb(v[0], P0, &b);
+	fp_sbb(v[1], P1, &b);
+	fp_sbb(v[2], P2, &b);
+	fp_sbb(v[3], P3, &b);
+	fp_sbb(v[4], P4, &b);
+	fp_sbb(v[5], P5, &b);
+	return (int)b;
+}
+
+void fp_from_u64(fp_t *out, uint64_t v)
+{
+	fp_t t = { { v, 0, 0, 0, 0, 0 } };
+	fp_cur->mul(out, &t, &fp_r2);
+}
+
+int fp_from_limbs(fp_t *out, const uint64_t v[6])
+{
+	if (!fp_limbs_lt_p(v))
+		return -1;
+	fp_t t;
+	memcpy(t.l, v, sizeof(t.l));
+	fp_cur->mul(out, &t, &fp_r2);
+	return 0;
+}
+
+void fp_to_limbs(uint64_t v[6], const fp_t *a)
+{
+	static const fp_t one_plain = { { 1, 0, 0, 0, 0, 0 } };
+	fp_t t;
+	fp_cur->mul(&t, a, &one_plain);	/* a * R * 1 / R */
+	memcpy(v, t.l, sizeof(t.l));
+}
+
+/* 8 * words big-endian bytes into words little-endian limbs. */
+static void fp_load_be(uint64_t *v, const uint8_t *in, int words)
+{
+	for (int i = 0; i < words; i++) {
+		const uint8_t *w = in + 8 * (words - 1 - i);
+		uint64_t x = 0;
+		for (int j = 0; j < 8; j++)
+			x = (x << 8) | w[j];
+		v[i] = x;
+	}
+}
+
+int fp_from_bytes_be(fp_t *out, const uint8_t in[FP_BYTES])
+{
+	uint64_t v[6];
+	fp_load_be(v, in, 6);
+	return fp_from_limbs(out, v);
+}
+
+void fp_to_bytes_be(uint8_t out[FP_BYTES], const fp_t *a)
+{
+	uint64_t v[6];
+	fp_to_limbs(v, a);
+	for (int i = 0; i < 6; i++)
+		for (int j = 0; j < 8; j++)
+			out[8 * (5 - i) + 7 - j] = (uint8_t)(v[i] >> (8 * j));
+}
+
+/* 8p, 4p, 2p and p, plain: all below 2^384. */
+static const uint64_t fp_kp[4][6] = {
+	{ 0xcff7fffffffd5558ULL, 0xf55ffff58a9ffffdULL, 0x39869507b587b120ULL,
+	  0x23ba5c279c2895fbULL, 0x58dd3db21a5d66bbULL, 0xd0088f51cbff34d2ULL },
+	{ 0xe7fbfffffffeaaacULL, 0x7aaffffac54ffffeULL, 0x9cc34a83dac3d890ULL,
+	  0x91dd2e13ce144afdULL, 0x2c6e9ed90d2eb35dULL, 0x680447a8e5ff9a69ULL },
+	{ 0x73fdffffffff5556ULL, 0x3d57fffd62a7ffffULL, 0xce61a541ed61ec48ULL,
+	  0xc8ee9709e70a257eULL, 0x96374f6c869759aeULL, 0x340223d472ffcd34ULL },
+	{ P0, P1, P2, P3, P4, P5 },
+};
+
+/*
+ * in = hi * 2^384 + lo, hi the first 16 bytes, lo the last 48. lo < 2^384
+ * < 16p comes below p by conditional subtractions of 8p, 4p, 2p, p; hi
+ * < 2^128 is already below p. Then lo*R = mont(lo, R^2) and
+ * hi*2^384*R = mont(hi, R^3).
+ */
+void fp_from_bytes_wide(fp_t *out, const uint8_t in[64])
+{
+	fp_t lo, hi = FP_ZERO;
+	fp_load_be(lo.l, in + 16, 6);
+	fp_load_be(hi.l, in, 2);
+	for (int k = 0; k < 4; k++) {
+		uint64_t b = 0, d[6];
+		for (int i = 0; i < 6; i++)
+			d[i] = fp_sbb(lo.l[i], fp_kp[k][i], &b);
+		if (!b)
+			memcpy(lo.l, d, sizeof(d));
+	}
+	fp_cur->mul(&lo, &lo, &fp_r2);
+	fp_cur->mul(&hi, &hi, &fp_r3);
+	fp_add_inline(out, &lo, &hi);
+}
+
+int fp_lexlarger(const fp_t *a)
+{
+	uint64_t v[6], b = 0;
+	fp_to_limbs(v, a);
+	/* half - v borrows exactly when v > half */
+	for (int i = 0; i < 6; i++)
+		fp_sbb(fp_half[i], v[i], &b);
+	return (int)b;
+}
+
+/* ---- inversion and the Legendre symbol -------------------------------- */
+
+/* Fermat: a^(p-2). */
+static void fp_inv_nonzero(fp_t *out, const fp_t *a)
+{
+	static const uint64_t pm2[6] = { P0 - 2, P1, P2, P3, P4, P5 };
+	fp_pow(out, a, pm2, 6);
+}
+
+/* Euler's criterion: a^((p-1)/2) is 1, p-1 or 0. */
+static int fp_legendre(const fp_t *a)
+{
+	fp_t e;
+	if (fp_is_zero(a))
+		return 0;
+	fp_pow(&e, a, fp_half, 6);
+	return fp_is_one(&e) ? 1 : -1;
+}
