@@ -22,4 +22,3 @@ TESTS += tests/noble/selftest.sh
 # curve_noble: G1, G2, MSM and the pairing against noble.
 TESTS += $(BIN)/tests/curve_noble
 $(BIN)/tests/curve_noble: $(call objs,tests/curve/noble.c tests/noble/client.c) $(O)/libcurve.a $(O)/libfield.a
-EXTRA_CFLAGS_tests/curve/noble.c := -DNOBLE_HAVE_PAIRING=$(if $(wildcard curve/pairing.c),1,0)
