@@ -116,6 +116,9 @@ bench: programs $(BENCHES)
 asan tsan:
 	$(MAKE) SAN=$@ test
 
+# deps: the Debian packages, then the test oracle's node packages
+# (NOBLE_DEPS, tests/noble.mk); the second is tried even when the first
+# fails, and deps fails when either did.
 deps:
 	@if pkg-config --exists $(PC_PKGS) 2>/dev/null; then \
 	  echo "deps: all present ($(PC_PKGS))"; \
@@ -125,8 +128,10 @@ deps:
 	  apt-get install -y --no-install-recommends $(DEB_PKGS) || \
 	  { apt-get update && apt-get install -y --no-install-recommends $(DEB_PKGS); }; \
 	else \
-	  echo "deps: missing packages; run as root:  apt-get install -y $(DEB_PKGS)"; exit 1; \
-	fi
+	  echo "deps: missing packages; run as root:  apt-get install -y $(DEB_PKGS)"; false; \
+	fi; apt=$$?; \
+	$(NOBLE_DEPS); noble=$$?; \
+	[ $$apt -eq 0 ] && [ $$noble -eq 0 ]
 
 clean:
 	rm -rf build build-* bin bin-* $(CLEAN)
