@@ -78,7 +78,7 @@ LDLIBS_tests/fuzz_regress = $(call pc_libs,libxxhash libsodium inih)
 
 # Seed corpora, written by the modules' own writers (fuzz/mkcorpus.c).
 $(BIN)/fuzz/mkcorpus: $(call objs,fuzz/mkcorpus.c) $(O)/libproto.a $(O)/libjournal.a \
-	$(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a $(O)/libshm.a
+	$(O)/libformat.a $(O)/libgroth16.a $(O)/libcurve.a $(O)/libsynth.a $(O)/libfield.a $(O)/libshm.a
 LDLIBS_fuzz/mkcorpus = $(call pc_libs,libxxhash libsodium)
 fuzz-corpus: $(BIN)/fuzz/mkcorpus
 	$(BIN)/fuzz/mkcorpus fuzz/corpus

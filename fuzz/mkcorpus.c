@@ -2,7 +2,8 @@
  * mkcorpus: write the fuzz seed corpora (fuzz/corpus/NAME/) with the
  * modules' own writers, so every seed starts valid where it should:
  * frames sealed by frame_seal, files by pfile_write_*, a journal by
- * journal_submit/journal_end, a status segment by shm_create. A few
+ * journal_submit/journal_end, a status segment by shm_create, points by
+ * the curve's encoders, params and a proof by groth16's writers. A few
  * broken variants of each go beside them. Run by `make fuzz-corpus`;
  * the output is committed (small: a few KB per target).
  */
@@ -13,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "curve/curve.h"
 #include "format/pfile.h"
+#include "groth16/groth16.h"
 #include "journal/journal.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
@@ -271,6 +274,77 @@ static void shms(void)
 	shm_destroy(&s);
 }
 
+/* point: a selector byte (fuzz_point.c), then the encoding. */
+static void point_seed(const char *name, uint8_t sel, const uint8_t *enc, size_t len)
+{
+	uint8_t buf[1 + G2_UNCOMPRESSED];
+
+	buf[0] = sel;
+	memcpy(buf + 1, enc, len);
+	put("point", name, buf, 1 + len);
+}
+
+static void points(void)
+{
+	uint8_t e[G2_UNCOMPRESSED];
+	g1_affine_t inf1 = { .inf = 1 };
+	g2_affine_t inf2 = { .inf = 1 };
+
+	g1_compress(e, &G1_GENERATOR);
+	point_seed("g1_compressed", 0, e, G1_COMPRESSED);
+	e[0] ^= 0x20;				/* the other root's sort flag */
+	point_seed("g1_compressed_neg", 0, e, G1_COMPRESSED);
+	g1_serialize(e, &G1_GENERATOR);
+	point_seed("g1_uncompressed", 1, e, G1_UNCOMPRESSED);
+	point_seed("g1_unchecked", 4, e, G1_UNCOMPRESSED);
+	g1_compress(e, &inf1);
+	point_seed("g1_infinity", 0, e, G1_COMPRESSED);
+	g2_compress(e, &G2_GENERATOR);
+	point_seed("g2_compressed", 2, e, G2_COMPRESSED);
+	g2_serialize(e, &G2_GENERATOR);
+	point_seed("g2_uncompressed", 3, e, G2_UNCOMPRESSED);
+	point_seed("g2_unchecked", 5, e, G2_UNCOMPRESSED);
+	g2_serialize(e, &inf2);
+	point_seed("g2_infinity", 3, e, G2_UNCOMPRESSED);
+}
+
+/* A k = 3 params file (about 4.5 KiB) and a proof file that names it. */
+static void groth16s(const char *tmp)
+{
+	static const uint8_t seed[] = { 0x5e, 0xed };
+	struct groth16_params p;
+	struct groth16_proof_file f = { .id = { .seed = { 1 }, .seed_len = 1, .partition = 2, .k = 3 } };
+	uint8_t proof[GROTH16_PROOF_BYTES], *buf;
+	char path[512], err[256];
+	size_t n;
+
+	if (groth16_setup(&p, seed, sizeof seed, 3, 1, err, sizeof err))
+		die("groth16_setup", err);
+	snprintf(path, sizeof path, "%s/seed.params", tmp);
+	if (groth16_params_write(path, &p, err, sizeof err))
+		die("groth16_params_write", err);
+	buf = slurp(path, &n);
+	unlink(path);
+	put("params", "k3", buf, n);
+	put("params", "vk_only", buf, GROTH16_PARAMS_HEADER + 1156);
+	buf[8] = 2;
+	put("params", "bad_version", buf, n);
+	free(buf);
+
+	memcpy(f.vk_digest, p.vk_digest, sizeof f.vk_digest);
+	fr_from_u64(&f.x[0], 3);
+	fr_from_u64(&f.x[1], 4);
+	f.proof.a = p.vk.alpha_g1;
+	f.proof.b = p.vk.beta_g2;
+	f.proof.c = p.vk.delta_g1;
+	groth16_params_free(&p);
+	groth16_proof_encode(proof, &f);
+	put("proof", "proof", proof, sizeof proof);
+	proof[152] &= 0x7f;		/* A without its compression flag */
+	put("proof", "bad_flag", proof, sizeof proof);
+	put("proof", "truncated", proof, sizeof proof - 1);
+}
+
 int main(int argc, char **argv)
 {
 	char tmp[] = "/tmp/provisor-mkcorpus.XXXXXX";
@@ -285,6 +359,8 @@ int main(int argc, char **argv)
 	journals(tmp);
 	pfiles(tmp);
 	shms();
+	points();
+	groth16s(tmp);
 	rmdir(tmp);
 	return 0;
 }
