@@ -5,8 +5,10 @@
 #   seconds, a window-post now and then.
 # On a terminal the live view is `provisor top` (q ends the demo);
 # otherwise `provisor top --once` every few seconds for DEMO_SECONDS.
-# Then every result is verified, a tampered one is shown refused, and the
-# supervisor is stopped: no process, socket or segment is left behind.
+# Then every result is verified, a tampered one is shown refused, one
+# partition gets a whole Groth16 proof (setup, prove, verify, a forged
+# label refused), and the supervisor is stopped: no process, socket or
+# segment is left behind.
 set -euo pipefail
 bin=${BIN:-bin}
 secs=${DEMO_SECONDS:-20}
@@ -80,10 +82,23 @@ if [ ${#results[@]} -gt 0 ]; then
   echo "a copy with one byte changed:"
   "$bin/provisor" verify "$t" 2>&1 | sed 's/^/  /' || true
 fi
+echo
+echo "a Groth16 proof of one partition (k=12, setup from a seed: not secure, demo only):"
+g16=0
+"$bin/provisor" setup --seed de30 --log-size 12 -o "$state/params" | sed 's/^/  /' &&
+"$bin/provisor" synth --seed de30 --partition 0 --log-size 12 -o "$state/part" &&
+"$bin/provisor" prove -i "$state/part" --params "$state/params" -o "$state/proof" --backend cpu 2>/dev/null | sed 's/^/  /' &&
+"$bin/provisor" verify --params "$state/params" "$state/proof" | sed 's/^/  /' || g16=1
+# relabel it as partition 1 and recompute its checksum, as a forger would
+cp "$state/proof" "$state/proof.bad" 2>/dev/null && printf '\x01' | dd of="$state/proof.bad" bs=1 seek=16 conv=notrunc status=none &&
+  sum=$(head -c 344 "$state/proof.bad" | b2sum -l 256 | cut -d' ' -f1) &&
+  printf "$(echo "$sum" | sed 's/../\\x&/g')" | dd of="$state/proof.bad" bs=1 seek=344 conv=notrunc status=none &&
+  echo "  the same proof relabelled as partition 1 (checksum recomputed):" &&
+  { "$bin/provisor" verify --params "$state/params" "$state/proof.bad" 2>&1 | sed 's/^/    /' || true; }
 "$bin/provisor" stop --name "$name" >/dev/null
 wait "$sup" || true
 sup=
 rm -f "$state.log"
 left=$(ls /run/provisor /dev/shm "${XDG_RUNTIME_DIR:-/nonexistent}/provisor" 2>/dev/null | grep -c "^$name\.status\|provisor\.$name" || true)
 echo "stopped: $left status segment(s) left, $(pgrep -f "instance $name" | wc -l) worker(s) left"
-[ ${#results[@]} -eq "$ok" ]
+[ ${#results[@]} -eq "$ok" ] && [ $g16 -eq 0 ]
