@@ -3,8 +3,8 @@
  *
  * Every scalar s is cut into nwin windows of c bits with signed digits in
  * [-2^(c-1), 2^(c-1) - 1]: the windows of s + K, where K has 2^(c-1) in
- * every window, less 2^(c-1) each (no carries to chase; s < 2^255 and
- * nwin * c >= 256 make the sum fit). A digit d sends +-P to bucket |d| - 1,
+ * every window, less 2^(c-1) each (no carries to chase; msm_nwin makes
+ * room for the sum). A digit d sends +-P to bucket |d| - 1,
  * so a window needs 2^(c-1) buckets; the window's sum is
  * sum (b + 1) * bucket[b], a running sum from the top, and the windows are
  * combined by c doublings each (Horner).
@@ -13,7 +13,9 @@
  * inversion (Montgomery's trick): an affine addition is then about six
  * multiplications where a mixed Jacobian one is eleven. A batch never
  * holds one bucket twice; a point whose bucket is already in the batch
- * waits in a small queue for the next one.
+ * waits in a small queue for the next one; when the queue fills up (points
+ * crowding into few buckets, as equal scalars do), its entries go into
+ * Jacobian side buckets instead, without inversion.
  *
  * Work is split into tasks, one per (window, chunk of points), each with
  * its own buckets; workers take tasks from a shared counter. The window
@@ -34,9 +36,11 @@
 #include "field/fp2.h"
 
 /* Cost model, in base-field multiplications: a batched affine addition
- * into a bucket (inversion share included), and the two Jacobian additions
+ * into a bucket without its share of the inversion, an inversion (Fermat:
+ * 380 squarings and about 200 products), and the two Jacobian additions
  * per bucket of the running sum. */
-#define MSM_COST_ADD 7
+#define MSM_COST_ADD 6.5
+#define MSM_COST_INV 600.0
 #define MSM_COST_BUCKET 26
 #define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
 #define MSM_RECODE_STEP 4096	/* points per recoding work item */
@@ -54,6 +58,8 @@ struct msm_scratch {
 	void *buckets;		/* nbuckets affine points */
 	uint64_t *filled;	/* bit b: bucket b holds a point */
 	uint64_t *busy;		/* bit b: bucket b has an entry in the batch */
+	void *side;		/* nbuckets Jacobian points */
+	uint64_t *sided;	/* bit b: side bucket b holds a point */
 	struct msm_entry *batch, *queue;
 	void *prefix, *den;	/* bcap field elements each */
 	size_t nbuckets, nb, bcap, nq, qcap;
@@ -114,6 +120,27 @@ static inline void msm_bit_clear(uint64_t *m, size_t b)
 #undef MSM_F
 #undef MSM_F_ONE
 
+/*
+ * Windows for width c: s + K must stay below 2^(nwin c), or the top digit
+ * would lose a carry. With K < 2^(nwin c) * 2^(c-1) / (2^c - 1) and
+ * r < 0.454 * 2^256, nwin c >= 256 is enough for every c from 3 up
+ * (checked for each in the tests with s = r - 1); c = 2 needs a bit more.
+ */
+static unsigned msm_nwin(unsigned c)
+{
+	return (256 + c - 1) / c + (c == 2);
+}
+
+/* Additions per batch: large, to spread the inversion thin, but a quarter
+ * of the buckets at most, so that few points find theirs already taken
+ * (an eighth of them on average, while the batch fills). */
+static size_t msm_batch(unsigned c)
+{
+	size_t b = ((size_t)1 << (c - 1)) / 4;
+
+	return b > MSM_BATCH_MAX ? MSM_BATCH_MAX : b < 4 ? 4 : b;
+}
+
 static unsigned msm_threads(unsigned threads)
 {
 	long n;
@@ -132,17 +159,20 @@ static unsigned msm_threads(unsigned threads)
  */
 void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c)
 {
-	unsigned t = msm_threads(threads), clo = c ? c : 2, chi = c ? c : MSM_MAX_C;
+	unsigned t = msm_threads(threads), clo = 2, chi = MSM_MAX_C;
 	double best = -1;
 
+	if (c)
+		clo = chi = c < 2 ? 2 : c > MSM_MAX_C ? MSM_MAX_C : c;
 	for (unsigned cc = clo; cc <= chi; cc++) {
-		unsigned nwin = (256 + cc - 1) / cc;
+		unsigned nwin = msm_nwin(cc);
 		double buckets = (double)(1u << (cc - 1));
+		double add = MSM_COST_ADD + MSM_COST_INV / (double)msm_batch(cc);
 
 		for (unsigned k = 1; k <= 64 && k <= n; k++) {
 			unsigned tasks = nwin * k, rounds = (tasks + t - 1) / t;
 			double chunk = (double)((n + k - 1) / k);
-			double cost = rounds * (chunk * MSM_COST_ADD + buckets * MSM_COST_BUCKET);
+			double cost = rounds * (chunk * add + buckets * MSM_COST_BUCKET);
 
 			if (best < 0 || cost < best) {
 				best = cost;
@@ -153,13 +183,7 @@ void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c)
 			}
 		}
 	}
-	/* Large enough to spread the inversion thin, small enough that few
-	 * points find their bucket already in the batch. */
-	pl->batch = ((size_t)1 << (pl->c - 1)) / 16;
-	if (pl->batch > MSM_BATCH_MAX)
-		pl->batch = MSM_BATCH_MAX;
-	if (pl->batch < 4)
-		pl->batch = 4;
+	pl->batch = msm_batch(pl->c);
 }
 
 /* Runs fn on nthreads workers (the caller is one), fewer when threads
@@ -232,6 +256,8 @@ static void msm_scratch_free(struct msm_scratch *sc)
 	free(sc->buckets);
 	free(sc->filled);
 	free(sc->busy);
+	free(sc->side);
+	free(sc->sided);
 	free(sc->batch);
 	free(sc->queue);
 	free(sc->prefix);
@@ -249,11 +275,13 @@ static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, c
 	sc->buckets = malloc(nb * ops->aff_size);
 	sc->filled = calloc(words, sizeof(uint64_t));
 	sc->busy = calloc(words, sizeof(uint64_t));
+	sc->side = malloc(nb * ops->jac_size);
+	sc->sided = calloc(words, sizeof(uint64_t));
 	sc->batch = malloc(sc->bcap * sizeof(struct msm_entry));
 	sc->queue = malloc(sc->qcap * sizeof(struct msm_entry));
 	sc->prefix = malloc(sc->bcap * ops->field_size);
 	sc->den = malloc(sc->bcap * ops->field_size);
-	if (sc->buckets && sc->filled && sc->busy && sc->batch && sc->queue && sc->prefix && sc->den)
+	if (sc->buckets && sc->filled && sc->busy && sc->side && sc->sided && sc->batch && sc->queue && sc->prefix && sc->den)
 		return 0;
 	msm_scratch_free(sc);
 	return -1;

@@ -24,7 +24,7 @@ struct msm_plan {
 };
 
 /* The plan for n points on threads workers (0: the online CPU count);
- * c forces the window width when not 0 (1 to MSM_MAX_C). */
+ * c forces the window width when not 0 (2 to MSM_MAX_C). */
 void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c);
 
 /* msm_g1 / msm_g2 with the window width forced (c as in msm_plan). */
@@ -167,15 +167,35 @@ static void G_(msm_flush_drain)(struct msm_scratch *sc)
 	} while (sc->nb == sc->bcap);
 }
 
+/* A waiting list full of entries means the points crowd into few buckets
+ * (many equal scalars, say 1): those go into the Jacobian side buckets one
+ * mixed addition each, no inversion, rather than one batch per entry. */
+static void G_(msm_spill)(struct msm_scratch *sc)
+{
+	JAC *side = sc->side;
+
+	for (size_t j = 0; j < sc->nq; j++) {
+		const struct msm_entry *e = &sc->queue[j];
+		AFF q = *(const AFF *)e->pt;
+
+		G_(msm_entry_y)(&q.y, e);
+		if (msm_bit(sc->sided, e->bucket)) {
+			G_(add_affine)(&side[e->bucket], &side[e->bucket], &q);
+		} else {
+			G_(from_affine)(&side[e->bucket], &q);
+			msm_bit_set(sc->sided, e->bucket);
+		}
+	}
+	sc->nq = 0;
+}
+
 static inline void G_(msm_put)(struct msm_scratch *sc, const struct msm_entry *e)
 {
 	if (msm_bit(sc->busy, e->bucket)) {
 		if (sc->nq == sc->qcap)
-			G_(msm_flush_drain)(sc);	/* frees at least one */
-		if (msm_bit(sc->busy, e->bucket)) {
-			sc->queue[sc->nq++] = *e;
-			return;
-		}
+			G_(msm_spill)(sc);
+		sc->queue[sc->nq++] = *e;
+		return;
 	}
 	G_(msm_place)(sc, e);
 	if (sc->nb == sc->bcap)
@@ -185,7 +205,8 @@ static inline void G_(msm_put)(struct msm_scratch *sc, const struct msm_entry *e
 /*
  * One task: the points of one chunk into the buckets of one window, then
  * the window's weighted sum, sum (b + 1) * bucket[b], as a running sum from
- * the top bucket down. Leaves the buckets empty for the next task.
+ * the top bucket down (a bucket is its affine part plus its side part).
+ * Leaves the buckets empty for the next task.
  */
 static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size_t task)
 {
@@ -193,6 +214,7 @@ static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size
 	size_t hi = lo + job->chunk < job->n ? lo + job->chunk : job->n;
 	const int16_t *dig = job->digits + w * job->n;
 	const AFF *pts = job->points, *bk = sc->buckets;
+	const JAC *side = sc->side;
 	JAC run, tot;
 	int any = 0;
 
@@ -216,6 +238,11 @@ static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size
 		if (msm_bit(sc->filled, b)) {
 			G_(add_affine)(&run, &run, &bk[b]);
 			msm_bit_clear(sc->filled, b);
+			any = 1;
+		}
+		if (msm_bit(sc->sided, b)) {
+			G_(add)(&run, &run, &side[b]);
+			msm_bit_clear(sc->sided, b);
 			any = 1;
 		}
 		if (any)
