@@ -1,7 +1,7 @@
 /*
- * pairing: the optimal ate pairing of BLS12-381,
- *   e(P, Q) = (f_{|x|,Q}(P)^-1)^((p^12 - 1)/r) ... to the power 3, as below,
- * with x = -0xd201000000010000.
+ * pairing: the optimal ate pairing of BLS12-381, x = -0xd201000000010000:
+ *   e(P, Q) = (conj f_{|x|,Q}(P))^(3 (p^12 - 1)/r)
+ * (the factor 3 is the final exponentiation's, see below).
  *
  * Miller loop. Q stays on the twist E': y^2 = x^3 + 4 xi (the M-twist),
  * in homogeneous projective coordinates over Fp2 (x = X/Z, y = Y/Z), and
@@ -26,7 +26,7 @@
  * five exponentiations by x with cyclotomic squarings. The pairing is the
  * cube of the "plain" one (3 is prime to r, so it is still a
  * non-degenerate bilinear pairing) and equals, byte for byte, what
- * zkcrypto/bls12_381, blst and @noble/curves compute.
+ * zkcrypto/bls12_381 and @noble/curves compute (tests/curve/pairing.c).
  */
 #include "curve/pairing.h"
 

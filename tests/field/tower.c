@@ -281,8 +281,20 @@ static void check_frobenius(void)
 	fp12_t a, x, y;
 
 	mpz_init(z);
-	for (int r = 0; r < 3; r++) {
-		rand_fp12(&a);
+	/* random elements, then sparse ones (w, v w, u w^5): zero
+	 * coefficients take other paths through conj and neg */
+	for (int r = 0; r < 6; r++) {
+		if (r < 3) {
+			rand_fp12(&a);
+		} else {
+			memset(&a, 0, sizeof a);
+			if (r == 3)
+				a.c1.c0.c0 = FP_ONE;
+			else if (r == 4)
+				a.c1.c1.c0 = FP_ONE;
+			else
+				a.c1.c2.c1 = FP_ONE;
+		}
 		for (unsigned k = 1; k <= 3; k++) {
 			mpz_pow_ui(z, p, k);
 			fp12_pow_limbs(&y, &a, e, limbs_of(e, 6 * k, z));
