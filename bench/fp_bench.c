@@ -184,14 +184,14 @@ static const struct row rows[] = {
 	{ "fp_sqr (chain)", SQR, ITERS, 0 },
 	{ "fp_add (chain)", ADD, ITERS, 0 },
 	{ "fp_sub (chain)", SUB, ITERS, 0 },
-	{ "fp_inv", INV, 2000, 0 },
+	{ "fp_inv", INV, 1000, 0 },
 	{ "fp_batch_inv (per element)", BATCH_INV, 8 * ARRAY, 0 },
-	{ "fp_sqrt (after fp_sqr)", SQRT, 2000, 0 },
-	{ "fp_is_square", IS_SQUARE, 2000, 0 },
+	{ "fp_sqrt (after fp_sqr)", SQRT, 1000, 0 },
+	{ "fp_is_square", IS_SQUARE, 1000, 0 },
 	{ "fp2_mul (chain)", FP2_MUL, ITERS / 2, 0 },
 	{ "fp2_sqr (chain)", FP2_SQR, ITERS / 2, 0 },
-	{ "fp2_inv", FP2_INV, 2000, 0 },
-	{ "fp2_sqrt (after fp2_sqr)", FP2_SQRT, 300, 0 },
+	{ "fp2_inv", FP2_INV, 1000, 0 },
+	{ "fp2_sqrt (after fp2_sqr)", FP2_SQRT, 150, 0 },
 };
 
 int main(void)
