@@ -39,7 +39,9 @@ pc_cflags = $(shell pkg-config --cflags $(1) 2>/dev/null)
 pc_libs   = $(shell pkg-config --libs $(1) 2>/dev/null)
 
 # deps runs first, once, only when pkg-config cannot find a package.
-DEPS_OK := $(shell pkg-config --exists $(PC_PKGS) 2>/dev/null && echo yes)
+# The noble test oracle counts too where npm exists (tests/noble.mk).
+DEPS_OK := $(shell pkg-config --exists $(PC_PKGS) 2>/dev/null && \
+	{ [ -d tests/noble/node_modules/@noble/curves ] || ! command -v npm >/dev/null 2>&1; } && echo yes)
 DEPS_PREREQ := $(if $(DEPS_OK),,deps)
 
 # CUDA: auto builds the device backend when nvcc exists.
