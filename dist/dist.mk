@@ -56,7 +56,10 @@ uninstall:
 # The package: its own build (objects in build-deb/, programs in bin-deb/)
 # with dpkg-buildflags' hardening, installed with PREFIX=/usr into
 # build-deb/root, then dist/mkdeb.sh adds what Debian asks for.
-DEB_VERSION := $(shell sed -n 's/^\#define PROVISOR_VERSION "\(.*\)"/\1/p' cli/main.c)
+# VERSION-REVISION: the program's version (cli/main.c), then the package's
+# revision, which dist/changelog's first entry must name too.
+DEB_REVISION ?= 1
+DEB_VERSION := $(shell sed -n 's/^\#define PROVISOR_VERSION "\(.*\)"/\1/p' cli/main.c)-$(DEB_REVISION)
 DEB_BUILDFLAGS = CFLAGS="$$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS)" \
 	CPPFLAGS="$$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CPPFLAGS)" \
 	LDFLAGS="$$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get LDFLAGS)"

@@ -14,6 +14,9 @@ arch=$(dpkg --print-architecture)
 progs=("$root/usr/bin/provisor" "$root/usr/libexec/provisor/gpuworker" "$root/usr/libexec/provisor/synth")
 doc=$root/usr/share/doc/provisor
 
+# The changelog's first entry is this version, or dpkg and lintian object.
+head -1 "$here/changelog" | grep -qF "provisor ($version) " ||
+  { echo "mkdeb: dist/changelog's first entry is not version $version: add one" >&2; exit 1; }
 for p in "${progs[@]}"; do
   [ -x "$p" ] || { echo "mkdeb: $p missing: run make install DESTDIR=$root PREFIX=/usr first" >&2; exit 1; }
   strip --strip-unneeded --remove-section=.comment --remove-section=.note "$p"
