@@ -269,10 +269,23 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 		s->loop.stop = 1;
 }
 
-/* The workers are exec'd from the directory of this binary. */
+/* Whether dir holds both worker programs, executable. */
+static int has_workers(const char *dir)
+{
+	char p[PATH_MAX];
+
+	return sup_path(p, sizeof p, "%s/gpuworker", dir) == 0 && access(p, X_OK) == 0 &&
+	       sup_path(p, sizeof p, "%s/synth", dir) == 0 && access(p, X_OK) == 0;
+}
+
+/* Where the workers are exec'd from: the directory of this binary (the
+ * build tree's bin/), or, as installed (`make install`, the .deb),
+ * PREFIX/libexec/provisor for PREFIX/bin/provisor. s->bindir is that
+ * directory. Neither holding both workers is an error now rather than a
+ * crash loop of failed execs later. */
 static int find_bindir(struct sup *s)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], up[PATH_MAX + 32], lib[PATH_MAX], *dir;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
 	if (n <= 0) {
@@ -280,7 +293,15 @@ static int find_bindir(struct sup *s)
 		return -1;
 	}
 	exe[n] = '\0';
-	return sup_path(s->bindir, sizeof s->bindir, "%s", dirname(exe));
+	dir = dirname(exe);
+	if (has_workers(dir))
+		return sup_path(s->bindir, sizeof s->bindir, "%s", dir);
+	snprintf(up, sizeof up, "%s/../libexec/provisor", dir);
+	if (realpath(up, lib) && has_workers(lib))
+		return sup_path(s->bindir, sizeof s->bindir, "%s", lib);
+	fprintf(stderr, "provisor run: gpuworker and synth are neither in %s nor in %s/../libexec/provisor\n",
+		dir, dir);
+	return -1;
 }
 
 /* `--gpus auto`: `gpuworker --count-devices` asks the CUDA runtime (which
