@@ -126,7 +126,7 @@ static int ctl_parse_worker(char **w, int n, struct ctl_req *r, char *err, size_
 	else if (!strcmp(w[1], "disable"))
 		r->op = CTL_WORKER_DISABLE;
 	else
-		return util_fail(err, errlen, -EINVAL, "worker: '%s' is not enable or disable", w[1]);
+		return util_fail(err, errlen, -EINVAL, "worker: '%s' is neither enable nor disable", w[1]);
 	if (!strncmp(w[2], "gpu.", 4)) {
 		r->slot_table = SHM_T_GPU;
 		num = w[2] + 4;
