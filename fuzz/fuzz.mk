@@ -30,14 +30,14 @@ FUZZ_LIBS_conf    := inih
 FUZZ_SRCS_journal := journal/journal.c journal/record.c
 FUZZ_LIBS_journal := libxxhash
 FUZZ_SRCS_pfile   := format/pfile.c format/pfile_read.c format/pfile_write.c \
-	synth/circuit.c field/fr.c field/fr_adx.c field/fr_ifma.c
+	synth/circuit.c synth/r1cs.c field/fr.c field/fr_adx.c field/fr_ifma.c
 FUZZ_LIBS_pfile   := libsodium
 FUZZ_OPTS_pfile   := -max_len=16384
 FUZZ_SRCS_shm     := shm/seg.c shm/records.c
 FUZZ_OPTS_shm     := -max_len=65536
 # The curve and Groth16 targets: the whole field/curve/groth16 code.
 FUZZ_CURVE_SRCS   := $(filter-out field/ntt.c,$(wildcard field/*.c)) $(wildcard curve/*.c)
-FUZZ_G16_SRCS     := groth16/params.c groth16/proof.c groth16/file.c synth/circuit.c
+FUZZ_G16_SRCS     := groth16/params.c groth16/proof.c groth16/file.c synth/circuit.c synth/r1cs.c
 FUZZ_SRCS_point   := $(FUZZ_CURVE_SRCS)
 FUZZ_OPTS_point   := -max_len=256
 FUZZ_SRCS_params  := $(FUZZ_CURVE_SRCS) $(FUZZ_G16_SRCS)

@@ -46,7 +46,7 @@ expect 2 "not a job id" cancel 0
 expect 2 "expected 0 arguments" drain now
 expect 2 "expected 0 arguments" stop now
 expect 2 "expected 2 arguments" worker enable
-expect 2 "not enable or disable" worker start gpu.0
+expect 2 "neither enable nor disable" worker start gpu.0
 expect 2 "not gpu.N or synth.N" worker enable cpu.1
 expect 2 "not gpu.N or synth.N" worker disable gpu.x
 

@@ -132,7 +132,7 @@ static void test_refused(void)
 	refuse("cancel 1 2", "usage");
 	refuse("cancel -1", "not a job id");
 	refuse("worker enable", "usage");
-	refuse("worker start gpu.0", "not enable or disable");
+	refuse("worker start gpu.0", "neither enable nor disable");
 	refuse("worker enable cpu.0", "not gpu.N or synth.N");
 	refuse("worker enable gpu.", "not gpu.N");
 	refuse("worker enable gpu.x", "not gpu.N");
