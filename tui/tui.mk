@@ -2,7 +2,8 @@
 # (snap), provisor status (text, JSON, Prometheus), provisor top (ncurses,
 # confined to tui/term.c) and provisor exporter (libmicrohttpd).
 TUI_SRCS := tui/fmt.c tui/snap.c tui/status_text.c tui/status_json.c tui/status_prom.c \
-	    tui/canvas.c tui/layout.c tui/render.c tui/render_panes.c tui/nvml.c tui/term.c
+	    tui/canvas.c tui/layout.c tui/render.c tui/render_panes.c tui/render_meters.c \
+	    tui/hist.c tui/keys.c tui/topctl.c tui/nvml.c tui/term.c
 TUI_MAINS := tui/exporter.c tui/top.c
 
 $(O)/libtui.a: $(call objs,$(TUI_SRCS))
@@ -23,7 +24,7 @@ $(BIN)/tests/fakesup: $(call objs,tests/tui/fakesup.c) $(TUI_FAKE) $(O)/libshm.a
 # against the fake writer, escapes in segment text and a dead fake
 # supervisor (tui_dead), the terminal through tmux, the exporter over HTTP.
 TESTS += $(BIN)/tests/tui_layout
-$(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libshm.a
+$(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libctl.a $(O)/libshm.a
 LDLIBS_tests/tui_layout = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
 
 TESTS += $(BIN)/tests/tui_status
