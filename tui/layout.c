@@ -84,6 +84,8 @@ void layout_meters(int cols, int ngpu, int nsynth, int max_rows, struct layout_m
 		limit = max_rows;
 	for (sp = LAYOUT_SPARK_MAX; sp > 0 && meter_rows(n, cols, m->idw + 6 + sp) > limit; sp--)
 		;
+	if (sp < LAYOUT_SPARK_MIN)
+		sp = 0;	/* too short to read a trend in: not worth its rows */
 	m->spark = sp;
 	m->cell_w = m->idw + 6 + sp;
 	m->per_row = (cols + 1) / (m->cell_w + 1);

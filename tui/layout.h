@@ -38,6 +38,7 @@ struct layout_in {
  * ("100%", 4 columns, after a blank) and a sparkline of spark columns;
  * cells are one blank apart. */
 #define LAYOUT_SPARK_MAX 16
+#define LAYOUT_SPARK_MIN 6
 struct layout_meters {
 	int n;		/* cells wanted (slots) */
 	int idw, spark, cell_w, per_row, rows;
@@ -53,7 +54,8 @@ struct layout {
 void layout_compute(int rows, int cols, const struct layout_in *in, struct layout *out);
 /* The meters' geometry for n = ngpu + nsynth cells in cols columns and at
  * most max_rows rows: the longest sparkline (up to LAYOUT_SPARK_MAX) that
- * costs at most two rows more than none; rows * per_row < n means the
+ * costs at most two rows more than none, or none if that is shorter than
+ * LAYOUT_SPARK_MIN; rows * per_row < n means the
  * last cell shows how many did not fit. */
 void layout_meters(int cols, int ngpu, int nsynth, int max_rows, struct layout_meters *m);
 

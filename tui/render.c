@@ -298,9 +298,9 @@ static void footer(struct canvas *cv, struct cv_rect r, const struct layout *l, 
 	if (l->hidden)
 		x += cv_printf(cv, r.y, x, -1, CV_WARN, "%d pane%s hidden: enlarge the terminal  ",
 			       l->hidden, l->hidden > 1 ? "s" : "");
-	cv_printf(cv, r.y, x, -1, CV_DIM, "q quit  ? help  Tab pane  %s move  Enter detail  / filter  s sort  %s+/- %.1fs",
-		  v->ascii ? "Up/Dn" : "\u2191\u2193", v->read_only ? "" : "c cancel  d/e slot  ",
-		  v->tenths / 10.0);
+	/* c, d, e, r, m are in the help: 80 columns hold no more */
+	cv_printf(cv, r.y, x, -1, CV_DIM, "q quit  ? help  Tab pane  %s move  Enter detail  / filter  s sort  +/- %.1fs%s",
+		  v->ascii ? "Up/Dn" : "\u2191\u2193", v->tenths / 10.0, v->read_only ? "  read-only" : "");
 }
 
 int render_frame(struct canvas *cv, const struct snap *s, struct top_view *v, struct layout *l)

@@ -40,3 +40,12 @@ TESTS += tests/tui/tmux.sh tests/tui/exporter.sh tests/tui/live.sh
 # make bench: top's CPU and terminal output against 64+32 busy fake slots.
 BENCHES += bench/top_bench.sh
 bench/top_bench.sh: $(BIN)/provisor $(BIN)/tests/fakesup
+
+# The meters and sparklines (pure: a canvas, no terminal); the keys, the
+# confirmation flow, --read-only, sorting, ETA and durations, and topctl
+# against a socket served by the test itself.
+TESTS += $(BIN)/tests/tui_meters $(BIN)/tests/tui_keys
+$(BIN)/tests/tui_meters: $(call objs,tests/tui/meters.c) $(O)/libtui.a $(O)/libctl.a $(O)/libshm.a
+LDLIBS_tests/tui_meters = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
+$(BIN)/tests/tui_keys: $(call objs,tests/tui/keys.c) $(O)/libtui.a $(O)/libctl.a $(O)/libshm.a
+LDLIBS_tests/tui_keys = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
