@@ -207,9 +207,27 @@ static void detail_slot(struct canvas *cv, struct cv_rect r, const struct snap *
 	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "last heartbeat %s ago", c);
 }
 
+/* line cut to at most w columns at a blank: a field shows whole or not
+ * at all (a duration cut short misleads: "11ms" would read "11m"). */
+static const char *whole_fields(char *line, int w)
+{
+	char *p;
+
+	if (w < 0 || (int)strlen(line) <= w)
+		return line;
+	if (line[w] == ' ') {	/* the cut falls between two fields */
+		line[w] = '\0';
+		return line;
+	}
+	line[w] = '\0';
+	if ((p = strrchr(line, ' ')))
+		*p = '\0';
+	return line;
+}
+
 static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
 {
-	char kb[16], a[16], b[16], sa[16], sb[16], why[4 * sizeof s->jobs[0].v.reason];
+	char kb[16], a[16], b[16], sa[16], sb[16], why[4 * sizeof s->jobs[0].v.reason], line[96];
 	int sel = v->sel[L_JOBS], per, cols;
 
 	if (sel >= v->count[L_JOBS] || !v->jobs)
@@ -229,8 +247,10 @@ static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s
 		return;
 	/* whole columns only: a cut one turned "11ms" into "11m" */
 	cols = (r.w + 1) / 52 > 0 ? (r.w + 1) / 52 : 1;
-	for (int c = 0; c < cols; c++)
-		cv_text(cv, r.y + 2, r.x + c * 52, 51, CV_BAR, "PART STATE        TRY SYNTH    TIME   GPU    TIME   ");
+	for (int c = 0; c < cols; c++) {
+		snprintf(line, sizeof line, "PART STATE        TRY SYNTH    TIME   GPU    TIME  ");
+		cv_text(cv, r.y + 2, r.x + c * 52, -1, CV_BAR, whole_fields(line, r.w));
+	}
 	uint32_t fit = (uint32_t)(per * cols);
 	if (j->v.nparts > fit && fit > 1) {	/* the last row says how many more */
 		fit--;
@@ -247,8 +267,9 @@ static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s
 		if (q->gpu_slot != 0xffff) fmt_slot(sb, sizeof sb, SHM_T_GPU, q->gpu_slot);
 		fmt_dur(a, sizeof a, q->synth_ns);
 		fmt_dur(b, sizeof b, q->gpu_ns);
-		cv_printf(cv, y, x, 51, attr, "%-4u %-12s %-3u %-8s %-6s %-6s %-6s", p,
-			  fmt_part_state(q->state), q->attempts, sa, a, sb, b);
+		snprintf(line, sizeof line, "%-4u %-12s %-3u %-8s %-6s %-6s %-6s", p,
+			 fmt_part_state(q->state), q->attempts, sa, a, sb, b);
+		cv_text(cv, y, x, -1, attr, whole_fields(line, r.x + r.w - x));
 	}
 }
 
