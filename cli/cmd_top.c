@@ -14,6 +14,7 @@ static const struct option cmd_top_options[] = {
 	{ "width", required_argument, NULL, 'w' },
 	{ "no-color", no_argument, NULL, 'C' },
 	{ "ascii", no_argument, NULL, 'a' },
+	{ "read-only", no_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -34,6 +35,7 @@ static int cmd_top_parse(int argc, char **argv, struct top_opts *o)
 		case '1': o->once = 1; break;
 		case 'C': o->color = 0; break;
 		case 'a': o->ascii = 1; break;
+		case 'R': o->read_only = 1; break;
 		case 'h': return cli_help("top") - 1;
 		case 'd':
 			if (cli_parse_int(optarg, 1, 600, &n) < 0)
@@ -66,7 +68,7 @@ static int cmd_top(int argc, char **argv)
 
 const struct cli_entry cli_cmd_top = {
 	.name = "top",
-	.usage = "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii]",
+	.usage = "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii] [--read-only]",
 	.options = cmd_top_options,
 	.optstring = ":d:h",
 	.exec = cmd_top,

@@ -8,6 +8,10 @@
  * so a rig with 64 GPU slots cannot starve the job list; leftovers go to
  * the last pane. When even the minimum does not fit, panes are dropped from
  * the end and counted as hidden.
+ *
+ * The meters (one cell per slot) sit between the header and the body and
+ * take at most a third of the body: the overview first, the tables with
+ * what is left (they scroll; the meters do not).
  */
 #include <string.h>
 
@@ -50,6 +54,46 @@ static int column(struct layout *l, int y, int x, int h, int w, const int *panes
 	return hidden;
 }
 
+static int digits(int n)
+{
+	int d = 1;
+
+	while (n >= 10)
+		n /= 10, d++;
+	return d;
+}
+
+static int meter_rows(int n, int cols, int cell_w)
+{
+	int per = (cols + 1) / (cell_w + 1);
+
+	return per < 1 ? 0 : (n + per - 1) / per;
+}
+
+void layout_meters(int cols, int ngpu, int nsynth, int max_rows, struct layout_meters *m)
+{
+	int n = ngpu + nsynth, big = ngpu > nsynth ? ngpu : nsynth, limit, sp;
+
+	memset(m, 0, sizeof *m);
+	m->n = n;
+	m->idw = 1 + digits(big > 0 ? big - 1 : 0);
+	if (n <= 0 || max_rows <= 0 || cols < m->idw + 6)
+		return;
+	limit = meter_rows(n, cols, m->idw + 6) + 2;
+	if (limit > max_rows)
+		limit = max_rows;
+	for (sp = LAYOUT_SPARK_MAX; sp > 0 && meter_rows(n, cols, m->idw + 6 + sp) > limit; sp--)
+		;
+	if (sp < LAYOUT_SPARK_MIN)
+		sp = 0;	/* too short to read a trend in: not worth its rows */
+	m->spark = sp;
+	m->cell_w = m->idw + 6 + sp;
+	m->per_row = (cols + 1) / (m->cell_w + 1);
+	m->rows = meter_rows(n, cols, m->cell_w);
+	if (m->rows > max_rows)
+		m->rows = max_rows;
+}
+
 void layout_compute(int rows, int cols, const struct layout_in *in, struct layout *out)
 {
 	static const int all[4] = { L_GPU, L_SYNTH, L_JOBS, L_EVENTS };
@@ -69,14 +113,21 @@ void layout_compute(int rows, int cols, const struct layout_in *in, struct layou
 	}
 	out->r[L_HEADER] = (struct cv_rect){ 0, 0, 2, cols };
 	out->r[L_FOOTER] = (struct cv_rect){ rows - 1, 0, 1, cols };
+	if (!in->no_meters)
+		layout_meters(cols, in->ngpu, in->nsynth, body / 3, &out->m);
+	if (out->m.rows > 0) {
+		out->r[L_METERS] = (struct cv_rect){ 2, 0, out->m.rows, cols };
+		body -= out->m.rows;
+	}
+	int top = 2 + out->m.rows;
 	if (in->help || in->detail) {
-		out->r[in->help ? L_HELP : L_DETAIL] = (struct cv_rect){ 2, 0, body, cols };
+		out->r[in->help ? L_HELP : L_DETAIL] = (struct cv_rect){ top, 0, body, cols };
 		return;
 	}
 	if (cols >= LAYOUT_WIDE_COLS) {
 		int lw = cols / 2 - 1;	/* one blank column between the halves */
-		out->hidden = column(out, 2, 0, body, lw, all, dem, 2) +
-			      column(out, 2, lw + 1, body, cols - lw - 1, all + 2, dem + 2, 2);
+		out->hidden = column(out, top, 0, body, lw, all, dem, 2) +
+			      column(out, top, lw + 1, body, cols - lw - 1, all + 2, dem + 2, 2);
 	} else
-		out->hidden = column(out, 2, 0, body, cols, all, dem, 4);
+		out->hidden = column(out, top, 0, body, cols, all, dem, 4);
 }

@@ -44,7 +44,7 @@ static const char *health_text(char *buf, size_t len, const struct snap *s, int 
  * the uptime, the name. The health is always drawn (whole down to its
  * word's width), so a dead or hung rig never looks fine on a narrow
  * terminal. */
-static int header_line(struct canvas *cv, struct cv_rect r, const struct snap *s)
+static int header_line(struct canvas *cv, struct cv_rect r, const struct snap *s, int reserve)
 {
 	char up[16], health[48], name[4 * sizeof s->name], left[160];
 	int attr, hw, room;
@@ -52,7 +52,7 @@ static int header_line(struct canvas *cv, struct cv_rect r, const struct snap *s
 	util_clean(name, sizeof name, s->name);
 	fmt_dur(up, sizeof up, snap_uptime_ns(s));
 	hw = (int)strlen(health_text(health, sizeof health, s, r.w, &attr));
-	room = r.w - hw;
+	room = r.w - hw - reserve;
 	if (snprintf(left, sizeof left, "provisor top  %s  pid %u  up %s  ", name, s->sup_pid, up) > room &&
 	    snprintf(left, sizeof left, "%s  pid %u  up %s  ", name, s->sup_pid, up) > room) {
 		int tail = (int)strlen(up) + 7;	/* "  up " + up + "  " */
@@ -94,16 +94,20 @@ static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, co
 	char clk[16], kb[16], name[4 * sizeof s->name], err[4 * sizeof s->err];
 	int x;
 
-	(void)v;
 	if (!s->attached) {
 		cv_printf(cv, r.y, r.x, -1, CV_BAD, "provisor top  %s  not running: %s",
 			  util_clean(name, sizeof name, s->name), util_clean(err, sizeof err, s->err));
 		return;
 	}
-	x = header_line(cv, r, s);
+	/* the throughput sparkline (8 or more refreshes) goes before the
+	 * title does: it says more than the program's name */
+	int tput = r.w >= 70 && v->hist && v->hist->n && !snap_sup_gone(s) ? 2 + 6 + 8 + 7 : 0;
+	x = header_line(cv, r, s, tput ? tput + 9 : 0);
 	fmt_clock(clk, sizeof clk, s->now_wall_ns);
 	if (r.w >= 70 && x + 1 <= r.x + r.w - 8)
 		cv_text(cv, r.y, r.x + r.w - 8, 8, CV_NORMAL, clk);
+	if (tput)
+		render_throughput(cv, r.y, x + 2, r.x + r.w - 8 - 2 - (x + 2), v);
 	if (r.h < 2)
 		return;
 	if (!s->sup_ok) {
@@ -140,11 +144,16 @@ static void help(struct canvas *cv, struct cv_rect r, const struct top_view *v)
 		"  Up/Down, k/j   move in the focused pane      PgUp/PgDn, Home/End  page, ends",
 		"  Tab, S-Tab     next/previous pane            Enter   detail of the selected row",
 		"  /              filter jobs (Enter keeps, Esc clears)",
+		"  s / r          sort jobs by the next column / reverse   m  meters on/off",
+		"  c              cancel the selected job (asks y/n)",
+		"  d / e          disable / enable the selected slot (asks y/n)",
 		"  + / -          refresh slower / faster       ? or F1 this help",
 		"  q              quit (Esc closes help and detail first)",
 		"",
-		"UTIL is busy time over the last refresh interval, from the slots' cumulative",
-		"busy time: a partition shorter than the interval still shows.",
+		"Meters: slot, state (B busy I idle S starting W backoff C crashed D disabled",
+		"T stopped E empty ? unknown), UTIL, then UTIL of the refreshes before, newest",
+		"right. UTIL is busy time over the last refresh interval: a partition shorter",
+		"than the interval still shows. Header: parts done per refresh interval.",
 		"Header health: running, not responding for Ns (stale heartbeat), not running.",
 		"",
 	};
@@ -198,9 +207,27 @@ static void detail_slot(struct canvas *cv, struct cv_rect r, const struct snap *
 	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "last heartbeat %s ago", c);
 }
 
+/* line cut to at most w columns at a blank: a field shows whole or not
+ * at all (a duration cut short misleads: "11ms" would read "11m"). */
+static const char *whole_fields(char *line, int w)
+{
+	char *p;
+
+	if (w < 0 || (int)strlen(line) <= w)
+		return line;
+	if (line[w] == ' ') {	/* the cut falls between two fields */
+		line[w] = '\0';
+		return line;
+	}
+	line[w] = '\0';
+	if ((p = strrchr(line, ' ')))
+		*p = '\0';
+	return line;
+}
+
 static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v)
 {
-	char kb[16], a[16], b[16], sa[16], sb[16], why[4 * sizeof s->jobs[0].v.reason];
+	char kb[16], a[16], b[16], sa[16], sb[16], why[4 * sizeof s->jobs[0].v.reason], line[96];
 	int sel = v->sel[L_JOBS], per, cols;
 
 	if (sel >= v->count[L_JOBS] || !v->jobs)
@@ -218,10 +245,19 @@ static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s
 	per = r.h - 3;
 	if (per < 1)
 		return;
-	cols = r.w / 52 > 0 ? r.w / 52 : 1;
-	for (int c = 0; c < cols; c++)
-		cv_text(cv, r.y + 2, r.x + c * 52, 51, CV_BAR, "PART STATE        TRY SYNTH    TIME   GPU    TIME   ");
-	for (uint32_t p = 0; p < j->v.nparts; p++) {
+	/* whole columns only: a cut one turned "11ms" into "11m" */
+	cols = (r.w + 1) / 52 > 0 ? (r.w + 1) / 52 : 1;
+	for (int c = 0; c < cols; c++) {
+		snprintf(line, sizeof line, "PART STATE        TRY SYNTH    TIME   GPU    TIME  ");
+		cv_text(cv, r.y + 2, r.x + c * 52, -1, CV_BAR, whole_fields(line, r.w));
+	}
+	uint32_t fit = (uint32_t)(per * cols);
+	if (j->v.nparts > fit && fit > 1) {	/* the last row says how many more */
+		fit--;
+		cv_printf(cv, r.y + 3 + (int)fit % per, r.x + (int)fit / per * 52, 51, CV_WARN,
+			  "+%u more partitions: widen the terminal", j->v.nparts - fit);
+	}
+	for (uint32_t p = 0; p < j->v.nparts && p < fit; p++) {
 		const struct shm_part *q = &j->v.part[p];
 		int y = r.y + 3 + (int)p % per, x = r.x + (int)p / per * 52, attr;
 		render_part_glyph(q->state, v->ascii, &attr);
@@ -231,8 +267,9 @@ static void detail_job(struct canvas *cv, struct cv_rect r, const struct snap *s
 		if (q->gpu_slot != 0xffff) fmt_slot(sb, sizeof sb, SHM_T_GPU, q->gpu_slot);
 		fmt_dur(a, sizeof a, q->synth_ns);
 		fmt_dur(b, sizeof b, q->gpu_ns);
-		cv_printf(cv, y, x, 51, attr, "%-4u %-12s %-3u %-8s %-6s %-6s %-6s", p,
-			  fmt_part_state(q->state), q->attempts, sa, a, sb, b);
+		snprintf(line, sizeof line, "%-4u %-12s %-3u %-8s %-6s %-6s %-6s", p,
+			 fmt_part_state(q->state), q->attempts, sa, a, sb, b);
+		cv_text(cv, y, x, -1, attr, whole_fields(line, r.x + r.w - x));
 	}
 }
 
@@ -272,14 +309,19 @@ static void footer(struct canvas *cv, struct cv_rect r, const struct layout *l, 
 		cv_printf(cv, r.y, r.x, -1, CV_HEAD, "filter jobs: %s_", v->filter);
 		return;
 	}
+	if (v->ask.op) {
+		cv_printf(cv, r.y, r.x, -1, CV_WARN, "%s? y/n", v->ask.what);
+		return;
+	}
 	int x = r.x;
 	if (v->msg[0])
 		x += cv_printf(cv, r.y, x, -1, CV_WARN, "%s  ", v->msg);
 	if (l->hidden)
 		x += cv_printf(cv, r.y, x, -1, CV_WARN, "%d pane%s hidden: enlarge the terminal  ",
 			       l->hidden, l->hidden > 1 ? "s" : "");
-	cv_printf(cv, r.y, x, -1, CV_DIM, "q quit  ? help  Tab pane  %s move  Enter detail  / filter  +/- %.1fs",
-		  v->ascii ? "Up/Dn" : "\u2191\u2193", v->tenths / 10.0);
+	/* c, d, e, r, m are in the help: 80 columns hold no more */
+	cv_printf(cv, r.y, x, -1, CV_DIM, "q quit  ? help  Tab pane  %s move  Enter detail  / filter  s sort  +/- %.1fs%s",
+		  v->ascii ? "Up/Dn" : "\u2191\u2193", v->tenths / 10.0, v->read_only ? "  read-only" : "");
 }
 
 int render_frame(struct canvas *cv, const struct snap *s, struct top_view *v, struct layout *l)
@@ -290,16 +332,21 @@ int render_frame(struct canvas *cv, const struct snap *s, struct top_view *v, st
 	if (nj < 0)
 		return -ENOMEM;
 	if (s->attached) {
-		in = (struct layout_in){ (int)s->ngpu, (int)s->nsynth, nj, (int)s->nevents, 0, 0 };
+		in = (struct layout_in){ (int)s->ngpu, (int)s->nsynth, nj, (int)s->nevents, 0, 0, 0 };
 	}
 	in.help = v->help;
 	in.detail = v->detail && s->attached;
+	in.no_meters = v->no_meters;
 	layout_compute(cv->rows, cv->cols, &in, l);
 	cv_clear(cv);
 	if (!s->attached)
 		v->count[L_JOBS] = 0;
 	cv_clip(cv, l->r[L_HEADER], L_HEADER);
 	header(cv, l->r[L_HEADER], s, v);
+	if (layout_shown(l, L_METERS)) {
+		cv_clip(cv, l->r[L_METERS], L_METERS);
+		render_meters(cv, l->r[L_METERS], s, v, &l->m);
+	}
 	if (layout_shown(l, L_HELP)) {
 		cv_clip(cv, l->r[L_HELP], L_HELP);
 		help(cv, l->r[L_HELP], v);
@@ -323,7 +370,6 @@ int render_frame(struct canvas *cv, const struct snap *s, struct top_view *v, st
 	}
 	cv_clip(cv, l->r[L_FOOTER], L_FOOTER);
 	footer(cv, l->r[L_FOOTER], l, s, v);
-	v->msg[0] = v->msg[0] == 1 ? 0 : v->msg[0];
 	return 0;
 }
 

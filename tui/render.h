@@ -8,6 +8,7 @@
 #define TUI_RENDER_H
 
 #include "tui/canvas.h"
+#include "tui/hist.h"
 #include "tui/layout.h"
 #include "tui/nvml.h"
 #include "tui/snap.h"
@@ -22,7 +23,16 @@ struct top_view {
 	int ascii;			/* ASCII glyphs only */
 	unsigned tenths;		/* refresh interval, shown in the footer */
 	const struct nvml *nv;		/* NULL: no NVML */
-	char msg[96];			/* footer message, shown once */
+	const struct hist *hist;	/* NULL: no history (no sparklines) */
+	int no_meters;			/* meters turned off */
+	int sort, sort_rev;		/* job order: enum render_sort, reversed */
+	int read_only;			/* no cancel, disable, enable */
+	struct {			/* a request waiting for y/n */
+		int op;			/* 0: none; else enum top_act (keys.h) */
+		char line[64];		/* the control request, e.g. "cancel 12" */
+		char what[96];		/* the question, e.g. "cancel job 12 (porep, running)" */
+	} ask;
+	char msg[160];			/* footer message (the owner clears it) */
 	uint32_t *jobs;			/* (internal) filtered job order */
 	uint32_t jobs_cap;
 };
@@ -37,9 +47,31 @@ void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s,
 		  struct top_view *v, int pane);
 void render_jobs(struct canvas *cv, struct cv_rect r, const struct snap *s, struct top_view *v);
 void render_events(struct canvas *cv, struct cv_rect r, const struct snap *s, struct top_view *v);
-/* The job order: active jobs oldest first, then finished newest first,
- * only those matching the filter. Returns the count. */
+/* The job orders (key s cycles them; r reverses any): the default puts
+ * active jobs oldest first, then finished newest first; the others sort
+ * by one column, ties by id. */
+enum render_sort {
+	RS_DEFAULT, RS_ID, RS_KIND, RS_STATE, RS_PROG, RS_ELAPSED, RS_ETA, RS_PRIO, RS_N
+};
+const char *render_sort_name(int sort);
+/* The job order, only those matching the filter. Returns the count, or
+ * -1 when the order could not be allocated. */
 int render_job_order(const struct snap *s, struct top_view *v);
+/* Is the job finished (done, failed, cancelled)? Its ETA shows "-". */
+int render_job_finished(uint32_t state);
+
+/* The meters and sparklines (render_meters.c). */
+void render_meters(struct canvas *cv, struct cv_rect r, const struct snap *s, const struct top_view *v,
+		   const struct layout_meters *m);
+/* "parts ▁▃▅▇ 12": partitions done per refresh, in at most w columns from
+ * (y, x); returns the columns drawn (0 when it does not fit or no history). */
+int render_throughput(struct canvas *cv, int y, int x, int w, const struct top_view *v);
+/* Sparkline level 0..8: v's eighths of max, rounded up (0 only for 0). */
+int render_spark_level(uint64_t v, uint64_t max);
+/* The glyph of a level: blank, U+2581..U+2588, or ASCII ".:-=+*%#". */
+uint32_t render_spark_glyph(int level, int ascii);
+/* A slot state's letter in the meters: B I S W C D T E, '?' if invalid. */
+char render_slot_letter(uint32_t state);
 /* Partition state glyph and attribute. */
 uint32_t render_part_glyph(uint32_t state, int ascii, int *attr);
 int render_slot_attr(uint32_t state);

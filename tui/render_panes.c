@@ -224,20 +224,58 @@ static int job_matches(const struct snap_job *j, const char *filter)
 }
 
 static const struct snap *order_snap;
+static int order_sort, order_rev;
 
-/* Active (queued, running) before finished; active by id up, finished
- * by id down: what runs now on top, the latest outcomes right below. */
+const char *render_sort_name(int sort)
+{
+	static const char *const n[RS_N] = {
+		"default", "JOB", "KIND", "STATE", "PROG", "ELAPSED", "ETA", "PRIO",
+	};
+	return sort >= 0 && sort < RS_N ? n[sort] : "default";
+}
+
+int render_job_finished(uint32_t state)
+{
+	return state == SHM_JOB_DONE || state == SHM_JOB_FAILED || state == SHM_JOB_CANCELLED;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* The default: active (queued, running) before finished; active by id up,
+ * finished by id down: what runs now on top, the latest outcomes right
+ * below. A column: ascending (an unknown ETA after every known one), ties
+ * by id up; reversed, everything the other way. */
 static int order_cmp(const void *a, const void *b)
 {
-	const struct shm_job *x = &order_snap->jobs[*(const uint32_t *)a].v;
-	const struct shm_job *y = &order_snap->jobs[*(const uint32_t *)b].v;
-	int ax = x->state <= SHM_JOB_RUNNING, ay = y->state <= SHM_JOB_RUNNING;
+	const struct snap_job *jx = &order_snap->jobs[*(const uint32_t *)a];
+	const struct snap_job *jy = &order_snap->jobs[*(const uint32_t *)b];
+	const struct shm_job *x = &jx->v, *y = &jy->v;
+	int ax = x->state <= SHM_JOB_RUNNING, ay = y->state <= SHM_JOB_RUNNING, c = 0;
+	char ka[16], kb[16];
 
-	if (ax != ay)
-		return ay - ax;
-	if (x->id == y->id)
-		return 0;
-	return (ax ? x->id > y->id : x->id < y->id) ? 1 : -1;
+	switch (order_sort) {
+	case RS_DEFAULT:
+		if (ax != ay)
+			c = ay - ax;
+		else if (x->id != y->id)
+			c = (ax ? x->id > y->id : x->id < y->id) ? 1 : -1;
+		return order_rev ? -c : c;
+	case RS_KIND: c = strcmp(fmt_kind(x->kind, ka, sizeof ka), fmt_kind(y->kind, kb, sizeof kb)); break;
+	case RS_STATE: c = strcmp(fmt_job_state(x->state), fmt_job_state(y->state)); break;
+	case RS_PROG: c = jx->progress < jy->progress ? -1 : jx->progress > jy->progress; break;
+	case RS_ELAPSED: c = cmp_u64(jx->elapsed_ns, jy->elapsed_ns); break;
+	case RS_ETA:	/* unknown (< 0) after all known ones */
+		c = cmp_u64(jx->eta_ns < 0 ? UINT64_MAX : (uint64_t)jx->eta_ns,
+			    jy->eta_ns < 0 ? UINT64_MAX : (uint64_t)jy->eta_ns);
+		break;
+	case RS_PRIO: c = cmp_u64(x->priority, y->priority); break;
+	}
+	if (!c)
+		c = cmp_u64(x->id, y->id);
+	return order_rev ? -c : c;
 }
 
 int render_job_order(const struct snap *s, struct top_view *v)
@@ -255,6 +293,8 @@ int render_job_order(const struct snap *s, struct top_view *v)
 		if (job_matches(&s->jobs[i], v->filter))
 			v->jobs[n++] = i;
 	order_snap = s;
+	order_sort = v->sort;
+	order_rev = v->sort_rev;
 	if (n)	/* with no job the array may be NULL, which qsort must not get */
 		qsort(v->jobs, (size_t)n, sizeof *v->jobs, order_cmp);
 	return n;
@@ -286,7 +326,10 @@ static void job_row(struct canvas *cv, int y, int x, int xend, const struct col 
 		case JC_PARTS: snprintf(b, sizeof b, "%u/%u", j->count[SHM_PART_DONE], v->nparts); break;
 		case JC_PROG: snprintf(b, sizeof b, "%.0f%%", j->progress * 100); break;
 		case JC_ELAPSED: fmt_dur(b, sizeof b, j->elapsed_ns); break;
-		case JC_ETA: if (j->eta_ns >= 0) fmt_dur(b, sizeof b, (uint64_t)j->eta_ns); break;
+		case JC_ETA:	/* a finished job has none: "-", never "0ms" */
+			if (j->eta_ns >= 0 && !render_job_finished(v->state))
+				fmt_dur(b, sizeof b, (uint64_t)j->eta_ns);
+			break;
 		case JC_PRIO: snprintf(b, sizeof b, "%u", v->priority); break;
 		case JC_STRIP:
 			for (uint32_t p = 0; p < v->nparts && x + (int)p < xend; p++) {
@@ -310,9 +353,23 @@ void render_jobs(struct canvas *cv, struct cv_rect r, const struct snap *s, stru
 		n = 0;
 	memcpy(c, job_cols, sizeof c);
 	pick(c, JC_N, r.w, on);
-	snprintf(extra, sizeof extra, "%s%s%s", v->filter[0] ? "filter=" : "", v->filter,
+	static const int sort_col[RS_N] = { -1, JC_ID, JC_KIND, JC_STATE, JC_PROG, JC_ELAPSED, JC_ETA, JC_PRIO };
+	const char *arrow = v->sort_rev ? (v->ascii ? "v" : "\u25bc") : (v->ascii ? "^" : "\u25b2");
+	int o = 0;
+
+	if (v->sort || v->sort_rev)	/* the order in force first: it explains the rows */
+		o = snprintf(extra, sizeof extra, "sort=%s%s ", render_sort_name(v->sort), arrow);
+	snprintf(extra + o, sizeof extra - (size_t)o, "%s%s%s", v->filter[0] ? "filter=" : "", v->filter,
 		 n == 0 ? (v->filter[0] ? " (no match)" : " (none)") : "");
 	heading(cv, r, c, JC_N, on, "JOB", extra, v->focus == L_JOBS);
+	if (v->sort > 0 && v->sort < RS_N && on[sort_col[v->sort]]) {
+		/* the arrow right after the sorted column's name, in its own
+		 * width or the blank after it: readable without colour */
+		int x = r.x, k = sort_col[v->sort];
+		for (int i = 0; i < k; i++)
+			x += on[i] ? c[i].w + 1 : 0;
+		cv_text(cv, r.y, x + (int)strlen(c[k].name), 1, v->focus == L_JOBS ? CV_SEL : CV_BAR, arrow);
+	}
 	first = scroll(v, L_JOBS, n, vis);
 	for (int row = 0; row < vis && first + row < n; row++) {
 		int y = r.y + 1 + row;

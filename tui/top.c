@@ -1,10 +1,13 @@
 /*
  * top: `provisor top [--name NAME] [-d TENTHS] [--once] [--width N]
- * [--no-color] [--ascii]`, the live view of an instance. It reads the
+ * [--no-color] [--ascii] [--read-only]`, the live view of an instance. It reads the
  * status segment through snap, draws with render into a canvas, and hands
  * the canvas to term (the only ncurses user). The loop blocks in term_key
  * until the next refresh is due or a key arrives; a key redraws at once
- * from the last snapshot, a due refresh takes a new one.
+ * from the last snapshot, a due refresh takes a new one and adds it to
+ * the sparklines' history (hist). Keys are tui/keys.c; the requests they
+ * confirm go out through tui/topctl.c, synchronously (at most
+ * TOPCTL_TIMEOUT_MS), and their outcome stays in the footer for a while.
  *
  * --once (automatic when stdout is not a terminal) prints one frame as
  * plain text, made from two snapshots one refresh apart so that UTIL is
@@ -20,11 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tui/keys.h"
 #include "tui/render.h"
 #include "tui/term.h"
 #include "tui/top.h"
+#include "tui/topctl.h"
 
 #define TOP_MAX_ERRORS 10	/* input errors in a row: the terminal is gone */
+#define TOP_MSG_MS 4000		/* a status line message stays this long */
 
 static int exit_code(const struct snap *s)
 {
@@ -40,7 +46,9 @@ static void sleep_tenths(unsigned t)
 /* One frame of text to stdout, tall enough for every row of every pane. */
 static int top_once(const struct top_opts *o, struct snap_reader *r, struct snap *s)
 {
-	struct top_view v = { .focus = -1, .ascii = o->ascii, .tenths = o->tenths };
+	struct top_view v = { .focus = -1, .ascii = o->ascii, .tenths = o->tenths, .read_only = 1 };
+	struct layout_meters m;
+	struct hist h = { 0 };
 	struct winsize ws;
 	struct canvas cv;
 	struct layout l;
@@ -56,13 +64,20 @@ static int top_once(const struct top_opts *o, struct snap_reader *r, struct snap
 	if (cols >= LAYOUT_WIDE_COLS)
 		cols = LAYOUT_WIDE_COLS - 1;	/* one column of panes: no gaps */
 	if (snap_take(r, s) == 0) {
+		hist_push(&h, s);
 		sleep_tenths(o->tenths);
 		snap_take(r, s);
+		if (hist_push(&h, s) == 0)
+			v.hist = &h;
 	}
 	rows = 3 + 2 + 2 + 2 + 2;
 	if (s->attached)
 		rows = 3 + 1 + (int)(s->ngpu ? s->ngpu : 1) + 1 + (int)(s->nsynth ? s->nsynth : 1) +
 		       1 + (int)(s->njobs ? s->njobs : 1) + 1 + (int)(s->nevents ? s->nevents : 1);
+	if (s->attached) {	/* and the meters, every slot */
+		layout_meters(cols, (int)s->ngpu, (int)s->nsynth, rows, &m);
+		rows += m.rows;
+	}
 	if (cv_init(&cv, rows, cols) < 0 || !(line = malloc((size_t)cols * 4 + 1))) {
 		fprintf(stderr, "provisor top: out of memory\n");
 		return 1;
@@ -77,6 +92,7 @@ static int top_once(const struct top_opts *o, struct snap_reader *r, struct snap
 	free(line);
 	cv_free(&cv);
 	render_view_free(&v);
+	hist_free(&h);
 	if (fflush(stdout) || rc < 0)
 		return 1;
 	return exit_code(s);
@@ -87,73 +103,16 @@ static uint64_t now_ms(void)
 	return shm_now_mono() / 1000000;
 }
 
-/* The next (dir 1) or previous (-1) pane on screen after the focused one. */
-static void next_pane(struct top_view *v, const struct layout *l, int dir)
-{
-	for (int k = 1; k <= 4; k++) {
-		int p = L_GPU + ((v->focus - L_GPU + dir * k) % 4 + 4) % 4;
-		if (layout_shown(l, p)) {
-			v->focus = p;
-			return;
-		}
-	}
-}
-
-static void filter_key(struct top_view *v, int key)
-{
-	size_t n = strlen(v->filter);
-
-	if (key == TERM_K_ENTER)
-		v->filtering = 0;
-	else if (key == TERM_K_ESC)
-		v->filtering = 0, v->filter[0] = '\0';
-	else if (key == TERM_K_BACKSPACE && n)
-		v->filter[n - 1] = '\0';
-	else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof v->filter)
-		v->filter[n] = (char)key, v->filter[n + 1] = '\0';
-	v->sel[L_JOBS] = 0;
-}
-
-/* Apply one key to the view. Returns 1 to quit. */
-static int on_key(struct top_view *v, const struct layout *l, int key)
-{
-	int *sel = &v->sel[v->focus], page = l->r[v->focus].h > 2 ? l->r[v->focus].h - 2 : 1;
-
-	if (v->filtering) {
-		filter_key(v, key);
-		return 0;
-	}
-	switch (key) {
-	case 'q': return 1;
-	case TERM_K_ESC: v->help = v->detail = 0; break;
-	case '?': case 'h': case TERM_K_F1: v->help = !v->help; break;
-	case '\t': next_pane(v, l, 1); break;
-	case TERM_K_BTAB: next_pane(v, l, -1); break;
-	case TERM_K_ENTER: v->detail = !v->detail; v->help = 0; break;
-	case TERM_K_UP: case 'k': (*sel)--; break;
-	case TERM_K_DOWN: case 'j': (*sel)++; break;
-	case TERM_K_PGUP: *sel -= page; break;
-	case TERM_K_PGDN: *sel += page; break;
-	case TERM_K_HOME: case 'g': *sel = 0; break;
-	case TERM_K_END: case 'G': *sel = v->count[v->focus] - 1; break;
-	case '/': v->filtering = 1; v->focus = L_JOBS; v->help = v->detail = 0; break;
-	case '+': v->tenths = v->tenths >= 600 ? 600 : v->tenths + (v->tenths < 10 ? 1 : 5);
-		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
-	case '-': v->tenths = v->tenths <= 1 ? 1 : v->tenths - (v->tenths <= 10 ? 1 : 5);
-		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
-	}
-	if (*sel < 0)
-		*sel = 0;
-	return 0;
-}
-
 static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap *s)
 {
-	struct top_view v = { .focus = L_GPU, .ascii = o->ascii, .tenths = o->tenths };
+	struct top_view v = { .focus = L_GPU, .ascii = o->ascii, .tenths = o->tenths,
+			      .read_only = o->read_only };
+	struct topctl ctl = { .s = s, .uid = r->seg.uid };
 	struct canvas cv = { 0 };
+	struct hist h = { 0 };
 	struct layout l;
 	struct nvml nv;
-	uint64_t due = 0;
+	uint64_t due = 0, msg_until = 0;
 	int errors = 0, rows, cols, quit = 0;
 
 	if (nvml_open(&nv) == 0)
@@ -162,13 +121,18 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 		return 1;
 	while (!quit && !term_quit) {
 		if (now_ms() >= due) {
-			if (snap_take(r, s) == -ENOMEM)
+			if (snap_take(r, s) == -ENOMEM || hist_push(&h, s) < 0)
 				term_fatal("out of memory");
+			ctl.uid = r->seg.uid;	/* a re-attached segment may be another's */
+			v.hist = &h;
 			if (v.nv)
 				nvml_sample(&nv);
 			due = now_ms() + v.tenths * 100;
-			v.msg[0] = v.msg[0] ? 1 : 0;	/* shown once more, then gone */
 		}
+		if (v.msg[0] && !msg_until)
+			msg_until = now_ms() + TOP_MSG_MS;
+		else if (v.msg[0] && now_ms() >= msg_until)
+			v.msg[0] = '\0', msg_until = 0;
 		term_size(&rows, &cols);
 		if (rows != cv.rows || cols != cv.cols) {
 			cv_free(&cv);	/* the old size's cells */
@@ -179,7 +143,8 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 			term_fatal("out of memory");
 		term_draw(&cv);
 		uint64_t t = now_ms();
-		int key = term_key(due > t ? (int)(due - t) : 0);
+		uint64_t wake = msg_until && msg_until < due ? msg_until : due;
+		int key = term_key(wake > t ? (int)(wake - t) : 0);
 		if (key == TERM_KEY_ERROR) {
 			if (++errors >= TOP_MAX_ERRORS)
 				break;
@@ -188,13 +153,18 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 		errors = 0;
 		if (key == TERM_KEY_RESIZE || key == TERM_KEY_NONE)
 			continue;
-		quit = on_key(&v, &l, key);
+		char before[sizeof v.msg];
+		memcpy(before, v.msg, sizeof before);
+		quit = top_key(&v, &l, s, key, topctl_send, &ctl);
+		if (strcmp(before, v.msg))
+			msg_until = 0;	/* a new message: its own time */
 		if (key == '+' || key == '-')
 			due = now_ms() + v.tenths * 100;
 	}
 	term_close();
 	cv_free(&cv);
 	render_view_free(&v);
+	hist_free(&h);
 	if (v.nv)
 		nvml_close(&nv);
 	if (errors >= TOP_MAX_ERRORS) {

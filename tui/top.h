@@ -9,6 +9,7 @@ struct top_opts {
 	const char *name;	/* the instance */
 	unsigned tenths;	/* refresh, 1..600 tenths of a second */
 	int once, color, ascii, width;
+	int read_only;		/* no cancel, disable, enable from the view */
 };
 
 /* Runs the view (or one frame with once, or off a terminal); returns the

@@ -2,7 +2,8 @@
 # (snap), provisor status (text, JSON, Prometheus), provisor top (ncurses,
 # confined to tui/term.c) and provisor exporter (libmicrohttpd).
 TUI_SRCS := tui/fmt.c tui/snap.c tui/status_text.c tui/status_json.c tui/status_prom.c \
-	    tui/canvas.c tui/layout.c tui/render.c tui/render_panes.c tui/nvml.c tui/term.c
+	    tui/canvas.c tui/layout.c tui/render.c tui/render_panes.c tui/render_meters.c \
+	    tui/hist.c tui/keys.c tui/topctl.c tui/nvml.c tui/term.c
 TUI_MAINS := tui/exporter.c tui/top.c
 
 $(O)/libtui.a: $(call objs,$(TUI_SRCS))
@@ -23,7 +24,7 @@ $(BIN)/tests/fakesup: $(call objs,tests/tui/fakesup.c) $(TUI_FAKE) $(O)/libshm.a
 # against the fake writer, escapes in segment text and a dead fake
 # supervisor (tui_dead), the terminal through tmux, the exporter over HTTP.
 TESTS += $(BIN)/tests/tui_layout
-$(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libshm.a
+$(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libctl.a $(O)/libshm.a
 LDLIBS_tests/tui_layout = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
 
 TESTS += $(BIN)/tests/tui_status
@@ -39,3 +40,12 @@ TESTS += tests/tui/tmux.sh tests/tui/exporter.sh tests/tui/live.sh
 # make bench: top's CPU and terminal output against 64+32 busy fake slots.
 BENCHES += bench/top_bench.sh
 bench/top_bench.sh: $(BIN)/provisor $(BIN)/tests/fakesup
+
+# The meters and sparklines (pure: a canvas, no terminal); the keys, the
+# confirmation flow, --read-only, sorting, ETA and durations, and topctl
+# against a socket served by the test itself.
+TESTS += $(BIN)/tests/tui_meters $(BIN)/tests/tui_keys
+$(BIN)/tests/tui_meters: $(call objs,tests/tui/meters.c) $(O)/libtui.a $(O)/libctl.a $(O)/libshm.a
+LDLIBS_tests/tui_meters = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
+$(BIN)/tests/tui_keys: $(call objs,tests/tui/keys.c) $(O)/libtui.a $(O)/libctl.a $(O)/libshm.a
+LDLIBS_tests/tui_keys = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl

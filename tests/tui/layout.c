@@ -164,7 +164,7 @@ static unsigned long sweep(struct snap *s, struct top_view *v, int step)
 	for (int rows = 1; rows <= 100; rows++)
 		for (int cols = 1; cols <= 300; cols++) {
 			struct layout_in in = { (int)s->ngpu, (int)s->nsynth, (int)s->njobs,
-						(int)s->nevents, v->help, v->detail };
+						(int)s->nevents, v->help, v->detail, v->no_meters };
 			struct canvas cv;
 			layout_compute(rows, cols, &in, &l);
 			check_layout(&l, rows, cols);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # provisor top against the real supervisor, in tmux on a private socket:
 # busy gpuworkers show their job, kind and partition while real partitions
-# prove; the supervisor SIGKILLed shows "not running"; a new supervisor of
+# prove; d y and e y disable and re-enable gpu.0 through the supervisor
+# (the footer shows its "ok", the row "disabled"); the supervisor
+# SIGKILLed shows "not running"; a new supervisor of
 # the same name is re-attached by itself; q exits 0. Then the same view
 # starts, draws and quits under TERM=vt100, screen-256color and
 # tmux-256color, and with --ascii. Leaves no process, segment or server.
@@ -35,6 +37,18 @@ work
 keep_server || { echo "tmux did not start"; exit 1; }
 T new-session -d -s top -x 80 -y 24 "TERM=xterm-256color $prov top --name $name -d 2; echo EXIT=\$?; sleep 30"
 wait_for 'gpu\.[01] +[0-9]+ +busy +[0-9]+ +porep +[0-9]+ ' 10 || fail "no busy gpuworker with job, kind and partition"
+# d then y on gpu.0 (the GPU pane has the focus): the supervisor disables
+# it, through the same request as `provisor worker disable gpu.0`; e y
+# enables it again
+T send-keys -t top g
+T send-keys -t top d
+wait_for 'disable gpu\.0 .*\? y/n' 3 || fail "d did not ask"
+T send-keys -t top y
+wait_for 'worker disable gpu\.0: ok' 5 || fail "d y: no 'ok' from the supervisor"
+wait_for '^gpu\.0 .*disabled' 5 || fail "gpu.0 not shown disabled after d y"
+T send-keys -t top e
+T send-keys -t top y
+wait_for 'worker enable gpu\.0: ok' 5 || fail "e y: no 'ok' from the supervisor"
 
 old=$spid
 kill -KILL "$spid"; wait "$spid" 2>/dev/null; spid=
@@ -52,7 +66,7 @@ for term in vt100 screen-256color tmux-256color xterm-256color:--ascii; do
   [ "$t" != "$term" ] && opt=${term#*:}
   T new-session -d -s top -x 80 -y 24 "TERM=$t $prov top --name $name $opt; echo EXIT=\$?; sleep 30" ||
     { fail "TERM=$t $opt: tmux new-session failed"; continue; }
-  wait_for "provisor top +$name" 5 || fail "TERM=$t $opt: no header"
+  wait_for "$name +pid" 5 || fail "TERM=$t $opt: no header"
   wait_for 'gpu\.1' 5 || fail "TERM=$t $opt: no worker rows"
   T send-keys -t top q
   wait_for '^EXIT=0' 5 || fail "TERM=$t $opt: q did not exit 0"

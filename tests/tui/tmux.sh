@@ -2,7 +2,8 @@
 # provisor top in a real terminal, driven through tmux on a private socket
 # (tmux's own regress/ style): against the fake supervisor, an 80x24 pane
 # shows busy workers with job and partition; keys move and switch panes;
-# help opens and closes; resizing to 60x20 and 200x50 redraws; killing the
+# help opens and closes; the meters show every slot; c asks y/n and n
+# sends nothing; resizing to 60x20 and 200x50 redraws; killing the
 # supervisor shows "not running" and a new one is re-attached; q exits 0
 # and leaves the terminal sane. Cleans up its tmux server, processes and
 # segments whatever happens.
@@ -44,7 +45,11 @@ T set-option -t top window-size manual >/dev/null 2>&1
 wait_for 'gpu\.0 .*busy' 5 || fail "no busy GPU worker at 80x24"
 # a busy row shows job (number), kind and partition (number)
 wait_for 'gpu\.[0-9] +[0-9]+ +busy +[0-9]+ +[a-z-]+ +[0-9]+ ' 5 || fail "busy row without job and partition"
-wait_for "provisor top  $name  pid $fpid" 5 || fail "header without name and pid"
+wait_for "$name  pid $fpid" 5 || fail "header without name and pid"
+# the meters: every slot in one cell, state letter and utilization
+for c in g0 g3 s0 s1; do
+  wait_for "(^| )$c[BISWCDTE] +([0-9]+%|-)" 5 || fail "no meter cell $c at 80x24"
+done
 size_ok 80 24
 
 # keys: j moves the selection down, Tab moves the focus to the synth pane
@@ -58,6 +63,13 @@ T send-keys -t top Enter
 wait_for '^job [0-9]+ .*Esc to close' 3 || fail "Enter on the jobs pane did not open the job detail"
 T send-keys -t top Escape
 wait_for '^GPU ' 3 || fail "Esc did not close the detail"
+# c on the jobs pane asks first; n sends nothing
+T send-keys -t top G
+T send-keys -t top g
+T send-keys -t top c
+wait_for '(cancel job [0-9]+ .*\? y/n|nothing to cancel)' 3 || fail "c did not ask (or say why not)"
+T send-keys -t top n
+wait_for '(not sent: cancel job|nothing to cancel)' 3 || fail "n after c: no 'not sent'"
 
 T send-keys -t top '?'
 wait_for 'Press \? or Esc to close' 3 || fail "help did not open"
