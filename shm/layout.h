@@ -1,5 +1,5 @@
 /*
- * layout: the byte layout of the status segment, ABI version 2. This file
+ * layout: the byte layout of the status segment, ABI version 3. This file
  * and docs/shm-layout.md describe the same bytes; the static asserts at the
  * bottom pin every offset a reader in another language relies on.
  *
@@ -21,8 +21,11 @@
 #include "util/vocab.h"
 
 #define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
-#define SHM_ABI_VERSION 2u	/* 2: the supervisor record's loop timing; a job's
-				 * reason code, 256-byte reason, blocked state */
+#define SHM_ABI_VERSION 3u	/* 2: the supervisor record's loop timing; a job's
+				 * reason code, 256-byte reason, blocked state;
+				 * 3: pre-emption, cancel and quarantine counters,
+				 * the degraded state and its reason, a slot's
+				 * disable reason and pre-emptions */
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
@@ -107,7 +110,20 @@ struct shm_slot {
 	uint32_t gpu;			/* 120: GPU ordinal (GPU slots) */
 	uint32_t backend;		/* 124: 0 unknown, 1 cpu, 2 cuda */
 	uint64_t end_gen;		/* 128: generation of the newest end */
-	uint64_t reserved[3];		/* 136 */
+	uint32_t disable_reason;	/* 136: enum shm_disable_reason, while disabled */
+	uint32_t reserved0;		/* 140 */
+	uint64_t preempted;		/* 144: partitions pre-empted on this slot (cumulative) */
+	uint64_t reserved[1];		/* 152 */
+};
+
+/* Why a slot is disabled (struct shm_slot's disable_reason). */
+enum shm_disable_reason {
+	SHM_DISABLE_NONE = 0,
+	SHM_DISABLE_OPERATOR = 1,	/* provisor worker disable, or top */
+	SHM_DISABLE_CRASHLOOP = 2,	/* it kept dying */
+	SHM_DISABLE_NO_DEVICE = 3,	/* its backend has no device */
+	SHM_DISABLE_WRONG_RESULT = 4,	/* quarantined: a result failed verification */
+	SHM_DISABLE_NREASONS
 };
 
 /* Partition states in a job record. */
@@ -187,6 +203,9 @@ enum shm_event_type {
 	SHM_EV_JOB_FAILED = 7,
 	SHM_EV_JOB_SUBMIT = 8,
 	SHM_EV_INFO = 9,
+	SHM_EV_PREEMPT = 10,	/* a partition was taken back from a slot */
+	SHM_EV_QUARANTINE = 11,	/* a slot was disabled for a wrong result */
+	SHM_EV_JOB_CANCELLED = 12,
 	SHM_EV_NTYPES
 };
 
@@ -209,6 +228,8 @@ enum shm_sup_state {
 	SHM_SUP_RUNNING = 1,
 	SHM_SUP_DRAINING = 2,
 	SHM_SUP_STOPPING = 3,
+	SHM_SUP_DEGRADED = 4,	/* running, but short of what it was asked to
+				 * run (sup's degraded_reason says what) */
 	SHM_SUP_NSTATES
 };
 
@@ -250,7 +271,11 @@ struct shm_sup {
 	char loop_slow_what[16];	/* 168: and its slowest step, e.g. "child read" */
 	uint64_t loop_hist[SHM_LOOP_NBUCKETS];	/* 184: iterations per shm_loop_le_ns bucket */
 	char loop_max_what[16];		/* 344: the longest iteration's slowest step */
-	uint64_t reserved[1];		/* 360 */
+	uint64_t preemptions;		/* 360: partitions pre-empted (cumulative) */
+	uint64_t jobs_cancelled;	/* 368: jobs cancelled (cumulative) */
+	uint64_t quarantines;		/* 376: slots quarantined (cumulative) */
+	char degraded_reason[128];	/* 384: why the state is degraded, NUL-terminated */
+	uint64_t reserved[4];		/* 512 */
 };
 
 /* What a reader relies on; a change here is a new ABI version. */
@@ -267,7 +292,11 @@ static_assert(sizeof(struct shm_job) == 352 + 24 * VOCAB_MAX_PARTS, "job size");
 /* The layout has room for 4 kinds' counters and 64 partitions a job. */
 static_assert(VOCAB_NKINDS == 4 && VOCAB_MAX_PARTS == 64, "ABI: kinds, partitions");
 static_assert(sizeof(struct shm_event) == 136, "event size");
-static_assert(sizeof(struct shm_sup) == 368, "sup size");
+static_assert(sizeof(struct shm_sup) == 544, "sup size");
+static_assert(offsetof(struct shm_sup, preemptions) == 360, "sup preemptions");
+static_assert(offsetof(struct shm_sup, degraded_reason) == 384, "sup degraded_reason");
+static_assert(offsetof(struct shm_slot, disable_reason) == 136, "slot disable_reason");
+static_assert(offsetof(struct shm_slot, preempted) == 144, "slot preempted");
 static_assert(offsetof(struct shm_sup, jobs_done_kind) == 72, "sup jobs_done_kind");
 static_assert(offsetof(struct shm_sup, loop_iterations) == 104, "sup loop_iterations");
 static_assert(offsetof(struct shm_sup, loop_slow_what) == 168, "sup loop_slow_what");
