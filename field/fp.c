@@ -80,13 +80,23 @@ static inline void fp_reduce6(uint64_t out[6], uint64_t t0, uint64_t t1,
 	uint64_t d3 = fp_sbb(t3, P3, &b);
 	uint64_t d4 = fp_sbb(t4, P4, &b);
 	uint64_t d5 = fp_sbb(t5, P5, &b);
-	uint64_t keep = 0 - b;	/* t < p: keep t */
-	out[0] = (t0 & keep) | (d0 & ~keep);
-	out[1] = (t1 & keep) | (d1 & ~keep);
-	out[2] = (t2 & keep) | (d2 & ~keep);
-	out[3] = (t3 & keep) | (d3 & ~keep);
-	out[4] = (t4 & keep) | (d4 & ~keep);
-	out[5] = (t5 & keep) | (d5 & ~keep);
+	uint64_t keep = 0 - b;	/* b set: t < p, keep t */
+	uint64_t r0 = (t0 & keep) | (d0 & ~keep);
+	uint64_t r1 = (t1 & keep) | (d1 & ~keep);
+	uint64_t r2 = (t2 & keep) | (d2 & ~keep);
+	uint64_t r3 = (t3 & keep) | (d3 & ~keep);
+	uint64_t r4 = (t4 & keep) | (d4 & ~keep);
+	uint64_t r5 = (t5 & keep) | (d5 & ~keep);
+	/* An empty asm pins the results in general registers: without it
+	 * gcc vectorised the select through SSE (fp_add 38 cycles instead of
+	 * about 15), and written as ternaries it became a branch. */
+	__asm__("" : "+r"(r0), "+r"(r1), "+r"(r2), "+r"(r3), "+r"(r4), "+r"(r5));
+	out[0] = r0;
+	out[1] = r1;
+	out[2] = r2;
+	out[3] = r3;
+	out[4] = r4;
+	out[5] = r5;
 }
 
 /* a + b < 2p < 2^384: no carry out of the top limb. */
@@ -152,38 +162,76 @@ static const uint64_t fp_sqrt_exp[6] = {
 
 /* ---- portable multiplication ------------------------------------------ */
 
+static inline uint64_t fp_mulw(uint64_t a, uint64_t b, uint64_t *hi)
+{
+	fp_u128 p = (fp_u128)a * b;
+	*hi = (uint64_t)(p >> 64);
+	return (uint64_t)p;
+}
+
 /*
- * Row i adds a * b[i] (carry chain A) and, interleaved, the reduction
- * m * p (carry chain C) that clears the low word, shifting t down one
- * word. Both chains end below 2^64 together because p5 < 2^63 - 1.
+ * Row i adds a * b[i], then the reduction adds m * p, m chosen to clear
+ * the low word, and shifts t down one word. Each step keeps the low and
+ * high halves of its six products apart, on two fp_adc() carry chains
+ * (ADC on x86-64): written as three-term 128-bit sums (x*y + t + c, the
+ * textbook form, as in bench/fp_bench.c's baseline) gcc materialised
+ * every carry with setc/movzx. The top word t6 never needs a carry out
+ * of its own because p5 < 2^63 - 1 keeps t below 2p < 2^384 between rows.
  */
 void fp_mul_portable(fp_t *out, const fp_t *a, const fp_t *b)
 {
-	static const uint64_t p[6] = { P0, P1, P2, P3, P4, P5 };
 	const uint64_t *x = a->l, *y = b->l;
-	uint64_t t[6] = { 0, 0, 0, 0, 0, 0 };
+	uint64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6;
+	uint64_t l0, l1, l2, l3, l4, l5, h0, h1, h2, h3, h4, h5, c, m;
 
 	for (int i = 0; i < 6; i++) {
-		uint64_t yi = y[i], A, C, m;
-		fp_u128 s;
+		uint64_t yi = y[i];
+		l0 = fp_mulw(x[0], yi, &h0);
+		l1 = fp_mulw(x[1], yi, &h1);
+		l2 = fp_mulw(x[2], yi, &h2);
+		l3 = fp_mulw(x[3], yi, &h3);
+		l4 = fp_mulw(x[4], yi, &h4);
+		l5 = fp_mulw(x[5], yi, &h5);
+		c = 0;
+		t0 = fp_adc(t0, l0, &c);
+		t1 = fp_adc(t1, l1, &c);
+		t2 = fp_adc(t2, l2, &c);
+		t3 = fp_adc(t3, l3, &c);
+		t4 = fp_adc(t4, l4, &c);
+		t5 = fp_adc(t5, l5, &c);
+		t6 = c;
+		c = 0;
+		t1 = fp_adc(t1, h0, &c);
+		t2 = fp_adc(t2, h1, &c);
+		t3 = fp_adc(t3, h2, &c);
+		t4 = fp_adc(t4, h3, &c);
+		t5 = fp_adc(t5, h4, &c);
+		t6 = t6 + h5 + c;	/* t + x * y[i] < 2^448: no carry out */
 
-		s = (fp_u128)x[0] * yi + t[0];
-		A = (uint64_t)(s >> 64);
-		t[0] = (uint64_t)s;
-		m = t[0] * FP_INV;
-		s = (fp_u128)m * P0 + t[0];	/* low word 0 by choice of m */
-		C = (uint64_t)(s >> 64);
-		for (int j = 1; j < 6; j++) {
-			s = (fp_u128)x[j] * yi + t[j] + A;
-			A = (uint64_t)(s >> 64);
-			t[j] = (uint64_t)s;
-			s = (fp_u128)m * p[j] + t[j] + C;
-			C = (uint64_t)(s >> 64);
-			t[j - 1] = (uint64_t)s;
-		}
-		t[5] = A + C;	/* < 2p < 2^384: no carry out */
+		m = t0 * FP_INV;
+		l0 = fp_mulw(m, P0, &h0);
+		l1 = fp_mulw(m, P1, &h1);
+		l2 = fp_mulw(m, P2, &h2);
+		l3 = fp_mulw(m, P3, &h3);
+		l4 = fp_mulw(m, P4, &h4);
+		l5 = fp_mulw(m, P5, &h5);
+		c = 0;
+		fp_adc(t0, l0, &c);	/* 0 mod 2^64; only the carry counts */
+		t1 = fp_adc(t1, l1, &c);
+		t2 = fp_adc(t2, l2, &c);
+		t3 = fp_adc(t3, l3, &c);
+		t4 = fp_adc(t4, l4, &c);
+		t5 = fp_adc(t5, l5, &c);
+		t6 += c;
+		c = 0;
+		t0 = fp_adc(t1, h0, &c);
+		t1 = fp_adc(t2, h1, &c);
+		t2 = fp_adc(t3, h2, &c);
+		t3 = fp_adc(t4, h3, &c);
+		t4 = fp_adc(t5, h4, &c);
+		t5 = t6 + h5 + c;	/* < 2p < 2^384 */
 	}
-	fp_reduce6(out->l, t[0], t[1], t[2], t[3], t[4], t[5]);
+	fp_reduce6(out->l, t0, t1, t2, t3, t4, t5);
 }
 
 void fp_sqr_portable(fp_t *out, const fp_t *a)

@@ -7,3 +7,6 @@ $(O)/libfield.a: $(call objs,$(FP_SRCS))
 TESTS += $(BIN)/tests/field_fp_gmp
 $(BIN)/tests/field_fp_gmp: $(call objs,tests/field/fp_gmp.c) $(O)/libfield.a
 LDLIBS_tests/field_fp_gmp = $(call pc_libs,gmp)
+
+BENCHES += $(BIN)/bench/fp
+$(BIN)/bench/fp: $(call objs,bench/fp_bench.c) $(O)/libfield.a
