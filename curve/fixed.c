@@ -155,26 +155,10 @@ static int fb_run(struct fb_job *j, int (*unit)(struct fb_job *, size_t, void *)
 	return j->failed || j->done != units ? -1 : 0;
 }
 
-#define P_(n) g1_##n
-#define F_(n) fp_##n
-#define P_T g1_t
-#define A_T g1_affine_t
-#define F_T fp_t
+#include "curve/tmpl_g1.h"
 #include "curve/fixed_tmpl.h"
-#undef P_
-#undef F_
-#undef P_T
-#undef A_T
-#undef F_T
+#include "curve/tmpl_end.h"
 
-#define P_(n) g2_##n
-#define F_(n) fp2_##n
-#define P_T g2_t
-#define A_T g2_affine_t
-#define F_T fp2_t
+#include "curve/tmpl_g2.h"
 #include "curve/fixed_tmpl.h"
-#undef P_
-#undef F_
-#undef P_T
-#undef A_T
-#undef F_T
+#include "curve/tmpl_end.h"

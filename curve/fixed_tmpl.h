@@ -1,7 +1,7 @@
 /*
  * curve/fixed_tmpl.h: the per-group half of curve/fixed.c (see there for
  * the method), written once for G1 and G2. fixed.c includes it once per
- * group with P_, F_, P_T, A_T, F_T defined as for curve/point_tmpl.h.
+ * group, between curve/tmpl_g1.h (or tmpl_g2.h) and curve/tmpl_end.h.
  * No include guard: it is included once per group.
  */
 
