@@ -95,38 +95,10 @@ static int enc_fp2_from_be(fp2_t *out, const uint8_t *in)
 	return 0;
 }
 
-#define P_(n) g1_##n
-#define F_(n) fp_##n
-#define E_(n) enc_fp_##n
-#define A_T g1_affine_t
-#define F_T fp_t
-#define E_FB FP_BYTES
-#define E_NAME "G1"
-#define P_B G1_B
+#include "curve/tmpl_g1.h"
 #include "curve/encode_tmpl.h"
-#undef P_
-#undef F_
-#undef E_
-#undef A_T
-#undef F_T
-#undef E_FB
-#undef E_NAME
-#undef P_B
+#include "curve/tmpl_end.h"
 
-#define P_(n) g2_##n
-#define F_(n) fp2_##n
-#define E_(n) enc_fp2_##n
-#define A_T g2_affine_t
-#define F_T fp2_t
-#define E_FB (2 * FP_BYTES)
-#define E_NAME "G2"
-#define P_B G2_B
+#include "curve/tmpl_g2.h"
 #include "curve/encode_tmpl.h"
-#undef P_
-#undef F_
-#undef E_
-#undef A_T
-#undef F_T
-#undef E_FB
-#undef E_NAME
-#undef P_B
+#include "curve/tmpl_end.h"

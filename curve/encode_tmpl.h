@@ -1,16 +1,9 @@
 /*
  * curve/encode_tmpl.h: the ZCash encodings of one group, written once for
- * G1 and G2. curve/encode.c includes it once per group with these defined:
- *
- *   P_(name)   the group's function, e.g. g1_name
- *   F_(name)   the field's function, e.g. fp_name
- *   E_(name)   encode.c's byte I/O of one field element: enc_fp_name
- *   A_T, F_T   the affine point and field element types
- *   E_FB       bytes of one field element (48 or 96)
- *   E_NAME     "G1" or "G2", for the refusal reasons
- *   P_B        the curve's b
- *
- * and enc_flags(), enc_fail() defined before the inclusion.
+ * G1 and G2. curve/encode.c includes it once per group, between
+ * curve/tmpl_g1.h (or tmpl_g2.h) and curve/tmpl_end.h, after defining
+ * enc_flags(), enc_fail() and the coordinate byte I/O E_(to_be),
+ * E_(from_be).
  * No include guard: it is included once per group.
  */
 

@@ -141,41 +141,13 @@ static size_t curve_wnaf(int8_t digit[CURVE_WNAF_DIGITS], const uint64_t *s, siz
 	return top;
 }
 
-#define P_(n) g1_##n
-#define F_(n) fp_##n
-#define P_T g1_t
-#define A_T g1_affine_t
-#define F_T fp_t
-#define F_ZERO FP_ZERO
-#define F_ONE FP_ONE
-#define P_B G1_B
+#include "curve/tmpl_g1.h"
 #include "curve/point_tmpl.h"
-#undef P_
-#undef F_
-#undef P_T
-#undef A_T
-#undef F_T
-#undef F_ZERO
-#undef F_ONE
-#undef P_B
+#include "curve/tmpl_end.h"
 
-#define P_(n) g2_##n
-#define F_(n) fp2_##n
-#define P_T g2_t
-#define A_T g2_affine_t
-#define F_T fp2_t
-#define F_ZERO FP2_ZERO
-#define F_ONE FP2_ONE
-#define P_B G2_B
+#include "curve/tmpl_g2.h"
 #include "curve/point_tmpl.h"
-#undef P_
-#undef F_
-#undef P_T
-#undef A_T
-#undef F_T
-#undef F_ZERO
-#undef F_ONE
-#undef P_B
+#include "curve/tmpl_end.h"
 
 static const uint64_t curve_x_abs = CURVE_X_ABS;
 

@@ -1,15 +1,11 @@
 /*
  * curve/point_tmpl.h: the Jacobian arithmetic of one short Weierstrass
  * group with a = 0, written once for G1 (over Fp) and G2 (over Fp2).
- * curve/point.c includes it once per group with these macros defined:
+ * curve/point.c includes it once per group, between curve/tmpl_g1.h (or
+ * tmpl_g2.h), which names the group's types and functions, and
+ * curve/tmpl_end.h. It calls curve_wnaf() and curve_wnaf_width(), defined
+ * in point.c before the inclusion.
  *
- *   P_(name)   the group's function, e.g. g1_name
- *   F_(name)   the field's function, e.g. fp_name
- *   P_T, A_T   the Jacobian and affine point types
- *   F_T        the field element type; F_ZERO, F_ONE its constants
- *   P_B        the curve's b, a const F_T
- *
- * It also calls curve_wnaf() (defined in point.c before the inclusion).
  * The formulas are the EFD's for a = 0 Jacobian coordinates: doubling
  * dbl-2009-l, addition add-2007-bl, mixed addition madd-2007-bl; the
  * cases those formulas get wrong (an input at infinity, equal or opposite

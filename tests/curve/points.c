@@ -276,6 +276,52 @@ static void test_order3(void)
 	g1_mul_limbs(&t, &p, &three, 1);
 	CHECK(g1_is_inf(&t) && !g1_is_inf(&p), "(0, 2) not of order 3");
 	CHECK(!g1_affine_in_subgroup(&a), "(0, 2) passed the subgroup check");
+
+}
+
+/* A point of order 11 (11^2 divides G1's cofactor) as a fixed base: table
+ * entries at infinity (11 | d), sums meeting their entry's x (doublings,
+ * cancellations) all the time, neither of which a base in G1 produces. */
+static void test_fixed_small_order(void)
+{
+	enum { N = 600 };
+	static fr_t s[N];
+	static g1_affine_t out[N];
+	uint64_t h[2], eleven = 11;
+	g1_affine_t a, b;
+	g1_t p, t;
+
+	/* h1 / 121: the 11-torsion is Z/11 x Z/11, so (h1 / 121) r Q has
+	 * order 11 or 1 */
+	memcpy(h, tg_h1, sizeof h);
+	unsigned __int128 rem = 0;
+	for (int i = 1; i >= 0; i--) {
+		unsigned __int128 cur = rem << 64 | h[i];
+		h[i] = (uint64_t)(cur / 121);
+		rem = cur % 121;
+	}
+	CHECK(rem == 0, "121 does not divide h1");
+	do {
+		g1_t_random(&a, &seed);
+		g1_from_affine(&p, &a);
+		g1_mul_limbs(&p, &p, FR_MODULUS, 4);
+		g1_mul_limbs(&p, &p, h, 2);
+	} while (g1_is_inf(&p));
+	g1_mul_limbs(&t, &p, &eleven, 1);
+	CHECK(g1_is_inf(&t), "no point of order 11");
+	g1_to_affine(&a, &p);
+	for (int i = 0; i < N; i++) {
+		if (i < 40)
+			fr_from_u64(&s[i], (uint64_t)i);
+		else
+			tg_rand_fr(&s[i], &seed);
+	}
+	CHECK(g1_fixed_base_batch(out, &a, s, N, 2) == 0, "fixed-base batch, base of order 11");
+	for (int i = 0; i < N; i++) {
+		g1_mul(&t, &p, &s[i]);
+		g1_to_affine(&b, &t);
+		CHECK(g1_affine_equal(&out[i], &b), "fixed-base s[%d] B, B of order 11", i);
+	}
 }
 
 static void test_fixed(const struct tg *g, size_t n)
@@ -326,6 +372,7 @@ int main(void)
 {
 	test_constants();
 	test_order3();
+	test_fixed_small_order();
 	for (int k = 0; k < 2; k++) {
 		const struct tg *g = &tg_groups[k];
 		uint64_t t0 = t_now_ns();
@@ -334,7 +381,7 @@ int main(void)
 		test_scalars(g);
 		test_affine(g);
 		test_subgroup(g);
-		test_fixed(g, k == 0 ? 700 : 300);
+		test_fixed(g, k == 0 ? 1100 : 600);
 		printf("info: %s laws, scalars, subgroup and fixed-base checks in %.2f s\n", g->name,
 		       (double)(t_now_ns() - t0) / 1e9);
 	}
