@@ -666,19 +666,177 @@ int fp_lexlarger(const fp_t *a)
 
 /* ---- inversion and the Legendre symbol -------------------------------- */
 
-/* Fermat: a^(p-2). */
-static void fp_inv_nonzero(fp_t *out, const fp_t *a)
+/*
+ * Variable-time inversion (nothing here is secret): Kaliski's almost
+ * Montgomery inverse, a binary extended Euclid on plain six-limb integers
+ * that keeps p = u*s + v*r with u, v, r, s positive (so r, s <= p and
+ * everything fits six limbs) and strips all trailing zeros of a
+ * difference in one shift. For x = aR (the Montgomery limbs, read as an
+ * integer) it ends with z = x^-1 * 2^k mod p, k the number of halvings
+ * (381 <= k <= 762). The wanted a^-1 * R = z * 2^(768 - k): one
+ * multiplication by R^3 gives z * 2^768, then fp_div2k takes 2^-k off,
+ * up to 64 bits per Montgomery reduction step.
+ */
+static int fp_ctz6(const uint64_t x[6])	/* x != 0 */
 {
-	static const uint64_t pm2[6] = { P0 - 2, P1, P2, P3, P4, P5 };
-	fp_pow(out, a, pm2, 6);
+	int i = 0;
+	while (x[i] == 0)
+		i++;
+	return 64 * i + __builtin_ctzll(x[i]);
 }
 
-/* Euler's criterion: a^((p-1)/2) is 1, p-1 or 0. */
+static void fp_shr6(uint64_t x[6], int c)
+{
+	int w = c / 64, b = c % 64, i;
+	for (i = 0; i + w < 6; i++) {
+		uint64_t lo = x[i + w], hi = i + w + 1 < 6 ? x[i + w + 1] : 0;
+		x[i] = b ? (lo >> b) | (hi << (64 - b)) : lo;
+	}
+	for (; i < 6; i++)
+		x[i] = 0;
+}
+
+static void fp_shl6(uint64_t x[6], int c)	/* the result fits */
+{
+	int w = c / 64, b = c % 64, i;
+	for (i = 5; i >= w; i--) {
+		uint64_t hi = x[i - w], lo = i - w - 1 >= 0 ? x[i - w - 1] : 0;
+		x[i] = b ? (hi << b) | (lo >> (64 - b)) : hi;
+	}
+	for (; i >= 0; i--)
+		x[i] = 0;
+}
+
+/* x = x - y, returns the borrow. */
+static uint64_t fp_sub6(uint64_t x[6], const uint64_t y[6])
+{
+	uint64_t b = 0;
+	for (int i = 0; i < 6; i++)
+		x[i] = fp_sbb(x[i], y[i], &b);
+	return b;
+}
+
+static void fp_add6(uint64_t x[6], const uint64_t y[6])
+{
+	uint64_t c = 0;
+	for (int i = 0; i < 6; i++)
+		x[i] = fp_adc(x[i], y[i], &c);
+}
+
+/* 1 when x > y. */
+static int fp_gt6(const uint64_t x[6], const uint64_t y[6])
+{
+	for (int i = 5; i >= 0; i--)
+		if (x[i] != y[i])
+			return x[i] > y[i];
+	return 0;
+}
+
+/* x = x * 2^-k mod p, x < p: per step of s <= 64 bits, add m * p with
+ * m = x * -p^-1 mod 2^s (so x + m*p = 0 mod 2^s) and shift right by s;
+ * (x + m*p) / 2^s < p + p keeps x below 2p, then below p after the
+ * conditional subtraction. */
+static void fp_div2k(uint64_t x[6], int k)
+{
+	while (k > 0) {
+		int sh = k < 64 ? k : 64;
+		uint64_t m = x[0] * FP_INV, t[7], c = 0;
+		if (sh < 64)
+			m &= (1ULL << sh) - 1;
+		for (int i = 0; i < 6; i++) {
+			fp_u128 v = (fp_u128)m * FP_MODULUS[i] + x[i] + c;
+			t[i] = (uint64_t)v;
+			c = (uint64_t)(v >> 64);
+		}
+		t[6] = c;
+		for (int i = 0; i < 6; i++)
+			x[i] = sh < 64 ? (t[i] >> sh) | (t[i + 1] << (64 - sh)) : t[i + 1];
+		uint64_t d[6];
+		memcpy(d, x, sizeof(d));
+		if (!fp_sub6(d, FP_MODULUS))
+			memcpy(x, d, sizeof(d));
+		k -= sh;
+	}
+}
+
+static void fp_inv_nonzero(fp_t *out, const fp_t *a)
+{
+	uint64_t u[6], v[6], r[6] = { 0 }, s[6] = { 1 }, z[6];
+	int k, c;
+
+	memcpy(u, FP_MODULUS, sizeof(u));
+	memcpy(v, a->l, sizeof(v));
+	/* u = p is odd; v's twos first (r = 0 stays 0), then both are odd
+	 * at the top of each round */
+	k = fp_ctz6(v);
+	fp_shr6(v, k);
+	for (;;) {
+		if (fp_gt6(u, v)) {
+			fp_sub6(u, v);	/* even, non-zero */
+			c = fp_ctz6(u);
+			fp_shr6(u, c);
+			fp_add6(r, s);
+			fp_shl6(s, c);
+		} else {
+			fp_sub6(v, u);
+			if ((v[0] | v[1] | v[2] | v[3] | v[4] | v[5]) == 0) {
+				/* u = v = 1: the last step halves 0 */
+				fp_add6(s, r);
+				fp_shl6(r, 1);
+				k += 1;
+				break;
+			}
+			c = fp_ctz6(v);
+			fp_shr6(v, c);
+			fp_add6(s, r);
+			fp_shl6(r, c);
+		}
+		k += c;
+	}
+	/* r <= 2p: z = p - (r mod p) = x^-1 * 2^k */
+	memcpy(z, r, sizeof(z));
+	if (!fp_sub6(z, FP_MODULUS))
+		memcpy(r, z, sizeof(z));
+	memcpy(z, FP_MODULUS, sizeof(z));
+	fp_sub6(z, r);
+	fp_t zt;
+	memcpy(zt.l, z, sizeof(z));
+	fp_cur->mul(out, &zt, &fp_r3);	/* z * 2^768 */
+	fp_div2k(out->l, k);
+}
+
+/*
+ * The Legendre symbol by the binary Jacobi algorithm, on the Montgomery
+ * limbs directly: (aR / p) = (a / p) (2 / p)^384 = (a / p). Pull out
+ * twos ((2 / n) = -1 for n = 3, 5 mod 8), swap by reciprocity (a sign
+ * flip when both are 3 mod 4), subtract; variable time.
+ */
 static int fp_legendre(const fp_t *a)
 {
-	fp_t e;
+	uint64_t x[6], n[6], tmp[6];
+	int t = 1;
+
 	if (fp_is_zero(a))
 		return 0;
-	fp_pow(&e, a, fp_half, 6);
-	return fp_is_one(&e) ? 1 : -1;
+	memcpy(x, a->l, sizeof(x));
+	memcpy(n, FP_MODULUS, sizeof(n));
+	for (;;) {
+		/* x != 0, n odd */
+		int c = fp_ctz6(x);
+		fp_shr6(x, c);
+		if ((c & 1) && ((n[0] & 7) == 3 || (n[0] & 7) == 5))
+			t = -t;
+		if (fp_gt6(n, x)) {	/* both odd: swap by reciprocity */
+			if ((x[0] & 3) == 3 && (n[0] & 3) == 3)
+				t = -t;
+			memcpy(tmp, x, sizeof(tmp));
+			memcpy(x, n, sizeof(tmp));
+			memcpy(n, tmp, sizeof(tmp));
+		}
+		fp_sub6(x, n);	/* x >= n, both odd: even */
+		if ((x[0] | x[1] | x[2] | x[3] | x[4] | x[5]) == 0)
+			break;
+	}
+	/* x = n: n = gcd(a, p) = 1, p being prime and a != 0 mod p */
+	return t;
 }
