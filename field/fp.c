@@ -759,48 +759,87 @@ static void fp_div2k(uint64_t x[6], int k)
 	}
 }
 
+/* x = (x >> c) for 0 < c < 64, the common case of fp_shr6. */
+static inline void fp_shr6_small(uint64_t x[6], int c)
+{
+	x[0] = (x[0] >> c) | (x[1] << (64 - c));
+	x[1] = (x[1] >> c) | (x[2] << (64 - c));
+	x[2] = (x[2] >> c) | (x[3] << (64 - c));
+	x[3] = (x[3] >> c) | (x[4] << (64 - c));
+	x[4] = (x[4] >> c) | (x[5] << (64 - c));
+	x[5] >>= c;
+}
+
+static inline void fp_shl6_small(uint64_t x[6], int c)
+{
+	x[5] = (x[5] << c) | (x[4] >> (64 - c));
+	x[4] = (x[4] << c) | (x[3] >> (64 - c));
+	x[3] = (x[3] << c) | (x[2] >> (64 - c));
+	x[2] = (x[2] << c) | (x[1] >> (64 - c));
+	x[1] = (x[1] << c) | (x[0] >> (64 - c));
+	x[0] <<= c;
+}
+
+/* x = (x - y) >> ctz(x - y), *k += that count; x - y is even and
+ * non-zero; then s <<= the same count after r += s. One step of the
+ * almost inverse, for either side. */
+static inline void fp_inv_step(uint64_t x[6], uint64_t r[6], uint64_t s[6], int *k)
+{
+	int c = x[0] ? __builtin_ctzll(x[0]) : fp_ctz6(x);
+	if (c < 64) {
+		fp_shr6_small(x, c);
+		fp_add6(r, s);
+		fp_shl6_small(s, c);
+	} else {
+		fp_shr6(x, c);
+		fp_add6(r, s);
+		fp_shl6(s, c);
+	}
+	*k += c;
+}
+
+/* Six-limb copies as plain moves: memcpy became 16-byte SSE moves. */
+#define FP_CP6(d, s) do { \
+	(d)[0] = (s)[0]; (d)[1] = (s)[1]; (d)[2] = (s)[2]; \
+	(d)[3] = (s)[3]; (d)[4] = (s)[4]; (d)[5] = (s)[5]; \
+} while (0)
+
 static void fp_inv_nonzero(fp_t *out, const fp_t *a)
 {
-	uint64_t u[6], v[6], r[6] = { 0 }, s[6] = { 1 }, z[6];
-	int k, c;
+	uint64_t u[6], v[6], r[6] = { 0 }, s[6] = { 1 }, d[6];
+	int k;
 
-	memcpy(u, FP_MODULUS, sizeof(u));
-	memcpy(v, a->l, sizeof(v));
+	FP_CP6(u, FP_MODULUS);
+	FP_CP6(v, a->l);
 	/* u = p is odd; v's twos first (r = 0 stays 0), then both are odd
 	 * at the top of each round */
 	k = fp_ctz6(v);
 	fp_shr6(v, k);
 	for (;;) {
-		if (fp_gt6(u, v)) {
-			fp_sub6(u, v);	/* even, non-zero */
-			c = fp_ctz6(u);
-			fp_shr6(u, c);
-			fp_add6(r, s);
-			fp_shl6(s, c);
-		} else {
-			fp_sub6(v, u);
-			if ((v[0] | v[1] | v[2] | v[3] | v[4] | v[5]) == 0) {
-				/* u = v = 1: the last step halves 0 */
+		FP_CP6(d, u);
+		if (!fp_sub6(d, v)) {
+			if ((d[0] | d[1] | d[2] | d[3] | d[4] | d[5]) == 0) {
+				/* u = v = 1: the last step takes v to 0 */
 				fp_add6(s, r);
-				fp_shl6(r, 1);
+				fp_shl6_small(r, 1);
 				k += 1;
 				break;
 			}
-			c = fp_ctz6(v);
-			fp_shr6(v, c);
-			fp_add6(s, r);
-			fp_shl6(r, c);
+			FP_CP6(u, d);	/* u > v */
+			fp_inv_step(u, r, s, &k);
+		} else {
+			fp_sub6(v, u);	/* v > u */
+			fp_inv_step(v, s, r, &k);
 		}
-		k += c;
 	}
 	/* r <= 2p: z = p - (r mod p) = x^-1 * 2^k */
-	memcpy(z, r, sizeof(z));
-	if (!fp_sub6(z, FP_MODULUS))
-		memcpy(r, z, sizeof(z));
-	memcpy(z, FP_MODULUS, sizeof(z));
-	fp_sub6(z, r);
+	FP_CP6(d, r);
+	if (!fp_sub6(d, FP_MODULUS))
+		FP_CP6(r, d);
+	FP_CP6(d, FP_MODULUS);
+	fp_sub6(d, r);
 	fp_t zt;
-	memcpy(zt.l, z, sizeof(z));
+	FP_CP6(zt.l, d);
 	fp_cur->mul(out, &zt, &fp_r3);	/* z * 2^768 */
 	fp_div2k(out->l, k);
 }
@@ -818,8 +857,8 @@ static int fp_legendre(const fp_t *a)
 
 	if (fp_is_zero(a))
 		return 0;
-	memcpy(x, a->l, sizeof(x));
-	memcpy(n, FP_MODULUS, sizeof(n));
+	FP_CP6(x, a->l);
+	FP_CP6(n, FP_MODULUS);
 	for (;;) {
 		/* x != 0, n odd */
 		int c = fp_ctz6(x);
@@ -829,9 +868,9 @@ static int fp_legendre(const fp_t *a)
 		if (fp_gt6(n, x)) {	/* both odd: swap by reciprocity */
 			if ((x[0] & 3) == 3 && (n[0] & 3) == 3)
 				t = -t;
-			memcpy(tmp, x, sizeof(tmp));
-			memcpy(x, n, sizeof(tmp));
-			memcpy(n, tmp, sizeof(tmp));
+			FP_CP6(tmp, x);
+			FP_CP6(x, n);
+			FP_CP6(n, tmp);
 		}
 		fp_sub6(x, n);	/* x >= n, both odd: even */
 		if ((x[0] | x[1] | x[2] | x[3] | x[4] | x[5]) == 0)
