@@ -246,13 +246,16 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 		s->stats.jobs_done++;
 		if (j->kind >= 1 && j->kind <= VOCAB_NKINDS)
 			s->stats.jobs_done_kind[j->kind - 1]++;
-	} else
+	} else if (state == SHM_JOB_CANCELLED)
+		s->stats.jobs_cancelled++;	/* its own count: not a failure */
+	else
 		s->stats.jobs_failed++;
 	jobs_publish(s, ji);
 	/* The totals at once, not at the next tick: a reader that sees the
 	 * job end must not see counters that do not yet include it. */
 	sched_publish(s);
-	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
+	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : state == SHM_JOB_CANCELLED ?
+		  SHM_EV_JOB_CANCELLED : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
 		  "job %llu %s%s%s", (unsigned long long)j->id,
 		  state == SHM_JOB_DONE ? "done" : state == SHM_JOB_CANCELLED ? "cancelled" : "failed",
 		  why ? ": " : "", why ? why : "");

@@ -7,7 +7,8 @@
  * publishes totals and restarts children whose backoff passed. Work is
  * handed out once after every batch of completions (after_batch).
  *
- * Stopping (SIGTERM, SIGINT, `provisor stop`, or a drain that finished):
+ * Stopping (SIGTERM, SIGINT, `provisor stop`; a drain that finished does
+ * not stop it):
  * no new work, children get EOF and SIGTERM, and those still alive after
  * the grace period get SIGKILL; the loop ends when every child is reaped.
  * Then the socket and the segment are removed: nothing is left behind.
@@ -189,8 +190,12 @@ static void on_tick(struct sup *s)
 	sup_watchdog_ping(s, now);
 	if (s->stop_requested)
 		begin_stop(s, "asked to stop");
-	if (s->draining && sched_idle(s))
-		begin_stop(s, "drained");
+	/* A drain that finished keeps the supervisor up, taking no jobs, until
+	 * `provisor resume` or `provisor stop`. */
+	if (s->draining && !s->drained && sched_idle(s)) {
+		s->drained = 1;
+		sup_log("drained: every accepted job has ended; taking no jobs until provisor resume");
+	}
 	if (s->stopping == 1 && (!sched_inflight(s) || now > s->stop_deadline_ns)) {
 		if (sched_inflight(s))
 			sup_log("stop timeout: abandoning the partitions still in flight");

@@ -207,6 +207,7 @@ struct sup {
 
 	uint64_t next_job_id, next_gen;
 	int draining, stop_requested;
+	int drained;		/* draining, and the last accepted job ended (logged once) */
 	int stopping;		/* 1 finishing in-flight work, 2 ending children */
 	uint64_t stop_deadline_ns;
 	struct shm_sup stats;
