@@ -13,7 +13,10 @@
  * supervisor nothing and works while it is busy.
  *
  * Exit status: 0 ok, 1 the supervisor said err or could not be reached
- * (one "provisor: REASON" line on stderr), 2 bad arguments.
+ * (one "provisor: REASON" line on stderr), 2 bad arguments: among them a
+ * --log-size above the supervisor's max_log_size, which only it knows
+ * (the range checked here is 3..26; the supervisor's refusal of a larger
+ * k is worded and exits as this one's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -169,7 +172,8 @@ static int cmd_ctl_find_socket(struct cmd_ctl_target *t)
 }
 
 /* Send line and read the reply. Returns 0 on "ok" with reply holding the
- * value after "ok " (or ""), else 1 after printing the reason. */
+ * value after "ok " (or ""), else 1 after printing the reason (2 for a
+ * submit's log size above the supervisor's max_log_size: a bad argument). */
 static int cmd_ctl_send(struct cmd_ctl_target *t, const char *line, char *reply, size_t rlen)
 {
 	char err[512];
@@ -184,6 +188,15 @@ static int cmd_ctl_send(struct cmd_ctl_target *t, const char *line, char *reply,
 		const char *v = reply[2] ? reply + 3 : reply + 2;
 		memmove(reply, v, strlen(v) + 1);
 		return 0;
+	}
+	unsigned k, lo, hi;
+	if (rc == 1 && !strncmp(line, "submit ", 7) &&
+	    sscanf(reply, "err log size %u is not a number in %u..%u", &k, &lo, &hi) == 3) {
+		/* A k above this supervisor's max_log_size: the same bad argument
+		 * as one outside 3..26, so the same line and exit status. */
+		fprintf(stderr, "provisor submit: --log-size '%u' is not a number in %u..%u "
+			"(the supervisor's max_log_size)\n", k, lo, hi);
+		return 2;
 	}
 	if (rc == 1)
 		fprintf(stderr, "provisor: %s\n", reply[3] ? reply + 4 : "error (no reason given)");
@@ -517,8 +530,8 @@ static int cmd_submit(int argc, char **argv)
 	 * retries on failure would submit it twice). */
 	if (s.wait && s.t.socket && cmd_ctl_whoami(&s.t))
 		return 1;
-	if (cmd_ctl_send(&s.t, line, reply, sizeof reply))
-		return 1;
+	if ((rc = cmd_ctl_send(&s.t, line, reply, sizeof reply)))
+		return rc;
 	/* "JOB_ID RESULT_PATH" */
 	errno = 0;
 	id = strtoull(reply, &end, 10);
