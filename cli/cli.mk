@@ -5,3 +5,7 @@ CLI_SRCS := cli/main.c cli/cmd_run.c cli/cmd_synth.c cli/cmd_setup.c cli/cmd_pro
 	    cli/cmd_ctl.c cli/cmd_status.c cli/cmd_top.c cli/cmd_exporter.c \
 	    cli/cmd_jobs.c
 PROVISOR_OBJS += $(call objs,$(CLI_SRCS))
+
+# What a newcomer tries (issue 14 part 6): jobs, result, log, resume,
+# --help, status summary, cancelled/degraded states, against a supervisor.
+TESTS += tests/cli/newcomer.sh

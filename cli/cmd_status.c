@@ -90,7 +90,17 @@ static int cmd_status(int argc, char **argv)
 
 const struct cli_entry cli_cmd_status = {
 	.name = "status",
-	.usage = "status [--name NAME] [--json] [--prometheus]",
+	.usage = "status [--name NAME] [--json|--prometheus] [--jobs|--job N]",
+	.help = "Print one snapshot of the instance's status segment: the supervisor,\n"
+		"its slots, one line per job, and the recent events. It never talks to\n"
+		"the supervisor, so it answers while that is busy or hung.\n"
+		"  --json         as JSON (docs/status-json.md), every job with its partitions\n"
+		"  --prometheus   as Prometheus text (docs/metrics.md)\n"
+		"  --jobs         the text with every job's partitions, one line each\n"
+		"  --job N        the text with only job N, with its partitions\n"
+		CLI_HELP_NAME
+		"Exit status: 0 running, 1 no such instance, 2 a bad argument, 3 the\n"
+		"supervisor is not running or not responding (its last state is shown).\n",
 	.options = cmd_status_options,
 	.optstring = ":h",
 	.exec = cmd_status,
