@@ -44,8 +44,8 @@ static struct __kernel_timespec tick = { .tv_nsec = SUP_TICK_MS * 1000000 };
  * sup_log line goes to stderr and, with a UTC timestamp, there. */
 static struct {
 	int dirfd, fd;		/* the state directory's, and the file's; -1 = none */
-	uint64_t size;
-} logf = { -1, -1, 0 };
+	uint64_t size, max;	/* max: SUP_LOG_MAX, or the test hook PROVISOR_LOG_MAX */
+} logf = { -1, -1, 0, SUP_LOG_MAX };
 
 /* Is stderr systemd's journal? systemd sets JOURNAL_STREAM to the
  * "DEVICE:INODE" of the stream it connects (systemd.exec(5)); a child
@@ -63,7 +63,7 @@ static int stderr_is_journal(void)
 
 static int log_reopen(int trunc)
 {
-	int fd = openat(logf.dirfd, SUP_LOG_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+	int fd = openat(logf.dirfd, SUP_LOG_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
 			(trunc ? O_TRUNC : 0), 0640);
 	struct stat st;
 
@@ -84,8 +84,12 @@ static int log_reopen(int trunc)
  * kept for the rotation), unless stderr is the journal. 0, or -errno. */
 static int log_open(int dirfd)
 {
+	const char *max = secure_getenv("PROVISOR_LOG_MAX");	/* tests: rotate early */
+
 	if (stderr_is_journal())
 		return 0;
+	if (max && atoll(max) > 0)
+		logf.max = (uint64_t)atoll(max);
 	if ((logf.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0)
 		return -errno;
 	return log_reopen(0);
@@ -120,7 +124,7 @@ static void log_file(const char *msg, int len)
 	}
 	/* At the cap: the file becomes log.1 (replacing the one before) and
 	 * a new one begins. */
-	if (logf.size + (uint64_t)n > SUP_LOG_MAX &&
+	if (logf.size + (uint64_t)n > logf.max &&
 	    (renameat(logf.dirfd, SUP_LOG_FILE, logf.dirfd, SUP_LOG_FILE ".1") < 0 || log_reopen(1) < 0)) {
 		log_close();	/* cannot go on with it: stderr only */
 		fprintf(stderr, "provisor[%d]: the log file: %s; logging to stderr only\n", (int)getpid(),
@@ -695,7 +699,8 @@ int sup_main(const struct conf *c)
 	/* Test hooks: said aloud, so that one left in a unit is noticed. */
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
 					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS",
-					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS" };
+					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS",
+					     "PROVISOR_LOG_MAX" };
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		const char *v = secure_getenv(hooks[i]);
 		if (v)

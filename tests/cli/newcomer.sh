@@ -164,6 +164,15 @@ stop_sup
 expect 1 "no log file" log --name "$name" --state-dir "$dir/none"
 P log --state-dir "$state" | grep -q "stopped$" || fail "log after the stop lacks 'stopped'"
 
+# the log's cap and its one rotation (PROVISOR_LOG_MAX: a small cap)
+PROVISOR_LOG_MAX=600 start_sup rot --config "$dir/c.ini" --state-dir "$dir/state3" --backend cpu --gpus 1 --synth 1
+for _ in 1 2 3 4 5 6; do P drain >/dev/null; P resume >/dev/null; done
+stop_sup
+s0=$(stat -c %s "$dir/state3/log") s1=$(stat -c %s "$dir/state3/log.1" 2>/dev/null || echo 0)
+[ "$s1" -gt 0 ] && [ "$s0" -le 600 ] && [ "$s1" -le 600 ] || fail "rotation: log $s0 bytes, log.1 $s1 bytes"
+tail -1 "$dir/state3/log" | grep -q "stopped$" || fail "the rotated log does not end with 'stopped'"
+[ "$(cat "$dir/state3/log.1" "$dir/state3/log" | grep -c "resumed: taking jobs again")" -ge 1 ] || fail "rotated lines lost"
+
 # --backend cuda without a device: degraded, with the reason
 if [ "$("$(dirname "$prov")/gpuworker" --count-devices | cut -d' ' -f1)" = 0 ]; then
   start_sup cuda --state-dir "$dir/state2" --backend cuda --gpus 1 --workers-per-gpu 2 --synth 1
