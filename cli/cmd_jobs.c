@@ -237,16 +237,24 @@ static int cmd_log_dir(const char *name, char *dir, size_t len)
 	return 0;
 }
 
-/* Copy fd to stdout from where it is: 0, or -1 on an error (said). */
+/* Copy fd to stdout from where it is: 0, or -1 on an error. A byte
+ * outside printable ASCII (but newline and tab) shows as \xNN, as in the
+ * status views: no escape sequence in a logged text reaches the terminal. */
 static int cmd_log_copy(int fd)
 {
-	char buf[65536];
+	unsigned char buf[65536];
 	ssize_t n;
 
 	while ((n = read(fd, buf, sizeof buf)) > 0)
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
-			return -1;
-	fflush(stdout);
+		for (ssize_t i = 0; i < n; i++) {
+			unsigned char b = buf[i];
+			if ((b >= 0x20 && b < 0x7f) || b == '\n' || b == '\t')
+				putchar(b);
+			else
+				printf("\\x%02x", b);
+		}
+	if (fflush(stdout) || ferror(stdout))
+		return -1;
 	return n < 0 ? -1 : 0;
 }
 

@@ -162,6 +162,8 @@ P log | grep -q "drained: every accepted job has ended" || fail "provisor log la
   fail "backend line $(grep -c 'backend cpu (asked for)' "$dir/sup.err") times"
 stop_sup
 expect 1 "no log file" log --name "$name" --state-dir "$dir/none"
+mkdir "$dir/esc" && printf 'a\033[2Jb\n' >"$dir/esc/log"
+[ "$("$prov" log --state-dir "$dir/esc")" = 'a\x1b[2Jb' ] || fail "log lets an escape through: $("$prov" log --state-dir "$dir/esc" | od -c | head -2)"
 P log --state-dir "$state" | grep -q "stopped$" || fail "log after the stop lacks 'stopped'"
 
 # the log's cap and its one rotation (PROVISOR_LOG_MAX: a small cap)
