@@ -70,6 +70,9 @@ static void header(FILE *f, const struct snap *s)
 		char why[4 * sizeof s->sup.degraded_reason];
 		fprintf(f, " (%s)", util_cleann(why, sizeof why, s->sup.degraded_reason,
 						sizeof s->sup.degraded_reason));
+	} else if (s->sup.state == SHM_SUP_DRAINING && !s->sup.jobs_queued && !s->sup.jobs_running &&
+		   !s->jobs_by_state[SHM_JOB_BLOCKED]) {
+		fprintf(f, " (drained: taking no jobs until provisor resume)");
 	}
 	fprintf(f, "\njobs: %" PRIu64 " queued, %" PRIu64 " running, %u blocked, %" PRIu64 " done, %"
 		PRIu64 " failed, %" PRIu64 " cancelled; partitions: %" PRIu64 " done, %" PRIu64 " failed",

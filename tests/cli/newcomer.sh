@@ -143,7 +143,7 @@ EOF
 P drain >/dev/null || fail "drain"
 sleep 1
 P ping >/dev/null 2>&1 || fail "the supervisor is gone after a drain with nothing queued"
-P status | grep -q "state draining" || fail "not draining: $(P status | head -1)"
+P status | grep -q "state draining (drained: taking no jobs until provisor resume)" || fail "not draining: $(P status | head -1)"
 expect 1 "draining: not accepting jobs" submit --name "$name" --kind winning-post
 "$prov" log --name "$name" -f >"$dir/follow" 2>&1 &
 fpid=$!
