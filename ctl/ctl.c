@@ -146,7 +146,7 @@ int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size
 {
 	static const struct { const char *word; enum ctl_op op; } plain[] = {
 		{ "ping", CTL_PING }, { "drain", CTL_DRAIN }, { "stop", CTL_STOP },
-		{ "hello", CTL_HELLO },
+		{ "hello", CTL_HELLO }, { "resume", CTL_RESUME },
 	};
 	char buf[CTL_MAX_LINE + 1], *w[CTL_MAX_WORDS];
 	struct ctl_req r = { .op = 0 };
@@ -230,6 +230,7 @@ int ctl_format(const struct ctl_req *req, char *buf, size_t buflen)
 	case CTL_PING: rc = ctl_put(buf, buflen, &off, "ping"); break;
 	case CTL_HELLO: rc = ctl_put(buf, buflen, &off, "hello"); break;
 	case CTL_DRAIN: rc = ctl_put(buf, buflen, &off, "drain"); break;
+	case CTL_RESUME: rc = ctl_put(buf, buflen, &off, "resume"); break;
 	case CTL_STOP: rc = ctl_put(buf, buflen, &off, "stop"); break;
 	case CTL_CANCEL:
 		rc = ctl_put(buf, buflen, &off, "cancel %llu", (unsigned long long)req->job);

@@ -8,7 +8,8 @@
  *   hello                             (reply: ok NAME PID)
  *   submit KIND [seed=HEX] [k=N] [partitions=N]
  *   cancel JOB
- *   drain
+ *   drain                             (take no new jobs; stay up)
+ *   resume                            (take jobs again after a drain)
  *   stop
  *   worker enable|disable SLOT        (SLOT: gpu.N or synth.N)
  * A reply is one line: "ok[ VALUE...]" or "err REASON". A malformed,
@@ -39,6 +40,7 @@ enum ctl_op {
 	CTL_WORKER_ENABLE,
 	CTL_WORKER_DISABLE,
 	CTL_HELLO,
+	CTL_RESUME,
 };
 
 struct ctl_req {

@@ -97,7 +97,7 @@ static void frames(void)
 static void ctls(void)
 {
 	static const char *const lines[][2] = {
-		{ "ping", "ping\n" }, { "hello", "hello\n" }, { "drain", "drain" }, { "stop", "stop\n" },
+		{ "ping", "ping\n" }, { "hello", "hello\n" }, { "drain", "drain" }, { "resume", "resume\n" }, { "stop", "stop\n" },
 		{ "submit_full", "submit porep seed=00ff10 k=16 partitions=4\n" },
 		{ "submit_kind", "submit winning-post" },
 		{ "submit_order", "submit snap-deals partitions=64 k=1 seed=AB\n" },

@@ -637,7 +637,7 @@ static void *gw_heartbeat(void *arg)
 static _Noreturn void gw_usage(void)
 {
 	fprintf(stderr, "usage: gpuworker --instance NAME --slot I [--gpu ORD] "
-		"[--backend auto|cpu|cuda] [--jobs-fd FD]\n");
+		"[--backend auto|cpu|cuda] [--jobs-fd FD] [--quiet-backend]\n");
 	exit(1);
 }
 
@@ -658,6 +658,7 @@ static void gw_args(int argc, char **argv, const char **name)
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "jobs-fd", required_argument, NULL, 'j' },
+		{ "quiet-backend", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int have_slot = 0, c;
@@ -672,6 +673,8 @@ static void gw_args(int argc, char **argv, const char **name)
 			gw.gpu = (int)gw_number(optarg);
 		else if (c == 'j')
 			gw.jobs_fd = (int)gw_number(optarg);
+		else if (c == 'q')
+			hterm_backend_quiet = 1;
 		else if (c == 'b' && vocab_backend_parse(optarg, &gw.be) == 0)
 			continue;
 		else
@@ -747,7 +750,7 @@ int main(int argc, char **argv)
 	want = gw.be;
 	if (hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
 		gw_log("%s", err);
-		return 3;
+		return GPUWORKER_EXIT_NO_DEVICE;
 	}
 	/* A gone supervisor shows as EPIPE on the next write, not a signal;
 	 * SIGTERM and SIGINT are taken by sigwait below, in every thread. */

@@ -113,6 +113,11 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 		argv[n++] = (char *)vocab_backend_name((uint32_t)s->backend);
 		argv[n++] = "--jobs-fd";	/* STATE/jobs: it stores H there */
 		argv[n++] = "3";
+		/* Its backend line once per supervisor: every worker resolves
+		 * the same backend on the same machine. */
+		if (s->backend_logged)
+			argv[n++] = "--quiet-backend";
+		s->backend_logged = 1;
 	}
 	argv[n] = NULL;
 }
@@ -527,11 +532,13 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 	if (st.actions & CA_SHOW_DISABLED) {
 		if (x->v) {
 			x->v->state = SHM_SLOT_DISABLED;
+			x->v->disable_reason = c->disable_reason;
 			show_slot(s, c, x->v);
 			sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, x->code, 0, 0, "%s.%u disabled%s%s",
 				  kind_name(c), c->slot, x->why ? ": " : "", x->why ? x->why : "");
 		} else if (shm_read_slot(&s->seg, table_of(c), c->slot, &v) == 0) {
 			v.state = SHM_SLOT_DISABLED;
+			v.disable_reason = c->disable_reason;
 			show_slot(s, c, &v);
 		}
 	}
@@ -608,6 +615,11 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		x.code = 0;
 	} else if (s->stopping) {
 		ev = CEV_EXIT_STOPPED;
+	} else if (c->kind == CHILD_GPU && kind == SHM_EXIT_CODE && x.code == GPUWORKER_EXIT_NO_DEVICE) {
+		/* backend cuda and no device: restarting it cannot help */
+		ev = CEV_EXIT_DISABLE;
+		c->disable_reason = SHM_DISABLE_NO_DEVICE;
+		x.why = "no CUDA device for backend cuda";
 	} else {
 		if (now - c->started_ns > s->conf.stable_run_ms * 1000000u)
 			c->crashes = 0;
@@ -622,6 +634,7 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 				 (unsigned long long)(s->conf.restart_period_ms / 1000),
 				 kind == SHM_EXIT_SIGNAL ? "signal" : "exit", x.code);
 			x.why = why;
+			c->disable_reason = SHM_DISABLE_CRASHLOOP;
 		}
 	}
 	child_act(s, ci, ev, &x);
@@ -734,6 +747,7 @@ int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 		struct child *c = &s->child[i];
 		if (table_of(c) != table || c->slot != slot)
 			continue;
+		c->disable_reason = enable ? SHM_DISABLE_NONE : SHM_DISABLE_OPERATOR;
 		child_event(s, i, enable ? CEV_ENABLE : CEV_DISABLE, NULL);
 		return 0;
 	}

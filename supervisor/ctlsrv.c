@@ -331,8 +331,21 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 			reply(s, ci, "ok");
 		return;
 	case CTL_DRAIN:
+		if (!s->draining)
+			sup_log("draining: no new jobs; the accepted ones go on (provisor resume "
+				"takes jobs again)");
 		s->draining = 1;
-		sup_log("draining: no new jobs; stopping when the accepted ones are done");
+		reply(s, ci, "ok");
+		return;
+	case CTL_RESUME:
+		if (s->stop_requested || s->stopping) {
+			reply(s, ci, "err stopping: cannot resume");
+			return;
+		}
+		if (s->draining)
+			sup_log("resumed: taking jobs again");
+		s->draining = s->drained = 0;
+		sched_publish(s);
 		reply(s, ci, "ok");
 		return;
 	case CTL_STOP:

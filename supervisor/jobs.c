@@ -56,12 +56,52 @@ void jobs_publish(struct sup *s, int ji)
 	shm_write_job(&s->seg, (uint32_t)ji, &v);
 }
 
+/* Degraded: some slots are disabled by the supervisor itself (it kept
+ * crashing, its backend has no device, a wrong result), not by an
+ * operator. 1 with the reason in st->degraded_reason, else 0 and "". */
+static int jobs_degraded(const struct sup *s, struct shm_sup *st)
+{
+	uint32_t n[2] = { 0, 0 }, nodev = 0;
+	int first = -1;
+
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		const struct child *c = &s->child[i];
+		if (c->state != CH_DISABLED || c->disable_reason == SHM_DISABLE_OPERATOR)
+			continue;
+		n[c->kind == CHILD_SYNTH]++;
+		nodev += c->disable_reason == SHM_DISABLE_NO_DEVICE;
+		if (first < 0)
+			first = (int)i;
+	}
+	if (first < 0) {
+		st->degraded_reason[0] = '\0';
+		return 0;
+	}
+	const struct child *c = &s->child[first];
+	if (nodev == s->ngpu && !n[1])
+		snprintf(st->degraded_reason, sizeof st->degraded_reason,
+			 "no CUDA device: every GPU slot disabled");
+	else
+		snprintf(st->degraded_reason, sizeof st->degraded_reason,
+			 "%u of %u GPU and %u of %u synth slots disabled (%s.%u: %s)", n[0], s->ngpu, n[1],
+			 s->nsynth, c->kind == CHILD_GPU ? "gpu" : "synth", c->slot,
+			 c->disable_reason == SHM_DISABLE_NO_DEVICE ? "no device" :
+			 c->disable_reason == SHM_DISABLE_WRONG_RESULT ? "wrong result" : "crash loop");
+	return 1;
+}
+
 /* Totals for the supervisor record. */
 void sched_publish(struct sup *s)
 {
 	struct shm_sup *st = &s->stats;
+	int was = st->degraded_reason[0] != '\0', degraded = jobs_degraded(s, st);
 
-	st->state = s->stopping ? SHM_SUP_STOPPING : s->draining ? SHM_SUP_DRAINING : SHM_SUP_RUNNING;
+	if (degraded && !was)
+		sup_log("degraded: %s", st->degraded_reason);
+	else if (was && !degraded)
+		sup_log("no longer degraded: no slot is disabled but by an operator");
+	st->state = s->stopping ? SHM_SUP_STOPPING : s->draining ? SHM_SUP_DRAINING :
+		    degraded ? SHM_SUP_DEGRADED : SHM_SUP_RUNNING;
 	st->jobs_queued = st->jobs_running = 0;
 	for (uint32_t i = 0; i < s->njobs; i++) {
 		st->jobs_queued += s->jobs[i].id && s->jobs[i].state == SHM_JOB_QUEUED;
@@ -129,7 +169,8 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	int ji;
 
 	if (s->draining || s->stopping) {
-		snprintf(err, errlen, "draining: not accepting jobs");
+		snprintf(err, errlen, s->stopping ? "stopping: not accepting jobs" :
+			 "draining: not accepting jobs (provisor resume takes them again)");
 		return -EBUSY;
 	}
 	if (kind < 1 || kind > VOCAB_NKINDS) {
@@ -140,8 +181,9 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	k = k ? k : kc->log_size;
 	parts = parts ? parts : kc->partitions;
 	if (k < VOCAB_LOG_MIN || k > s->conf.max_log_size) {
-		snprintf(err, errlen, "log size %u is outside %d..%u (max_log_size)", k, VOCAB_LOG_MIN,
-			 s->conf.max_log_size);
+		/* the client's own wording for --log-size (cli/cmd_ctl.c reads it) */
+		snprintf(err, errlen, "log size %u is not a number in %d..%u (max_log_size)", k,
+			 VOCAB_LOG_MIN, s->conf.max_log_size);
 		return -EINVAL;
 	}
 	if (parts < 1 || parts > VOCAB_MAX_PARTS) {
@@ -246,16 +288,19 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 		s->stats.jobs_done++;
 		if (j->kind >= 1 && j->kind <= VOCAB_NKINDS)
 			s->stats.jobs_done_kind[j->kind - 1]++;
-	} else
+	} else if (state == SHM_JOB_CANCELLED)
+		s->stats.jobs_cancelled++;	/* its own count: not a failure */
+	else
 		s->stats.jobs_failed++;
 	jobs_publish(s, ji);
 	/* The totals at once, not at the next tick: a reader that sees the
 	 * job end must not see counters that do not yet include it. */
 	sched_publish(s);
-	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
+	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : state == SHM_JOB_CANCELLED ?
+		  SHM_EV_JOB_CANCELLED : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
 		  "job %llu %s%s%s", (unsigned long long)j->id,
 		  state == SHM_JOB_DONE ? "done" : state == SHM_JOB_CANCELLED ? "cancelled" : "failed",
-		  why ? ": " : "", why ? why : "");
+		  why && state == SHM_JOB_FAILED ? ": " : "", why && state == SHM_JOB_FAILED ? why : "");
 	if (why && state == SHM_JOB_FAILED)
 		sup_log("job %llu failed: %s", (unsigned long long)j->id, why);
 }

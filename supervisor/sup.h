@@ -89,6 +89,7 @@ struct child {
 	uint64_t window_start_ns;
 	char kill_why[96];	/* why the supervisor killed it, for the event */
 	int disabled;		/* by an operator: drained, then kept down (CA_MARK_DISABLED) */
+	uint32_t disable_reason;	/* enum shm_disable_reason of the last disable (published while disabled) */
 
 	/* Reading frames from its stdout. */
 	enum rd_state rd;
@@ -207,6 +208,8 @@ struct sup {
 
 	uint64_t next_job_id, next_gen;
 	int draining, stop_requested;
+	int drained;		/* draining, and the last accepted job ended (logged once) */
+	int backend_logged;	/* a gpuworker was started that logs its backend: the others don't */
 	int stopping;		/* 1 finishing in-flight work, 2 ending children */
 	uint64_t stop_deadline_ns;
 	struct shm_sup stats;

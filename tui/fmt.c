@@ -56,7 +56,7 @@ const char *fmt_part_state(uint32_t state)
 const char *fmt_sup_state(uint32_t state)
 {
 	static const char *const n[SHM_SUP_NSTATES] = {
-		"starting", "running", "draining", "stopping",
+		"starting", "running", "draining", "stopping", "degraded",
 	};
 	return NAME_OF(n, state);
 }
@@ -66,8 +66,17 @@ const char *fmt_event_type(uint32_t type)
 	static const char *const n[SHM_EV_NTYPES] = {
 		"none", "start", "crash", "restart", "disable", "enable",
 		"job-done", "job-failed", "job-submit", "info",
+		"preempt", "quarantine", "job-cancelled",
 	};
 	return NAME_OF(n, type);
+}
+
+const char *fmt_disable_reason(uint32_t reason)
+{
+	static const char *const n[SHM_DISABLE_NREASONS] = {
+		"none", "operator", "crash-loop", "no-device", "wrong-result",
+	};
+	return NAME_OF(n, reason);
 }
 
 const char *fmt_backend(uint32_t backend)

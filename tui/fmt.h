@@ -23,6 +23,8 @@ const char *fmt_part_state(uint32_t state);
 const char *fmt_sup_state(uint32_t state);
 const char *fmt_event_type(uint32_t type);
 const char *fmt_backend(uint32_t backend);
+/* Why a slot is disabled (enum shm_disable_reason): "operator", "no-device" ... */
+const char *fmt_disable_reason(uint32_t reason);
 /* "exit=3" / "SIGKILL" / "signal=40" / "-" for a slot's last exit: one
  * word, so that column-wise readers of the views can split on blanks. */
 void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code);

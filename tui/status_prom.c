@@ -172,8 +172,9 @@ static void supervisor(FILE *f, const struct snap *s)
 	head(f, name, "counter", help); \
 	fprintf(f, name " %llu\n", (unsigned long long)(v))
 	COUNTER("provisor_jobs_done_total", "Jobs completed with every partition proven.", s->sup.jobs_done);
-	COUNTER("provisor_jobs_failed_total", "Jobs that ended without a result: failed or cancelled.",
+	COUNTER("provisor_jobs_failed_total", "Jobs that failed (not those cancelled).",
 		s->sup.jobs_failed);
+	COUNTER("provisor_jobs_cancelled_total", "Jobs cancelled by an operator.", s->sup.jobs_cancelled);
 	head(f, "provisor_kind_jobs_done_total", "counter", "Jobs completed, by kind.");
 	char kb[24];
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
@@ -189,6 +190,32 @@ static void supervisor(FILE *f, const struct snap *s)
 	fprintf(f, "provisor_memory_used_bytes %llu\n", (unsigned long long)s->sup.mem_used);
 	loop(f, s);
 #undef COUNTER
+}
+
+/* Degraded: the supervisor runs short of what it was asked to run
+ * (docs/metrics.md), and the slots it disabled itself, with why. */
+static void degraded(FILE *f, const struct snap *s)
+{
+	char why[4 * sizeof s->sup.degraded_reason + 8], lab[64];
+	int deg = s->sup.state == SHM_SUP_DEGRADED;
+
+	head(f, "provisor_supervisor_degraded", "gauge",
+	     "1 while the supervisor runs short of what it was asked to run (reason: why), else 0.");
+	snprintf(why, sizeof why, "%.*s", (int)sizeof s->sup.degraded_reason, s->sup.degraded_reason);
+	fprintf(f, "provisor_supervisor_degraded{reason=\"%s\"} %d\n",
+		deg ? label_value(why, sizeof why, why) : "", deg);
+	head(f, "provisor_worker_disabled", "gauge",
+	     "1 for a disabled worker slot, by why it is disabled (operator, crash-loop, no-device, wrong-result).");
+	for (uint32_t t = SHM_T_GPU; t <= SHM_T_SYNTH; t++) {
+		uint32_t n;
+		const struct snap_slot *sl = snap_slots(s, t, &n);
+		for (uint32_t i = 0; i < n; i++)
+			if (sl[i].ok && sl[i].v.state == SHM_SLOT_DISABLED) {
+				slot_labels(lab, sizeof lab, t, i, &sl[i]);
+				fprintf(f, "provisor_worker_disabled{%s,reason=\"%s\"} 1\n", lab,
+					fmt_disable_reason(sl[i].v.disable_reason));
+			}
+	}
 }
 
 static void job_table(FILE *f, const struct snap *s)
@@ -234,6 +261,8 @@ int status_prom(FILE *f, const struct snap *s)
 		per_slot(f, s, "provisor_worker_partition", "gauge",
 			 "Partition the busy worker works on.", v_part, 1);
 		job_table(f, s);
+		if (s->sup_ok)
+			degraded(f, s);
 		head(f, "provisor_events_total", "counter", "Events the supervisor posted.");
 		fprintf(f, "provisor_events_total %llu\n", (unsigned long long)s->event_head);
 	}

@@ -59,6 +59,8 @@ static void test_valid(void)
 	CHECK(parse_ok("ping\n").op == CTL_PING, "ping with newline");
 	CHECK(parse_ok("hello").op == CTL_HELLO, "hello");
 	CHECK(parse_ok("drain").op == CTL_DRAIN, "drain");
+	CHECK(parse_ok("resume").op == CTL_RESUME, "resume");
+	refuse("resume now", "resume takes no arguments");
 	CHECK(parse_ok("stop\n").op == CTL_STOP, "stop");
 	r = parse_ok("cancel 42");
 	CHECK(r.op == CTL_CANCEL && r.job == 42, "cancel");
@@ -145,7 +147,7 @@ static void test_refused(void)
 static void test_roundtrip(void)
 {
 	static const char *lines[] = {
-		"ping\n", "hello\n", "drain\n", "stop\n", "cancel 7\n", "submit porep\n",
+		"ping\n", "hello\n", "drain\n", "resume\n", "stop\n", "cancel 7\n", "submit porep\n",
 		"submit winning-post seed=00ff k=26 partitions=64\n",
 		"submit snap-deals seed=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20\n",
 		"submit window-post k=14\n", "worker enable gpu.3\n", "worker disable synth.0\n",
