@@ -41,7 +41,7 @@
 
 enum fault_action {
 	FAULT_A_EXIT, FAULT_A_SEGV, FAULT_A_ABORT, FAULT_A_KILL,
-	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT, FAULT_A_HOSTILE,
+	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT, FAULT_A_HOSTILE, FAULT_A_FLIP,
 };
 
 struct fault_rule {
@@ -65,7 +65,7 @@ static struct {
 static _Thread_local int fault_shm_next;
 
 static const char *const fault_point_names[FAULT_NPOINTS] = {
-	"start", "before", "during", "after", "frame", "shm",
+	"start", "before", "during", "after", "frame", "shm", "store",
 };
 
 /* A malformed PROVISOR_FAULT: one line naming the rule (NULL: the whole
@@ -113,7 +113,7 @@ static int fault_who(const char *rule, const char *who, const char *kind, unsign
 static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 {
 	static const char *const names[] = {
-		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt", "hostile",
+		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt", "hostile", "flip",
 	};
 	unsigned long code;
 
@@ -131,7 +131,7 @@ static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 			return;
 		}
 	fault_bad(rule, "unknown ACTION \"%s\" (exit[=CODE], segv, abort, kill, hang, "
-		  "stop, corrupt, hostile)", a);
+		  "stop, corrupt, hostile, flip)", a);
 }
 
 /* Parse one RULE (modified in place; text keeps a copy as written). */
@@ -155,11 +155,13 @@ static void fault_rule_parse(char *s, const char *kind, unsigned slot, struct fa
 		;
 	if (i == FAULT_NPOINTS)
 		fault_bad(r->text, "unknown POINT \"%s\" (start, before, during, after, "
-			  "frame, shm)", f[1]);
+			  "frame, shm, store)", f[1]);
 	r->point = (enum fault_point)i;
 	fault_action(r->text, f[2], r);
 	if ((r->point == FAULT_FRAME) != (r->action == FAULT_A_CORRUPT || r->action == FAULT_A_HOSTILE))
 		fault_bad(r->text, "%scorrupt and hostile go with the frame point, and only there", "");
+	if ((r->point == FAULT_STORE) != (r->action == FAULT_A_FLIP))
+		fault_bad(r->text, "%sflip goes with the store point, and only there", "");
 	r->count = 1;
 	if (f[3] && !strcmp(f[3], "inf"))
 		r->count = FAULT_INF;
@@ -259,6 +261,7 @@ static void fault_act(const struct fault_rule *r)
 		return;
 	case FAULT_A_CORRUPT:
 	case FAULT_A_HOSTILE:
+	case FAULT_A_FLIP:
 		return;
 	}
 }
@@ -324,7 +327,7 @@ void fault_point(enum fault_point p)
 		fault_shm_next = 1;
 		return;
 	}
-	if (p != FAULT_FRAME && (r = fault_take(p)) != NULL)
+	if (p != FAULT_FRAME && p != FAULT_STORE && (r = fault_take(p)) != NULL)
 		fault_act(r);
 }
 
@@ -336,4 +339,14 @@ enum fault_frame fault_frame(void)
 		return FAULT_FRAME_OK;
 	fault_say(r);
 	return r->action == FAULT_A_HOSTILE ? FAULT_FRAME_HOSTILE : FAULT_FRAME_CORRUPT;
+}
+
+int fault_store(void)
+{
+	struct fault_rule *r;
+
+	if (!(fault.mask & (1u << FAULT_STORE)) || !(r = fault_take(FAULT_STORE)))
+		return 0;
+	fault_say(r);
+	return 1;
 }

@@ -17,12 +17,16 @@
  *                   running checksum)
  *           shm     inside the status write of the next begin (halfway
  *                   through the latch copy)
+ *           store   gpuworker: H computed, before it is encoded, hashed
+ *                   and stored (ACTION flip: one bit of one coefficient
+ *                   flipped, so a wrong H is stored with a matching
+ *                   digest: only verification can catch it)
  *   ACTION  exit[=CODE] (default 4) | segv | abort | kill (SIGKILL self)
  *           | hang (the working thread sleeps forever; heartbeats go on)
  *           | stop (SIGSTOP: the whole process, heartbeats too) | corrupt
  *           | hostile (frame point: the frame is replaced by a FAIL whose
  *             reason holds terminal escape sequences, FAULT_HOSTILE_REASON,
- *             as a hostile worker's could)
+ *             as a hostile worker's could) | flip (store point only)
  *   COUNT   how many times the rule fires in all, across restarts of the
  *           worker (default 1; "inf" = every time). Counted in the file
  *           named by PROVISOR_FAULT_STATE (one byte appended per firing,
@@ -35,6 +39,7 @@
 
 enum fault_point {
 	FAULT_START, FAULT_BEFORE, FAULT_DURING, FAULT_AFTER, FAULT_FRAME, FAULT_SHM,
+	FAULT_STORE,
 	FAULT_NPOINTS
 };
 
@@ -48,6 +53,8 @@ void fault_point(enum fault_point p);
 /* At FAULT_FRAME: what to do to this frame (and counts it). */
 enum fault_frame { FAULT_FRAME_OK, FAULT_FRAME_CORRUPT, FAULT_FRAME_HOSTILE };
 enum fault_frame fault_frame(void);
+/* At FAULT_STORE: 1 when this H is to have a bit flipped (and counts it). */
+int fault_store(void);
 
 #define FAULT_HOSTILE_REASON "\x1b]0;pwned\x07\x1b[2J\x1b[31mhostile \xff reason"
 

@@ -365,9 +365,10 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 	for (int i = 0; i < c->nhold; i++)
 		requeue_one(s, &c->hold[i], why);
 	c->nhold = 0;
-	if (c->kind == CHILD_SYNTH)
+	if (c->kind == CHILD_SYNTH) {
+		check_on_exit(s, ci);	/* its verification goes back to pending */
 		relay_on_src_exit(s, ci);	/* the rest of its payload is gone */
-	else
+	} else
 		relay_on_dst_exit(s, ci);	/* the rest has nowhere to go */
 }
 
@@ -424,8 +425,8 @@ void jobs_check_done(struct sup *s, int ji)
 {
 	struct job *j = &s->jobs[ji];
 
-	if (!jobs_active(j) || !results_commit_due(j))
-		return;
+	if (!jobs_active(j) || !results_commit_due(j) || !check_settled(j))
+		return;	/* (verifications pending: the last verdict calls again) */
 	for (uint32_t p = 0; p < j->nparts; p++)
 		if (j->part[p].state != SHM_PART_DONE)
 			return;
@@ -482,6 +483,7 @@ void sched_result(struct sup *s, uint32_t ci)
 		return;
 	}
 	results_part_stored(s, r.job, r.part, d.digest);
+	check_stored(s, r.job, r.part, ci);
 	pt->state = SHM_PART_DONE;
 	pt->gpu_ns = c->hdr.work_ns;
 	if (pt->gpu_ns > s->longest_ns[j->kind])

@@ -48,6 +48,7 @@
 #define SUP_WORKER_NICE 5
 #define SUP_HDR_BYTES 80	/* a result file's header (format/pfile.h) */
 #define SUP_REASON_MAX 256	/* a reason's full text */
+#define CHECK_RECENT 16		/* a gpu slot's last unsampled results, remembered (check.c) */
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };
 
@@ -106,7 +107,17 @@ struct child {
 	/* Writing to its stdin: a SYNTH_REQ (synth) or a relayed PART_DATA
 	 * header (gpu), one at a time. */
 	int wr_pending;
-	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_synth_req)];
+	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_verify_req)];
+
+	/* synth: the stored partition it verifies (check.c), instead of a
+	 * synthesis; gpu: results stored (the sample's count), why it is
+	 * disabled (enum shm_disable_reason), and its last unverified results */
+	int verifying;
+	struct part_ref vref;
+	uint32_t results_n;
+	uint32_t disable_reason;
+	struct { uint64_t id; uint32_t part; } unverified[CHECK_RECENT];
+	uint32_t unverified_n;
 
 	/* synth: relaying its held PART_DATA payload, spliced from its stdout
 	 * to relay_dst's stdin (relay.c; its modes are relay_fsm.h's). */
@@ -132,6 +143,8 @@ struct part {
 	uint64_t synth_ns, gpu_ns;
 	uint64_t ready_ns;	/* when it became READY (dispatch latency) */
 	uint64_t synth_start_ns;	/* its SYNTH_REQ went out */
+	uint8_t verify;		/* check.c's enum check_state */
+	int16_t stored_by;	/* the gpu child that stored it, + 1 (0 = none) */
 };
 
 struct job {
@@ -349,6 +362,20 @@ void ctlsrv_on_read(struct sup *s, uint32_t who, int res);
 void ctlsrv_on_write(struct sup *s, uint32_t who, int res);
 /* The journal's fdatasync for connection slot ci's submit finished. */
 void ctlsrv_on_sync(struct sup *s, uint32_t ci, int res);
+
+/* check.c: verification of stored partitions by the synths, quarantine */
+/* gpu child gi stored partition p of job ji: sample it for verification. */
+void check_stored(struct sup *s, int ji, uint32_t p, uint32_t gi);
+/* Give synth si a pending verification: 1 if it got one. */
+int check_dispatch(struct sup *s, uint32_t si);
+/* A VERIFIED frame from synth ci (its payload checked). */
+void check_verified(struct sup *s, uint32_t ci);
+/* Synth ci is gone: its verification goes back to pending. */
+void check_on_exit(struct sup *s, uint32_t ci);
+/* No partition of j waits for, or is in, verification: it may commit. */
+int check_settled(const struct job *j);
+/* Bytes the verifying synths hold (the memory budget). */
+uint64_t check_mem(const struct sup *s);
 
 /* statedir.c */
 /* Make dir absolute and lexically clean, in place: 0 or -errno, err. */

@@ -1,7 +1,8 @@
 # synth/worker: the synth worker program the supervisor execs per synth
 # slot (bin/synth), and its test, which plays the supervisor's part.
 PROGS += $(BIN)/synth
-$(BIN)/synth: $(call objs,synth/worker.c) $(O)/libsynth.a $(O)/libproto.a $(O)/libshm.a \
+$(BIN)/synth: $(call objs,synth/worker.c) $(O)/libverify.a $(O)/libformat.a $(O)/libsynth.a \
+	$(O)/libproto.a $(O)/libshm.a \
 	$(O)/libfield.a $(O)/libfault.a
 LDLIBS_synth = $(call pc_libs,libsodium) $(call pc_libs,libxxhash)
 
