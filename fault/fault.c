@@ -51,6 +51,7 @@ struct fault_rule {
 	enum fault_action action;
 	int code;		/* exit status for FAULT_A_EXIT */
 	unsigned long count;	/* FAULT_INF or 1.. */
+	unsigned long skip;	/* passes let go by before the first firing */
 	atomic_int spent;	/* this process saw the count reached */
 };
 
@@ -163,6 +164,12 @@ static void fault_rule_parse(char *s, const char *kind, unsigned slot, struct fa
 	if ((r->point == FAULT_STORE) != (r->action == FAULT_A_FLIP))
 		fault_bad(r->text, "%sflip goes with the store point, and only there", "");
 	r->count = 1;
+	char *at = f[3] ? strchr(f[3], '@') : NULL;
+	if (at) {
+		*at = '\0';
+		if (fault_number(at + 1, 1000000, &r->skip) || r->skip == 0)
+			fault_bad(r->text, "bad SKIP \"%s\" (1..1000000)", at + 1);
+	}
 	if (f[3] && !strcmp(f[3], "inf"))
 		r->count = FAULT_INF;
 	else if (f[3] && (fault_number(f[3], 1000000, &r->count) || r->count == 0))
@@ -189,12 +196,12 @@ static void fault_say(const struct fault_rule *r)
 static int fault_take_count(int i)
 {
 	struct fault_rule *r = &fault.rule[i];
-	char tag = (char)('a' + i), buf[4096];
-	unsigned long seen = 0;
+	char tag = (char)('a' + i), pass = (char)('A' + i), buf[4096];
+	unsigned long seen = 0, passed = 0;
 	ssize_t n;
 	int fd, fire;
 
-	if (r->count == FAULT_INF)
+	if (r->count == FAULT_INF && !r->skip)
 		return 1;
 	if (atomic_load(&r->spent))
 		return 0;
@@ -202,14 +209,22 @@ static int fault_take_count(int i)
 	if (fd < 0 || flock(fd, LOCK_EX) < 0)
 		goto fail;
 	while ((n = read(fd, buf, sizeof buf)) > 0)
-		for (ssize_t k = 0; k < n; k++)
+		for (ssize_t k = 0; k < n; k++) {
 			seen += buf[k] == tag;
+			passed += buf[k] == pass;
+		}
 	if (n < 0)
 		goto fail;
-	fire = seen < r->count;
+	if (passed < r->skip) {	/* one more pass let go by */
+		if (write(fd, &pass, 1) != 1)
+			goto fail;
+		close(fd);
+		return 0;
+	}
+	fire = r->count == FAULT_INF || seen < r->count;
 	if (fire && write(fd, &tag, 1) != 1)
 		goto fail;
-	if (seen + (unsigned long)fire >= r->count)
+	if (r->count != FAULT_INF && seen + (unsigned long)fire >= r->count)
 		atomic_store(&r->spent, 1);
 	close(fd);	/* releases the lock */
 	return fire;
@@ -301,7 +316,7 @@ void fault_init(const char *kind, unsigned slot)
 		if (!*s)
 			fault_bad(NULL, "%san empty rule (a stray comma?)", "");
 		fault_rule_parse(s, kind, slot, r);
-		finite |= r->count != FAULT_INF;
+		finite |= r->count != FAULT_INF || r->skip;
 		if (r->mine)
 			fault.mask |= 1u << r->point;
 		fault.nrules++;

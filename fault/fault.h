@@ -3,7 +3,7 @@
  * recovery path of the supervisor is exercised on purpose, not by luck.
  * Off unless PROVISOR_FAULT is set; then it costs one branch per point.
  *
- * PROVISOR_FAULT = RULE[,RULE...], RULE = WHO:POINT:ACTION[:COUNT]
+ * PROVISOR_FAULT = RULE[,RULE...], RULE = WHO:POINT:ACTION[:COUNT[@SKIP]]
  *   WHO     gpu.N | synth.N | gpu | synth | any
  *   POINT   start   after attaching the slot, before HELLO
  *           before  a partition received, before its begin
@@ -31,6 +31,10 @@
  *           worker (default 1; "inf" = every time). Counted in the file
  *           named by PROVISOR_FAULT_STATE (one byte appended per firing,
  *           under flock), which finite counts require.
+ *   SKIP    the first SKIP passes of the point go by without firing
+ *           (counted in the state file too, which a SKIP requires): e.g.
+ *           gpu:during:kill:3@4 lets four partitions be proved, then
+ *           kills the next three.
  * A malformed PROVISOR_FAULT is reported on stderr and the worker exits 1
  * at fault_init: a test that asked for a fault never silently runs without.
  */

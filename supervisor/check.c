@@ -37,8 +37,6 @@
 #include "supervisor/sup.h"
 #include "util/text.h"
 
-enum check_state { CK_NONE, CK_SKIPPED, CK_PENDING, CK_INFLIGHT, CK_OK };
-
 /* H (raw, then decoded in place) at the synth: 2 x 32 x 2^k bytes. */
 static uint64_t verify_bytes(const struct job *j)
 {
@@ -60,7 +58,7 @@ uint64_t check_mem(const struct sup *s)
 int check_settled(const struct job *j)
 {
 	for (uint32_t p = 0; p < j->nparts; p++)
-		if (j->part[p].verify == CK_PENDING || j->part[p].verify == CK_INFLIGHT)
+		if (j->part[p].verify == PV_PENDING || j->part[p].verify == PV_INFLIGHT)
 			return 0;
 	return 1;
 }
@@ -75,7 +73,7 @@ void check_stored(struct sup *s, int ji, uint32_t p, uint32_t gi)
 
 	g->results_n++;
 	pt->stored_by = (int16_t)(gi + 1);
-	pt->verify = sample ? CK_PENDING : CK_SKIPPED;
+	pt->verify = sample ? PV_PENDING : PV_SKIPPED;
 	if (!sample) {	/* remembered, for a quarantine that may come */
 		g->unverified[g->unverified_n % CHECK_RECENT].id = s->jobs[ji].id;
 		g->unverified[g->unverified_n % CHECK_RECENT].part = p;
@@ -96,7 +94,7 @@ static int next_pending(const struct sup *s, uint32_t *part)
 				  (j->priority == s->jobs[best].priority && j->id > s->jobs[best].id)))
 			continue;
 		for (uint32_t p = 0; p < j->nparts; p++)
-			if (j->part[p].state == SHM_PART_DONE && j->part[p].verify == CK_PENDING) {
+			if (j->part[p].state == SHM_PART_DONE && j->part[p].verify == PV_PENDING) {
 				best = (int)i;
 				*part = p;
 				break;
@@ -129,7 +127,7 @@ int check_dispatch(struct sup *s, uint32_t si)
 	memcpy(buf, &h, sizeof h);
 	memcpy(buf + sizeof h, &req, sizeof req);
 	child_write(s, si, buf, sizeof buf);
-	j->part[p].verify = CK_INFLIGHT;
+	j->part[p].verify = PV_INFLIGHT;
 	return 1;
 }
 
@@ -141,8 +139,8 @@ void check_on_exit(struct sup *s, uint32_t ci)
 	if (!c->verifying)
 		return;
 	c->verifying = 0;
-	if (j->id == c->vref.id && j->part[c->vref.part].verify == CK_INFLIGHT)
-		j->part[c->vref.part].verify = CK_PENDING;
+	if (j->id == c->vref.id && j->part[c->vref.part].verify == PV_INFLIGHT)
+		j->part[c->vref.part].verify = PV_PENDING;
 }
 
 /* Partition p of job ji is to be computed again (its region is rewritten
@@ -152,7 +150,7 @@ static void recompute(struct sup *s, int ji, uint32_t p)
 	struct part *pt = &s->jobs[ji].part[p];
 
 	pt->state = SHM_PART_QUEUED;
-	pt->verify = CK_NONE;
+	pt->verify = PV_NONE;
 	pt->stored_by = 0;
 	pt->synth_child = pt->gpu_child = -1;
 	jobs_publish(s, ji);
@@ -181,8 +179,8 @@ static void quarantine(struct sup *s, uint32_t gi, uint64_t id, uint32_t p, cons
 		if (!jobs_active(j))
 			continue;
 		for (uint32_t q = 0; q < j->nparts; q++)
-			if (j->part[q].stored_by == (int16_t)(gi + 1) && j->part[q].verify == CK_SKIPPED) {
-				j->part[q].verify = CK_PENDING;
+			if (j->part[q].stored_by == (int16_t)(gi + 1) && j->part[q].verify == PV_SKIPPED) {
+				j->part[q].verify = PV_PENDING;
 				again++;
 			}
 	}
@@ -216,14 +214,14 @@ void check_verified(struct sup *s, uint32_t ci)
 	memcpy(&v, c->buf, sizeof v);
 	v.why[sizeof v.why - 1] = '\0';
 	struct job *j = &s->jobs[r.job];
-	if (j->id != r.id || !jobs_active(j) || j->part[r.part].verify != CK_INFLIGHT)
+	if (j->id != r.id || !jobs_active(j) || j->part[r.part].verify != PV_INFLIGHT)
 		return;		/* ended, or computed again meanwhile */
 	struct part *pt = &j->part[r.part];
 	char why[sizeof v.why];
 	util_clean(why, sizeof why, v.why);
 	switch (v.verdict) {
 	case FRAME_VERDICT_OK:
-		pt->verify = CK_OK;
+		pt->verify = PV_OK;
 		break;
 	case FRAME_VERDICT_WRONG:
 		if (pt->stored_by > 0)

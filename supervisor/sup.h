@@ -136,6 +136,10 @@ struct child {
 	uint16_t epoch;		/* bumped at each spawn: stale completions are ignored */
 };
 
+/* A stored partition's verification (check.c): not stored, not in the
+ * sample, to verify, at a synth, verified. */
+enum check_state { PV_NONE, PV_SKIPPED, PV_PENDING, PV_INFLIGHT, PV_OK };
+
 struct part {
 	uint8_t state;		/* enum shm_part_state */
 	uint8_t attempts;
@@ -143,7 +147,7 @@ struct part {
 	uint64_t synth_ns, gpu_ns;
 	uint64_t ready_ns;	/* when it became READY (dispatch latency) */
 	uint64_t synth_start_ns;	/* its SYNTH_REQ went out */
-	uint8_t verify;		/* check.c's enum check_state */
+	uint8_t verify;		/* enum check_state (check.c) */
 	int16_t stored_by;	/* the gpu child that stored it, + 1 (0 = none) */
 };
 
@@ -172,6 +176,7 @@ struct job {
 	int dir_fd;		/* STATE/jobs/ID while the file is being created; -1 = none */
 	struct open_how how;	/* the openat2 in flight's */
 	uint8_t repaired;	/* a link planted at STATE/jobs/ID was removed once */
+	uint8_t reopen;		/* retried: its kept file is reopened, not made anew */
 	uint64_t retry_at_ns;
 	char path[48], path2[48];	/* names the operations in flight use */
 	uint8_t hdr[SUP_HDR_BYTES];
@@ -219,6 +224,7 @@ struct sup {
 	struct conn conn[SUP_MAX_CONNS];
 
 	uint64_t next_job_id, next_gen;
+	int resume_deferred;	/* a journaled job found the table full at start */
 	int draining, stop_requested;
 	int stopping;		/* 1 finishing in-flight work, 2 ending children */
 	uint64_t stop_deadline_ns;
@@ -280,6 +286,9 @@ void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len);
 int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
+/* provisor retry: a failed or cancelled job queued again, its done
+ * partitions kept (and journaled: the caller makes that durable). */
+int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen);
 void sched_withdraw(struct sup *s, uint64_t id, const char *why);
 void sched_synth_ready(struct sup *s, uint32_t ci);
 void sched_result(struct sup *s, uint32_t ci);
@@ -342,6 +351,12 @@ void results_alloc(struct sup *s, int ji);
 int results_commit_due(const struct job *j);
 void results_commit(struct sup *s, int ji);
 void results_on_cqe(struct sup *s, uint32_t who, int res);
+/* A failed or cancelled job's kept files go: its entry takes another job. */
+void results_drop(struct sup *s, int ji);
+/* A retried job's file is reopened at its turn; -ENOENT: none was kept. */
+int results_retry(struct sup *s, int ji);
+/* At start: remove STATE/jobs directories of no job in the table. */
+void results_sweep(struct sup *s);
 void results_part_stored(struct sup *s, int ji, uint32_t p, const uint8_t digest[32]);
 void results_part_failed(struct sup *s, int ji, int e, const char *what);
 /* The job ended: its file closed and removed (unless committed). */
