@@ -26,6 +26,9 @@ const char *fmt_backend(uint32_t backend);
 /* "exit=3" / "SIGKILL" / "signal=40" / "-" for a slot's last exit: one
  * word, so that column-wise readers of the views can split on blanks. */
 void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code);
+/* Why a slot is disabled (enum shm_disable_reason): "wrong result", ...;
+ * NULL for none or a value this reader does not know. */
+const char *fmt_disable_reason(uint32_t reason);
 /* Compact duration for narrow columns: "850ms", "12.3s", "4m05s", "3h12m",
  * "5d04h". */
 void fmt_dur(char *buf, size_t len, uint64_t ns);

@@ -71,6 +71,8 @@ static void header(FILE *f, const struct snap *s)
 		s->sup.jobs_done, s->sup.jobs_failed, s->sup.parts_done, s->sup.parts_failed);
 	if (s->parts_per_min >= 0)
 		fprintf(f, ", %.1f/min", s->parts_per_min);
+	if (s->sup.quarantines)
+		fprintf(f, "; %" PRIu64 " slot(s) quarantined (wrong result)", s->sup.quarantines);
 	fprintf(f, "; memory %s of %s\n", used, budget);
 	loop_line(f, s);
 }
@@ -112,9 +114,10 @@ static void slots(FILE *f, const struct snap *s, uint32_t t)
 				fmt_kind(v->kind, kb, sizeof kb), v->partition, tm);
 		else
 			fprintf(f, "%-7s %-12s %-5s %-7s ", "-", "-", "-", "-");
-		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s\n",
+		const char *dr = v->state == SHM_SLOT_DISABLED ? fmt_disable_reason(v->disable_reason) : NULL;
+		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s%s%s%s\n",
 			sl[i].util_life >= 0 ? sl[i].util_life * 100 : 0, v->done, v->failed,
-			v->restarts, ex);
+			v->restarts, ex, dr ? " (disabled: " : "", dr ? dr : "", dr ? ")" : "");
 	}
 }
 

@@ -11,6 +11,22 @@
 
 static struct sv sv;
 
+/* provisor status [opt] of the test's instance must print want. */
+static void status_says(const char *opt, const char *want)
+{
+	char cmd[512], out[65536];
+	size_t n;
+	FILE *p;
+
+	snprintf(cmd, sizeof cmd, "%s/provisor status --name %s %s", sv_bin(), sv.name, opt);
+	p = popen(cmd, "r");
+	CHECK(p, "popen %s", cmd);
+	n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	CHECK(strstr(out, want), "status %s does not say '%s'", opt, want);
+}
+
 int main(void)
 {
 	struct shm_slot s;
@@ -35,6 +51,11 @@ int main(void)
 	for (int i = 0; i < 50 && (shm_read_sup(&sv.seg, &sup) || !sup.quarantines); i++)
 		usleep(20000);	/* the counters are published at the tick */
 	CHECK_EQ_U64(sup.quarantines, 1);
+	status_says("", "(disabled: wrong result)");
+	status_says("", "1 slot(s) quarantined");
+	status_says("--json", "\"disable_reason\":\"wrong result\"");
+	status_says("--prometheus", "provisor_quarantines_total 1");
+	status_says("--prometheus", "provisor_worker_quarantined{slot=\"gpu.0\"");
 	/* Only gpu.1 works now; then the operator takes gpu.0 back. */
 	uint64_t id2 = sv_submit(&sv, "winning-post k=12");
 	crash_job_ok(&sv, id2, 60);
