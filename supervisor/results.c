@@ -25,7 +25,10 @@
  * A job's store moves NONE -> ALLOC -> READY -> COMMIT -> DONE, with
  * BLOCKED from ALLOC, READY (a gpuworker could not store its H) or COMMIT
  * back to the step that failed, and CLEAN (its files being removed) when
- * it ends otherwise. Completions carry the job's table index, the entry's
+ * it ends otherwise; KEPT when it ends failed or cancelled: its files
+ * stay for provisor retry (results_retry: the allocation reopens the
+ * file, OP_REOPEN, instead of making it) until the entry is reused
+ * (results_drop) or the next start (results_sweep). Completions carry the job's table index, the entry's
  * epoch (bumped when a job ends, so that what an earlier job left in
  * flight is ignored) and the operation.
  *
