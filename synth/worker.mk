@@ -7,6 +7,7 @@ $(BIN)/synth: $(call objs,synth/worker.c) $(O)/libverify.a $(O)/libformat.a $(O)
 LDLIBS_synth = $(call pc_libs,libsodium) $(call pc_libs,libxxhash)
 
 TESTS += $(BIN)/tests/workers_synth
-$(BIN)/tests/workers_synth: $(call objs,tests/workers/synth.c) $(O)/libsynth.a $(O)/libproto.a \
+$(BIN)/tests/workers_synth: $(call objs,tests/workers/synth.c) $(O)/libformat.a $(O)/libhterm.a \
+	$(O)/libsynth.a $(O)/libproto.a \
 	$(O)/libshm.a $(O)/libfield.a | $(BIN)/synth
-LDLIBS_tests/workers_synth = $(call pc_libs,libsodium) $(call pc_libs,libxxhash)
+LDLIBS_tests/workers_synth = $(call pc_libs,libsodium) $(call pc_libs,libxxhash) $(CUDA_LIBS)
