@@ -731,9 +731,9 @@ void results_sweep(struct sup *s)
 		return;
 	}
 	while ((e = readdir(d))) {
-		char *end, file[64];
+		char *end;
 		unsigned long long id = strtoull(e->d_name, &end, 10);
-		int ours = 0;
+		int ours = 0, dfd;
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end || !id)
 			continue;
@@ -741,9 +741,14 @@ void results_sweep(struct sup *s)
 			ours |= s->jobs[i].id == id && jobs_active(&s->jobs[i]);
 		if (ours)
 			continue;
-		snprintf(file, sizeof file, "%llu/" STORE_FILE, id);
-		if ((unlinkat(s->jobs_fd, file, 0) < 0 && errno != ENOENT) ||
-		    unlinkat(s->jobs_fd, e->d_name, AT_REMOVEDIR) < 0)
+		/* no link followed: the file is removed through the
+		 * directory opened O_NOFOLLOW */
+		dfd = openat(s->jobs_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			unlinkat(dfd, STORE_FILE, 0);
+			close(dfd);
+		}
+		if (unlinkat(s->jobs_fd, e->d_name, AT_REMOVEDIR) < 0)
 			sup_log("STATE/jobs/%s: no job of ours; not removed: %s", e->d_name, strerror(errno));
 		else
 			sup_log("STATE/jobs/%s: a failed or cancelled job's files; removed", e->d_name);

@@ -60,6 +60,36 @@ int main(void)
 	CHECK_EQ_U64(sup.parts_done - done0, 10 - kept);
 	printf("info: retried: %u partitions kept, %llu proved again\n", kept,
 	       (unsigned long long)(sup.parts_done - done0));
+
+	/* Across a restart: job B, cancelled with partitions done, is
+	 * retried and the supervisor stopped at once; the RETRY record
+	 * brings it back at the next start, which completes it. Job C,
+	 * cancelled and not retried, has its kept files removed then. */
+	uint64_t b = sv_submit(&sv, "porep k=14"), c;
+	for (int i = 0; i < 2000 && !(sv_job(&sv, b, &j) >= 0 && parts_in(&j, SHM_PART_DONE) >= 2); i++)
+		usleep(5000);
+	snprintf(line, sizeof line, "cancel %llu\n", (unsigned long long)b);
+	CHECK(sv_req(&sv, line, reply, sizeof reply) == 0, "cancel: %s", reply);
+	sv_wait(&sv, b, 30, &j);
+	CHECK(j.state == SHM_JOB_CANCELLED, "job B state %u", j.state);
+	printf("info: job %llu cancelled with %u partitions done\n", (unsigned long long)b,
+	       parts_in(&j, SHM_PART_DONE));
+	c = sv_submit(&sv, "porep k=14");
+	for (int i = 0; i < 2000 && !(sv_job(&sv, c, &j) >= 0 && j.state == SHM_JOB_RUNNING); i++)
+		usleep(5000);
+	snprintf(line, sizeof line, "cancel %llu\n", (unsigned long long)c);
+	CHECK(sv_req(&sv, line, reply, sizeof reply) == 0, "cancel C: %s", reply);
+	snprintf(line, sizeof line, "retry %llu\n", (unsigned long long)b);
+	CHECK(sv_req(&sv, line, reply, sizeof reply) == 0, "retry B: %s", reply);
+	crash_stop(&sv);
+	sv_start(&sv, "retry", "--config", crash_conf, NULL);
+	sv_wait(&sv, b, 60, &j);
+	CHECK(j.state == SHM_JOB_DONE, "job B after the restart: state %u %s", j.state, j.reason);
+	CHECK(sv_verify(&sv, b) == 0, "job B's result does not verify");
+	char cdir[512];
+	snprintf(cdir, sizeof cdir, "%s/jobs/%llu", sv.dir, (unsigned long long)c);
+	CHECK(access(cdir, F_OK) != 0, "%s (a cancelled job's kept files) is still there", cdir);
+	printf("info: job %llu retried, resumed after a restart, verifies\n", (unsigned long long)b);
 	crash_stop(&sv);
 	sv_check_clean(&sv);
 	return 0;
