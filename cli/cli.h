@@ -33,6 +33,7 @@ extern const struct cli_entry cli_cmd_verify;	/* cli/cmd_verify.c */
 extern const struct cli_entry cli_cmd_setup;	/* cli/cmd_setup.c */
 extern const struct cli_entry cli_cmd_submit;	/* cli/cmd_ctl.c */
 extern const struct cli_entry cli_cmd_cancel;
+extern const struct cli_entry cli_cmd_retry;
 extern const struct cli_entry cli_cmd_drain;
 extern const struct cli_entry cli_cmd_stop;
 extern const struct cli_entry cli_cmd_worker;

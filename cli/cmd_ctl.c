@@ -284,6 +284,11 @@ static int cmd_cancel(int argc, char **argv)
 	return cmd_ctl_simple(argc, argv, 1);
 }
 
+static int cmd_retry(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 1);
+}
+
 static int cmd_drain(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
@@ -575,6 +580,14 @@ const struct cli_entry cli_cmd_cancel = {
 	.options = cmd_ctl_options,
 	.optstring = ":n:S:h",
 	.exec = cmd_cancel,
+};
+
+const struct cli_entry cli_cmd_retry = {
+	.name = "retry",
+	.usage = "retry JOB [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_retry,
 };
 
 const struct cli_entry cli_cmd_drain = {

@@ -174,6 +174,11 @@ int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size
 		rc = n != 2 ? util_fail(err, errlen, -EINVAL, "usage: cancel JOB") :
 		     util_num(w[1], UTIL_NUM_CANONICAL, 1, UINT64_MAX, &r.job) ?
 		     util_fail(err, errlen, -EINVAL, "cancel: '%s' is not a job id", w[1]) : 0;
+	} else if (!strcmp(w[0], "retry")) {
+		r.op = CTL_RETRY;
+		rc = n != 2 ? util_fail(err, errlen, -EINVAL, "usage: retry JOB") :
+		     util_num(w[1], UTIL_NUM_CANONICAL, 1, UINT64_MAX, &r.job) ?
+		     util_fail(err, errlen, -EINVAL, "retry: '%s' is not a job id", w[1]) : 0;
 	} else if (!strcmp(w[0], "worker")) {
 		rc = ctl_parse_worker(w, n, &r, err, errlen);
 	} else {
@@ -234,6 +239,9 @@ int ctl_format(const struct ctl_req *req, char *buf, size_t buflen)
 	case CTL_STOP: rc = ctl_put(buf, buflen, &off, "stop"); break;
 	case CTL_CANCEL:
 		rc = ctl_put(buf, buflen, &off, "cancel %llu", (unsigned long long)req->job);
+		break;
+	case CTL_RETRY:
+		rc = ctl_put(buf, buflen, &off, "retry %llu", (unsigned long long)req->job);
 		break;
 	case CTL_SUBMIT: rc = ctl_format_submit(req, buf, buflen, &off); break;
 	case CTL_WORKER_ENABLE:

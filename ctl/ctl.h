@@ -8,6 +8,7 @@
  *   hello                             (reply: ok NAME PID)
  *   submit KIND [seed=HEX] [k=N] [partitions=N]
  *   cancel JOB
+ *   retry JOB                         (reply: ok JOB RESULT-PATH)
  *   drain                             (take no new jobs; stay up)
  *   resume                            (take jobs again after a drain)
  *   stop
@@ -41,6 +42,7 @@ enum ctl_op {
 	CTL_WORKER_DISABLE,
 	CTL_HELLO,
 	CTL_RESUME,
+	CTL_RETRY,
 };
 
 struct ctl_req {
@@ -51,7 +53,7 @@ struct ctl_req {
 	uint8_t seed[32];
 	uint32_t log_size;
 	uint32_t partitions;
-	/* cancel */
+	/* cancel, retry */
 	uint64_t job;
 	/* worker enable/disable */
 	uint32_t slot_table;	/* SHM_T_GPU or SHM_T_SYNTH */

@@ -102,6 +102,7 @@ static void ctls(void)
 		{ "submit_kind", "submit winning-post" },
 		{ "submit_order", "submit snap-deals partitions=64 k=1 seed=AB\n" },
 		{ "cancel", "cancel 18446744073709551615\n" },
+		{ "retry", "retry 7\n" },
 		{ "worker_enable", "worker enable gpu.0\n" },
 		{ "worker_disable", "worker disable synth.3" },
 		{ "bad_space", "submit  porep\n" }, { "bad_word", "frobnicate\n" },

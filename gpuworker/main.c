@@ -546,6 +546,8 @@ static int gw_prove(struct gw_part *p)
 	} else {
 		struct frame_h_done d;
 		uint64_t work_ns = shm_now_mono() - t0;
+		if (fault_store())	/* a faulty device: one bit of H[0] wrong */
+			p->buf[0].l[0] ^= 1;
 		gw_store(h, p->buf, &d);
 		o.ok = gw_done_out(&o, h, &d, work_ns);
 	}

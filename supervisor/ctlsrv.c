@@ -324,6 +324,22 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 		sched_result_path(s, id, path, sizeof path);
 		reply(s, ci, "ok %llu %s", (unsigned long long)id, path);
 		return;
+	case CTL_RETRY:
+		if (sched_retry(s, rq.job, err, sizeof err) < 0) {
+			reply(s, ci, "err %s", err);
+			return;
+		}
+		id = rq.job;
+		if (s->journal) {	/* durable before acknowledged, as a submit */
+			s->conn[ci].sync_pending = 1;
+			s->conn[ci].sync_job = id;
+			io_uring_prep_fsync(loop_sqe(&s->loop, loop_ud(EV_JOURNAL_SYNC, ci)),
+					    journal_fd(s->journal), IORING_FSYNC_DATASYNC);
+			return;
+		}
+		sched_result_path(s, id, path, sizeof path);
+		reply(s, ci, "ok %llu %s", (unsigned long long)id, path);
+		return;
 	case CTL_CANCEL:
 		if (sched_cancel(s, rq.job, err, sizeof err) < 0)
 			reply(s, ci, "err %s", err);

@@ -208,6 +208,7 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 
 	if ((e = results_fits(s, k, parts, err, errlen)) < 0)
 		return e;
+	results_drop(s, ji);	/* a failed job's kept files, if it had any */
 	job_init(j);
 	j->id = s->next_job_id++;	/* its directory and file: at its turn (results.c) */
 	j->kind = kind;
@@ -331,11 +332,13 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	if ((ji = job_slot(s)) < 0) {
 		sup_log("job %llu: the job table is full; it stays in the journal for later",
 			(unsigned long long)jj->id);
+		s->resume_deferred = 1;
 		return;
 	}
 	struct job *j = &s->jobs[ji];
 	uint32_t reused;
 
+	results_drop(s, ji);
 	job_init(j);
 	j->id = jj->id;
 	j->kind = jj->kind;
@@ -367,6 +370,68 @@ int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
 		return -EALREADY;
 	}
 	jobs_finish(s, ji, SHM_JOB_CANCELLED, SHM_REASON_CANCELLED, "cancelled");
+	return 0;
+}
+
+int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen)
+{
+	int ji = find_job(s, id);
+	uint32_t active = 0, kept = 0;
+	char jerr[200];
+
+	if (s->draining || s->stopping) {
+		snprintf(err, errlen, "draining: not accepting jobs");
+		return -EBUSY;
+	}
+	if (ji < 0) {
+		snprintf(err, errlen, "no job %llu (an ended job can be retried while it is in the job "
+			 "table: until its entry is reused, or the supervisor restarts)",
+			 (unsigned long long)id);
+		return -ENOENT;
+	}
+	struct job *j = &s->jobs[ji];
+	if (jobs_active(j)) {
+		snprintf(err, errlen, "job %llu is not over: it is %s", (unsigned long long)id,
+			 j->state == SHM_JOB_RUNNING ? "running" : j->state == SHM_JOB_BLOCKED ? "blocked" : "queued");
+		return -EBUSY;
+	}
+	if (j->state == SHM_JOB_DONE) {
+		snprintf(err, errlen, "job %llu is done: nothing to retry", (unsigned long long)id);
+		return -EALREADY;
+	}
+	for (uint32_t i = 0; i < s->njobs; i++)
+		active += jobs_active(&s->jobs[i]);
+	if (active >= s->conf.max_jobs) {
+		snprintf(err, errlen, "job limit reached: max_jobs (%u) jobs queued or running",
+			 s->conf.max_jobs);
+		return -ENOSPC;
+	}
+	if (s->journal && journal_retry_nosync(s->journal, id, jerr, sizeof jerr) < 0) {
+		snprintf(err, errlen, "not retried: %s", jerr);
+		return -EIO;
+	}
+	results_retry(s, ji);	/* its kept file is reopened at its turn */
+	/* What workers still hold of its earlier run is not taken (a
+	 * partition of theirs is queued again, no attempt counted). */
+	j->store_gen_floor = s->next_gen + 1;
+	for (uint32_t p = 0; p < j->nparts; p++) {
+		struct part *pt = &j->part[p];
+		if (pt->state == SHM_PART_DONE) {
+			kept++;
+			if (pt->verify == PV_INFLIGHT)
+				pt->verify = PV_PENDING;	/* its verdict came, or will, too late */
+			continue;
+		}
+		*pt = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1 };
+	}
+	j->state = SHM_JOB_QUEUED;
+	j->end_mono_ns = 0;
+	jobs_set_reason(s, ji, SHM_REASON_NONE, NULL);
+	jobs_publish(s, ji);
+	sched_publish(s);
+	sup_log("job %llu retried: %u of %u partitions kept", (unsigned long long)id, kept, j->nparts);
+	sup_event(s, SHM_EV_JOB_SUBMIT, 0, 0, 0, id, 0, "job %llu retried: %u of %u partitions kept",
+		  (unsigned long long)id, kept, j->nparts);
 	return 0;
 }
 
@@ -410,9 +475,10 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 	for (int i = 0; i < c->nhold; i++)
 		requeue_one(s, &c->hold[i], why);
 	c->nhold = 0;
-	if (c->kind == CHILD_SYNTH)
+	if (c->kind == CHILD_SYNTH) {
+		check_on_exit(s, ci);	/* its verification goes back to pending */
 		relay_on_src_exit(s, ci);	/* the rest of its payload is gone */
-	else
+	} else
 		relay_on_dst_exit(s, ci);	/* the rest has nowhere to go */
 }
 
@@ -469,8 +535,8 @@ void jobs_check_done(struct sup *s, int ji)
 {
 	struct job *j = &s->jobs[ji];
 
-	if (!jobs_active(j) || !results_commit_due(j))
-		return;
+	if (!jobs_active(j) || !results_commit_due(j) || !check_settled(j))
+		return;	/* (verifications pending: the last verdict calls again) */
 	for (uint32_t p = 0; p < j->nparts; p++)
 		if (j->part[p].state != SHM_PART_DONE)
 			return;
@@ -527,6 +593,7 @@ void sched_result(struct sup *s, uint32_t ci)
 		return;
 	}
 	results_part_stored(s, r.job, r.part, d.digest);
+	check_stored(s, r.job, r.part, ci);
 	pt->state = SHM_PART_DONE;
 	pt->gpu_ns = c->hdr.work_ns;
 	if (pt->gpu_ns > s->longest_ns[j->kind])

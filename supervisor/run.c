@@ -614,6 +614,8 @@ static int setup(struct sup *s)
 	if (warn[0])
 		sup_log("journal: %s", warn);
 	s->next_job_id = next_id;
+	if (!s->resume_deferred)	/* (a job left in the journal keeps its directory) */
+		results_sweep(s);
 	const char *tdir = secure_getenv("PROVISOR_TRACE_DIR");
 	if (tdir && *tdir && sup_path(exe, sizeof exe, "%s/sup.%d", tdir, (int)getpid()) == 0)
 		s->trace = fopen(exe, "we");

@@ -87,6 +87,16 @@ const char *fmt_backend(uint32_t backend)
 	return backend == VOCAB_BACKEND_AUTO ? "unknown" : n ? n : "invalid";
 }
 
+const char *fmt_disable_why(uint32_t reason)
+{
+	static const char *const names[SHM_DISABLE_NREASONS] = {
+		[SHM_DISABLE_OPERATOR] = "operator", [SHM_DISABLE_CRASHLOOP] = "crash loop",
+		[SHM_DISABLE_NO_DEVICE] = "no device", [SHM_DISABLE_WRONG_RESULT] = "wrong result",
+	};
+
+	return reason < SHM_DISABLE_NREASONS ? names[reason] : NULL;
+}
+
 void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code)
 {
 	const char *abbrev;

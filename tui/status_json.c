@@ -203,6 +203,7 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "jobs_done_by_kind", bk);
 	J_ADD(j, "partitions_done", j_u64(s->sup.parts_done));
 	J_ADD(j, "partitions_failed", j_u64(s->sup.parts_failed));
+	J_ADD(j, "quarantines", j_u64(s->sup.quarantines));
 	J_ADD(j, "partitions_per_minute", j_frac(s->parts_per_min));
 	J_ADD(j, "memory_budget_bytes", j_u64(s->sup.mem_budget));
 	J_ADD(j, "memory_used_bytes", j_u64(s->sup.mem_used));

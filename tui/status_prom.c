@@ -78,6 +78,10 @@ static double v_done(const struct snap_slot *o) { return (double)o->v.done; }
 static double v_failed(const struct snap_slot *o) { return (double)o->v.failed; }
 static double v_restarts(const struct snap_slot *o) { return (double)o->v.restarts; }
 static double v_gen(const struct snap_slot *o) { return (double)o->v.gen; }
+static double v_wrong(const struct snap_slot *o)
+{
+	return o->v.state == SHM_SLOT_DISABLED && o->v.disable_reason == SHM_DISABLE_WRONG_RESULT;
+}
 static double v_job(const struct snap_slot *o) { return (double)o->v.job_id; }
 static double v_part(const struct snap_slot *o) { return (double)o->v.partition; }
 static double v_busy(const struct snap_slot *o) { return o->v.state == SHM_SLOT_BUSY; }
@@ -184,6 +188,8 @@ static void supervisor(FILE *f, const struct snap *s)
 	COUNTER("provisor_partitions_failed_total",
 		"Partition attempts that failed (retried or not): FAIL answers, and workers that died busy.",
 		s->sup.parts_failed);
+	COUNTER("provisor_quarantines_total",
+		"Worker slots quarantined (disabled: a result failed verification).", s->sup.quarantines);
 	head(f, "provisor_memory_budget_bytes", "gauge", "Bytes of synthesized partitions allowed in flight.");
 	fprintf(f, "provisor_memory_budget_bytes %llu\n", (unsigned long long)s->sup.mem_budget);
 	head(f, "provisor_memory_used_bytes", "gauge", "Bytes of synthesized partitions held now.");
@@ -254,6 +260,8 @@ int status_prom(FILE *f, const struct snap *s)
 			 "Partitions that failed on the worker slot or were lost in a crash.", v_failed, 0);
 		per_slot(f, s, "provisor_worker_restarts_total", "counter",
 			 "Restarts of the worker slot's process.", v_restarts, 0);
+		per_slot(f, s, "provisor_worker_quarantined", "gauge",
+			 "1 while the slot is disabled for a wrong result (quarantined).", v_wrong, 0);
 		per_slot(f, s, "provisor_worker_generation", "gauge",
 			 "Generation of the slot's newest assignment.", v_gen, 0);
 		per_slot(f, s, "provisor_worker_job_id", "gauge",

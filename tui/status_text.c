@@ -81,6 +81,8 @@ static void header(FILE *f, const struct snap *s)
 		s->sup.parts_failed);
 	if (s->parts_per_min >= 0)
 		fprintf(f, ", %.1f/min", s->parts_per_min);
+	if (s->sup.quarantines)
+		fprintf(f, "; %" PRIu64 " slot(s) quarantined (wrong result)", s->sup.quarantines);
 	fprintf(f, "; memory %s of %s\n", used, budget);
 	loop_line(f, s);
 }
@@ -116,20 +118,16 @@ static void slots(FILE *f, const struct snap *s, uint32_t t)
 			continue;
 		}
 		fmt_dur(tm, sizeof tm, busy ? s->now_mono_ns - v->part_since_ns : 0);
-		char stw[40];
-		if (v->state == SHM_SLOT_DISABLED && v->disable_reason)	/* one word: "disabled:no-device" */
-			snprintf(stw, sizeof stw, "disabled:%s", fmt_disable_reason(v->disable_reason));
-		else
-			snprintf(stw, sizeof stw, "%s", shm_slot_state_name(v->state));
-		fprintf(f, "%-8u %-9s %-8" PRIu64 " ", v->pid, stw, v->gen);
+		fprintf(f, "%-8u %-9s %-8" PRIu64 " ", v->pid, shm_slot_state_name(v->state), v->gen);
 		if (busy)
 			fprintf(f, "%-7" PRIu64 " %-12s %-5u %-7s ", v->job_id,
 				fmt_kind(v->kind, kb, sizeof kb), v->partition, tm);
 		else
 			fprintf(f, "%-7s %-12s %-5s %-7s ", "-", "-", "-", "-");
-		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s\n",
+		const char *dr = v->state == SHM_SLOT_DISABLED ? fmt_disable_why(v->disable_reason) : NULL;
+		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s%s%s%s\n",
 			sl[i].util_life >= 0 ? sl[i].util_life * 100 : 0, v->done, v->failed,
-			v->restarts, ex);
+			v->restarts, ex, dr ? " (disabled: " : "", dr ? dr : "", dr ? ")" : "");
 	}
 }
 

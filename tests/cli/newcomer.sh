@@ -181,7 +181,7 @@ if [ "$("$(dirname "$prov")/gpuworker" --count-devices | cut -d' ' -f1)" = 0 ]; 
   for _ in $(seq 50); do P status | grep -q "state degraded" && break; sleep 0.1; done
   P status >"$dir/st"
   grep -q "state degraded (no CUDA device: every GPU slot disabled)" "$dir/st" || fail "not degraded: $(head -1 "$dir/st")"
-  [ "$(grep -c '^gpu\.[01] .* disabled:no-device ' "$dir/st")" -eq 2 ] || fail "slots not disabled no-device: $(cat "$dir/st")"
+  [ "$(grep -c '^gpu\.[01] .*(disabled: no device)$' "$dir/st")" -eq 2 ] || fail "slots not disabled no-device: $(cat "$dir/st")"
   P top --once --width 200 | grep -q "degraded: no CUDA device: every GPU slot disabled" || fail "top does not show degraded"
   P status --json | grep -q '"degraded_reason": *"no CUDA device: every GPU slot disabled"' || fail "JSON degraded_reason"
   P status --prometheus >"$dir/prom"
