@@ -5,7 +5,9 @@
  * time (best of a few runs at small n, one run at large n), and the cost
  * per point as core time two ways: wall x threads / n, and the process
  * CPU time (CLOCK_PROCESS_CPUTIME_ID) / n. Then the naive sum at 2^12 on
- * one thread against the MSM on one thread.
+ * one thread against the MSM on one thread. MSM_BENCH_MIN_LOG starts the
+ * sizes higher (the naive comparison then is skipped), MSM_BENCH_GROUP=g1
+ * or g2 runs one group only.
  *
  * Points are an arithmetic progression P0 + i Q (one Jacobian addition
  * each, then one batch normalisation), so setup stays cheap; the scalars
@@ -117,7 +119,7 @@ static void bm_time(const struct bm_grp *g, const void *p, const fr_t *s, size_t
 	}
 }
 
-static int bm_group(const struct bm_grp *g, int maxlog, unsigned threads)
+static int bm_group(const struct bm_grp *g, int minlog, int maxlog, unsigned threads)
 {
 	size_t nmax = (size_t)1 << maxlog;
 	void *p = malloc(nmax * g->aff);
@@ -133,7 +135,7 @@ static int bm_group(const struct bm_grp *g, int maxlog, unsigned threads)
 	printf("%s: setup of 2^%d points %.2f s\n", g->name, maxlog, bm_clock(CLOCK_MONOTONIC) - t0);
 	printf("%-3s %6s %3s %4s %7s %10s %14s %14s\n", "", "log n", "c", "k", "threads", "wall ms",
 	       "wall*T/n ns", "cpu/n ns");
-	for (int lg = 12; lg <= maxlog; lg += 2) {
+	for (int lg = minlog; lg <= maxlog; lg += 2) {
 		size_t n = (size_t)1 << lg;
 		struct msm_plan pl;
 
@@ -145,6 +147,9 @@ static int bm_group(const struct bm_grp *g, int maxlog, unsigned threads)
 
 	/* Naive against the MSM, both on one thread, at 2^12. */
 	size_t n = 4096;
+
+	if (minlog > 12)
+		goto out;
 	union { g1_t a; g2_t b; } out;
 	double n0 = bm_clock(CLOCK_MONOTONIC);
 	g->naive(&out, p, s, n);
@@ -152,6 +157,7 @@ static int bm_group(const struct bm_grp *g, int maxlog, unsigned threads)
 	bm_time(g, p, s, n, 1, 3, &w1, &c1);
 	printf("%s naive 2^12: %.1f ms (%.0f ns/point), msm 1 thread %.1f ms: %.1fx\n", g->name,
 	       naive * 1e3, naive * 1e9 / n, w1 * 1e3, naive / w1);
+out:
 	free(p);
 	free(s);
 	return 0;
@@ -162,14 +168,19 @@ int main(void)
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned threads = (unsigned)bm_env("MSM_BENCH_THREADS", online > 0 ? (int)online : 1);
 	int maxlog = bm_env("MSM_BENCH_MAX_LOG", 0);
+	int minlog = bm_env("MSM_BENCH_MIN_LOG", 12);
 	int g1max = maxlog ? maxlog : 20, g2max = maxlog ? maxlog : 18;
+	const char *grp = getenv("MSM_BENCH_GROUP");
+	int g1 = !grp || !*grp || strcmp(grp, "g1") == 0, g2 = !grp || !*grp || strcmp(grp, "g2") == 0;
 
-	if (g1max < 12 || g1max > 26) {
-		fprintf(stderr, "bench/msm: MSM_BENCH_MAX_LOG must be 12 to 26\n");
+	if (g1max < 12 || g1max > 26 || minlog < 12 || minlog > g1max || (!g1 && !g2)) {
+		fprintf(stderr, "bench/msm: MSM_BENCH_MAX_LOG and MIN_LOG must be 12 to 26, "
+			"MSM_BENCH_GROUP g1 or g2\n");
 		return 1;
 	}
 	printf("fp %s, fr %s, %u threads\n", fp_impl_name(), fr_impl_name(), threads);
-	if (bm_group(&g1_bm, g1max, threads) != 0 || bm_group(&g2_bm, g2max, threads) != 0)
+	if ((g1 && bm_group(&g1_bm, minlog, g1max, threads) != 0) ||
+	    (g2 && bm_group(&g2_bm, minlog, g2max, threads) != 0))
 		return 1;
 	return 0;
 }
