@@ -170,9 +170,200 @@ void fp_mul_adx(fp_t *out, const fp_t *a, const fp_t *b)
 	out->l[5] = t5;
 }
 
+/*
+ * Squaring: the 15 products a_i a_j (i < j) once, doubled, plus the six
+ * squares a_i^2, is 21 MULX for the 12-word square where the
+ * multiplication spends 36; the Montgomery reduction of that square is
+ * then the same six steps as the multiplication's (36 more), on its low
+ * half only: (lo + m p) / 2^384 <= p, and hi < p, so their sum is below
+ * 2p and one conditional subtraction finishes.
+ *
+ * Two asm blocks meet in buf: [0, 12) the square, [12, 18) a copy of a,
+ * so that one pointer register serves both. The square uses 14 registers
+ * (rbp stays free for frame-pointer builds): in the off-diagonal rows the
+ * zero register z is also the 10th word, live only from the last row on.
+ */
+
+/* A REDUCE step with no extra top word (A = 0). */
+#define FP_ADX_REDUCE0 \
+	"movq %[inv], %%rdx\n\t" \
+	"imulq %[t0], %%rdx\n\t" \
+	"xorl %k[z], %k[z]\n\t" \
+	"mulxq %[q0], %[ax], %[c]\n\t" \
+	"adcxq %[t0], %[ax]\n\t" \
+	"movq %[c], %[t0]\n\t" \
+	"adcxq %[t1], %[t0]\n\t" \
+	"mulxq %[q1], %[ax], %[t1]\n\t" \
+	"adoxq %[ax], %[t0]\n\t" \
+	"adcxq %[t2], %[t1]\n\t" \
+	"mulxq %[q2], %[ax], %[t2]\n\t" \
+	"adoxq %[ax], %[t1]\n\t" \
+	"adcxq %[t3], %[t2]\n\t" \
+	"mulxq %[q3], %[ax], %[t3]\n\t" \
+	"adoxq %[ax], %[t2]\n\t" \
+	"adcxq %[t4], %[t3]\n\t" \
+	"mulxq %[q4], %[ax], %[t4]\n\t" \
+	"adoxq %[ax], %[t3]\n\t" \
+	"adcxq %[t5], %[t4]\n\t" \
+	"mulxq %[q5], %[ax], %[t5]\n\t" \
+	"adoxq %[ax], %[t4]\n\t" \
+	"adcxq %[z], %[t5]\n\t" \
+	"adoxq %[z], %[t5]\n\t"
+
+/* Doubles word t (CF chain) and adds a diagonal half d (OF chain), then
+ * stores it as word off of the square. */
+#define FP_ADX_SQ_WORD(t, d, off) \
+	"adcxq %[" #t "], %[" #t "]\n\t" \
+	"adoxq %[" #d "], %[" #t "]\n\t" \
+	"movq %[" #t "], " #off "(%[b])\n\t"
+
+/* rdx = a_i, and its square into lo:hi. */
+#define FP_ADX_SQ_DIAG(off) \
+	"movq " #off "(%[b]), %%rdx\n\t" \
+	"mulxq %%rdx, %[lo], %[hi]\n\t"
+
+static void fp_sqr_adx_wide(uint64_t *b)
+{
+	uint64_t t1, t2, t3, t4, t5, t6, t7, t8, t9, lo, hi, z;
+
+	__asm__ volatile(
+		/* row 0: a0 * a1..a5 into words 1..6 */
+		"xorl %k[z], %k[z]\n\t"
+		"movq 96(%[b]), %%rdx\n\t"
+		"mulxq 104(%[b]), %[t1], %[t2]\n\t"
+		"mulxq 112(%[b]), %[lo], %[t3]\n\t"
+		"adcxq %[lo], %[t2]\n\t"
+		"mulxq 120(%[b]), %[lo], %[t4]\n\t"
+		"adcxq %[lo], %[t3]\n\t"
+		"mulxq 128(%[b]), %[lo], %[t5]\n\t"
+		"adcxq %[lo], %[t4]\n\t"
+		"mulxq 136(%[b]), %[lo], %[t6]\n\t"
+		"adcxq %[lo], %[t5]\n\t"
+		"adcxq %[z], %[t6]\n\t"
+		/* row 1: a1 * a2..a5 into words 3..7 */
+		"xorl %k[z], %k[z]\n\t"
+		"movq 104(%[b]), %%rdx\n\t"
+		"mulxq 112(%[b]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t3]\n\t"
+		"adcxq %[hi], %[t4]\n\t"
+		"mulxq 120(%[b]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t4]\n\t"
+		"adcxq %[hi], %[t5]\n\t"
+		"mulxq 128(%[b]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 136(%[b]), %[lo], %[t7]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[z], %[t7]\n\t"
+		"adoxq %[z], %[t7]\n\t"
+		/* row 2: a2 * a3..a5 into words 5..8 */
+		"xorl %k[z], %k[z]\n\t"
+		"movq 112(%[b]), %%rdx\n\t"
+		"mulxq 120(%[b]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t5]\n\t"
+		"adcxq %[hi], %[t6]\n\t"
+		"mulxq 128(%[b]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t6]\n\t"
+		"adcxq %[hi], %[t7]\n\t"
+		"mulxq 136(%[b]), %[lo], %[t8]\n\t"
+		"adoxq %[lo], %[t7]\n\t"
+		"adcxq %[z], %[t8]\n\t"
+		"adoxq %[z], %[t8]\n\t"
+		/* row 3: a3 * a4, a5 into words 7..9 */
+		"xorl %k[z], %k[z]\n\t"
+		"movq 120(%[b]), %%rdx\n\t"
+		"mulxq 128(%[b]), %[lo], %[hi]\n\t"
+		"adoxq %[lo], %[t7]\n\t"
+		"adcxq %[hi], %[t8]\n\t"
+		"mulxq 136(%[b]), %[lo], %[t9]\n\t"
+		"adoxq %[lo], %[t8]\n\t"
+		"adcxq %[z], %[t9]\n\t"
+		"adoxq %[z], %[t9]\n\t"
+		/* row 4: a4 * a5 into words 9, 10 (z from here on is word 10) */
+		"movq 128(%[b]), %%rdx\n\t"
+		"mulxq 136(%[b]), %[lo], %[z]\n\t"
+		"addq %[lo], %[t9]\n\t"
+		"adcq $0, %[z]\n\t"
+		/* twice that plus the squares, stored word by word */
+		"xorl %k[lo], %k[lo]\n\t"
+		FP_ADX_SQ_DIAG(96)
+		"movq %[lo], 0(%[b])\n\t"
+		FP_ADX_SQ_WORD(t1, hi, 8)
+		FP_ADX_SQ_DIAG(104)
+		FP_ADX_SQ_WORD(t2, lo, 16)
+		FP_ADX_SQ_WORD(t3, hi, 24)
+		FP_ADX_SQ_DIAG(112)
+		FP_ADX_SQ_WORD(t4, lo, 32)
+		FP_ADX_SQ_WORD(t5, hi, 40)
+		FP_ADX_SQ_DIAG(120)
+		FP_ADX_SQ_WORD(t6, lo, 48)
+		FP_ADX_SQ_WORD(t7, hi, 56)
+		FP_ADX_SQ_DIAG(128)
+		FP_ADX_SQ_WORD(t8, lo, 64)
+		FP_ADX_SQ_WORD(t9, hi, 72)
+		FP_ADX_SQ_DIAG(136)
+		FP_ADX_SQ_WORD(z, lo, 80)
+		"movl $0, %k[t1]\n\t"	/* a zero that keeps the flags */
+		"adcxq %[t1], %[hi]\n\t"
+		"adoxq %[t1], %[hi]\n\t"
+		"movq %[hi], 88(%[b])\n\t"
+		: [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+		  [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7), [t8] "=&r"(t8),
+		  [t9] "=&r"(t9), [lo] "=&r"(lo), [hi] "=&r"(hi), [z] "=&r"(z)
+		: [b] "r"(b)
+		: "rdx", "cc", "memory");
+}
+
 void fp_sqr_adx(fp_t *out, const fp_t *a)
 {
-	fp_mul_adx(out, a, a);
+	uint64_t buf[18], t0, t1, t2, t3, t4, t5, ax, c, z, A, x, y;
+	uint64_t *b = buf;
+
+	for (int i = 0; i < 6; i++)
+		buf[12 + i] = a->l[i];
+	fp_sqr_adx_wide(buf);
+	__asm__(
+		"movq 0(%[b]), %[t0]\n\t"
+		"movq 8(%[b]), %[t1]\n\t"
+		"movq 16(%[b]), %[t2]\n\t"
+		"movq 24(%[b]), %[t3]\n\t"
+		"movq 32(%[b]), %[t4]\n\t"
+		"movq 40(%[b]), %[t5]\n\t"
+		FP_ADX_REDUCE0
+		FP_ADX_REDUCE0
+		FP_ADX_REDUCE0
+		FP_ADX_REDUCE0
+		FP_ADX_REDUCE0
+		FP_ADX_REDUCE0
+		"addq 48(%[b]), %[t0]\n\t"
+		"adcq 56(%[b]), %[t1]\n\t"
+		"adcq 64(%[b]), %[t2]\n\t"
+		"adcq 72(%[b]), %[t3]\n\t"
+		"adcq 80(%[b]), %[t4]\n\t"
+		"adcq 88(%[b]), %[t5]\n\t"
+		FP_ADX_FINAL
+		: [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
+		  [t4] "=&r"(t4), [t5] "=&r"(t5),
+		  [A] "=&r"(A), [ax] "=&r"(ax), [c] "=&r"(c), [z] "=&r"(z),
+		  [x] "=&r"(x), [y] "=&r"(y)
+		: [b] "r"(b),
+		  [q0] "m"(fp_adx_q[0]), [q1] "m"(fp_adx_q[1]),
+		  [q2] "m"(fp_adx_q[2]), [q3] "m"(fp_adx_q[3]),
+		  [q4] "m"(fp_adx_q[4]), [q5] "m"(fp_adx_q[5]),
+		  [inv] "m"(fp_adx_inv)
+		: "rdx", "cc", "memory");
+	(void)A;
+	(void)ax;
+	(void)c;
+	(void)z;
+	(void)x;
+	(void)y;
+	out->l[0] = t0;
+	out->l[1] = t1;
+	out->l[2] = t2;
+	out->l[3] = t3;
+	out->l[4] = t4;
+	out->l[5] = t5;
 }
 
 #endif
