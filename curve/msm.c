@@ -47,6 +47,7 @@
 #define MSM_AFFINE_MIN_C 10	/* affine reduction from 2^9 buckets up */
 #define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
 #define MSM_RECODE_STEP 4096	/* points per recoding work item */
+#define MSM_PREFETCH 32	/* buckets are fetched this many points ahead */
 
 enum { MSM_ADD, MSM_DOUBLE, MSM_CANCEL, MSM_SKIP, MSM_COPY };
 

@@ -347,6 +347,11 @@ static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size
 		int d = dig[i];
 		struct msm_entry e;
 
+		if (i + MSM_PREFETCH < hi) {	/* its bucket, for msm_place */
+			int f = dig[i + MSM_PREFETCH];
+
+			__builtin_prefetch(&bk[f < 0 ? -f - 1 : f > 0 ? f - 1 : 0], 1);
+		}
 		if (d == 0 || pts[i].inf)
 			continue;
 		e.pt = &pts[i];
