@@ -6,8 +6,10 @@
  * every window, less 2^(c-1) each (no carries to chase; msm_nwin makes
  * room for the sum). A digit d sends +-P to bucket |d| - 1,
  * so a window needs 2^(c-1) buckets; the window's sum is
- * sum (b + 1) * bucket[b], a running sum from the top, and the windows are
- * combined by c doublings each (Horner).
+ * sum (b + 1) * bucket[b], running sums from the top (batched affine
+ * additions over segments of the buckets when they are many, see
+ * msm_reduce_affine), and the windows are combined by c doublings each
+ * (Horner).
  *
  * Buckets are affine and filled by batches of additions that share one
  * inversion (Montgomery's trick): an affine addition is then about six
