@@ -46,6 +46,13 @@
 #define MSM_COST_INV 200.0
 #define MSM_COST_BUCKET 26
 #define MSM_COST_JAC 16
+/* A bucket addition costs about 100 ns more (2.5 products) once the
+ * buckets outgrow the 512 KiB L2 of a Zen 3 core: 2^13 G1 buckets and up
+ * (measured at 2^18 and 2^20 points: c = 16 then costs as much as c = 13
+ * with 4 windows more). G2's buckets are twice the size; the same
+ * threshold is kept for both. */
+#define MSM_COST_MISS 2.5
+#define MSM_MISS_MIN_C 14
 #define MSM_AFFINE_MIN_C 10	/* affine reduction from 2^9 buckets up */
 #define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
 #define MSM_RECODE_STEP 4096	/* points per recoding work item */
@@ -196,7 +203,8 @@ void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c)
 	for (unsigned cc = clo; cc <= chi; cc++) {
 		unsigned nwin = msm_nwin(cc);
 		double reduce = msm_reduce_cost(cc);
-		double add = MSM_COST_ADD + MSM_COST_INV / (double)msm_batch(cc);
+		double add = MSM_COST_ADD + MSM_COST_INV / (double)msm_batch(cc) +
+			     (cc >= MSM_MISS_MIN_C ? MSM_COST_MISS : 0);
 
 		for (unsigned k = 1; k <= 64 && k <= n; k++) {
 			unsigned tasks = nwin * k, rounds = (tasks + t - 1) / t;
