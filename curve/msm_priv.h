@@ -127,10 +127,7 @@ static void G_(msm_flush)(struct msm_scratch *sc)
 		F_(sqr)(&x3, &lam);
 		F_(sub)(&x3, &x3, &a->x);
 		F_(sub)(&x3, &x3, &p->x);
-		if (flip)
-			F_(sub)(&t, &x3, &a->x);
-		else
-			F_(sub)(&t, &a->x, &x3);
+		F_(sub)(&t, flip ? &x3 : &a->x, flip ? &a->x : &x3);	/* selects, no branch */
 		F_(mul)(&t, &t, &lam);
 		F_(sub)(&a->y, &t, &a->y);
 		a->x = x3;
@@ -348,9 +345,9 @@ static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size
 		struct msm_entry e;
 
 		if (i + MSM_PREFETCH < hi) {	/* its bucket, for msm_place */
-			int f = dig[i + MSM_PREFETCH];
+			unsigned f = (unsigned)abs(dig[i + MSM_PREFETCH]);
 
-			__builtin_prefetch(&bk[f < 0 ? -f - 1 : f > 0 ? f - 1 : 0], 1);
+			__builtin_prefetch(&bk[f - (f != 0)], 1);	/* no branch on a random sign */
 		}
 		if (d == 0 || pts[i].inf)
 			continue;
