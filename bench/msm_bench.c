@@ -5,7 +5,9 @@
  * time (best of a few runs at small n, one run at large n), and the cost
  * per point as core time two ways: wall x threads / n, and the process
  * CPU time (CLOCK_PROCESS_CPUTIME_ID) / n. Then the naive sum at 2^12 on
- * one thread against the MSM on one thread.
+ * one thread against the MSM on one thread. MSM_BENCH_MIN_LOG starts the
+ * sizes higher (the naive comparison then is skipped), MSM_BENCH_GROUP=g1
+ * or g2 runs one group only, MSM_BENCH_C forces the window width.
  *
  * Points are an arithmetic progression P0 + i Q (one Jacobian addition
  * each, then one batch normalisation), so setup stays cheap; the scalars
@@ -19,6 +21,8 @@
 
 #include "curve/msm.h"
 #include "curve/msm_priv.h"
+
+static unsigned bm_c;	/* MSM_BENCH_C: a forced window width, 0: the plan's */
 
 static uint64_t bm_seed = 0x62656e63686d736dULL;
 
@@ -53,14 +57,14 @@ static double bm_clock(clockid_t id)
 struct bm_grp {
 	const char *name;
 	size_t aff, jac;
-	int (*msm)(void *out, const void *p, const fr_t *s, size_t n, unsigned threads);
+	int (*msm)(void *out, const void *p, const fr_t *s, size_t n, unsigned threads, unsigned c);
 	void (*naive)(void *out, const void *p, const fr_t *s, size_t n);
 	int (*points)(void *p, size_t n);	/* P0 + i Q */
 };
 
 #define BM_GROUP(G, GEN) \
-static int G##_bm_msm(void *o, const void *p, const fr_t *s, size_t n, unsigned t) \
-{ return msm_##G(o, p, s, n, t); } \
+static int G##_bm_msm(void *o, const void *p, const fr_t *s, size_t n, unsigned t, unsigned c) \
+{ return msm_##G##_c(o, p, s, n, t, c); } \
 static void G##_bm_naive(void *o, const void *p, const fr_t *s, size_t n) { msm_##G##_naive(o, p, s, n); } \
 static int G##_bm_points(void *p, size_t n) \
 { \
@@ -105,7 +109,7 @@ static void bm_time(const struct bm_grp *g, const void *p, const fr_t *s, size_t
 	for (int r = 0; r < runs; r++) {
 		double w0 = bm_clock(CLOCK_MONOTONIC), c0 = bm_clock(CLOCK_PROCESS_CPUTIME_ID);
 
-		if (g->msm(&out, p, s, n, threads) != 0) {
+		if (g->msm(&out, p, s, n, threads, bm_c) != 0) {
 			fprintf(stderr, "msm: out of memory at n=%zu\n", n);
 			exit(1);
 		}
@@ -117,7 +121,7 @@ static void bm_time(const struct bm_grp *g, const void *p, const fr_t *s, size_t
 	}
 }
 
-static int bm_group(const struct bm_grp *g, int maxlog, unsigned threads)
+static int bm_group(const struct bm_grp *g, int minlog, int maxlog, unsigned threads)
 {
 	size_t nmax = (size_t)1 << maxlog;
 	void *p = malloc(nmax * g->aff);
@@ -133,11 +137,11 @@ static int bm_group(const struct bm_grp *g, int maxlog, unsigned threads)
 	printf("%s: setup of 2^%d points %.2f s\n", g->name, maxlog, bm_clock(CLOCK_MONOTONIC) - t0);
 	printf("%-3s %6s %3s %4s %7s %10s %14s %14s\n", "", "log n", "c", "k", "threads", "wall ms",
 	       "wall*T/n ns", "cpu/n ns");
-	for (int lg = 12; lg <= maxlog; lg += 2) {
+	for (int lg = minlog; lg <= maxlog; lg += 2) {
 		size_t n = (size_t)1 << lg;
 		struct msm_plan pl;
 
-		msm_plan(&pl, n, threads, 0);
+		msm_plan(&pl, n, threads, bm_c);
 		bm_time(g, p, s, n, threads, lg <= 16 ? 3 : 1, &wall, &cpu);
 		printf("%-3s %6d %3u %4u %7u %10.1f %14.0f %14.0f\n", g->name, lg, pl.c, pl.k, pl.threads,
 		       wall * 1e3, wall * 1e9 * pl.threads / n, cpu * 1e9 / n);
@@ -145,13 +149,17 @@ static int bm_group(const struct bm_grp *g, int maxlog, unsigned threads)
 
 	/* Naive against the MSM, both on one thread, at 2^12. */
 	size_t n = 4096;
+
+	if (minlog > 12)
+		goto out;
 	union { g1_t a; g2_t b; } out;
 	double n0 = bm_clock(CLOCK_MONOTONIC);
 	g->naive(&out, p, s, n);
 	double naive = bm_clock(CLOCK_MONOTONIC) - n0;
-	bm_time(g, p, s, n, 1, 3, &w1, &c1);
+	bm_time(g, p, s, n, 1, 3, &w1, &c1);	/* at bm_c, when forced */
 	printf("%s naive 2^12: %.1f ms (%.0f ns/point), msm 1 thread %.1f ms: %.1fx\n", g->name,
 	       naive * 1e3, naive * 1e9 / n, w1 * 1e3, naive / w1);
+out:
 	free(p);
 	free(s);
 	return 0;
@@ -162,14 +170,21 @@ int main(void)
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned threads = (unsigned)bm_env("MSM_BENCH_THREADS", online > 0 ? (int)online : 1);
 	int maxlog = bm_env("MSM_BENCH_MAX_LOG", 0);
-	int g1max = maxlog ? maxlog : 20, g2max = maxlog ? maxlog : 18;
+	int minlog = bm_env("MSM_BENCH_MIN_LOG", 12);
 
-	if (g1max < 12 || g1max > 26) {
-		fprintf(stderr, "bench/msm: MSM_BENCH_MAX_LOG must be 12 to 26\n");
+	bm_c = (unsigned)bm_env("MSM_BENCH_C", 0);
+	int g1max = maxlog ? maxlog : 20, g2max = maxlog ? maxlog : 18;
+	const char *grp = getenv("MSM_BENCH_GROUP");
+	int g1 = !grp || !*grp || strcmp(grp, "g1") == 0, g2 = !grp || !*grp || strcmp(grp, "g2") == 0;
+
+	if (g1max < 12 || g1max > 26 || minlog < 12 || minlog > g1max || (!g1 && !g2)) {
+		fprintf(stderr, "bench/msm: MSM_BENCH_MAX_LOG and MIN_LOG must be 12 to 26, "
+			"MSM_BENCH_GROUP g1 or g2\n");
 		return 1;
 	}
 	printf("fp %s, fr %s, %u threads\n", fp_impl_name(), fr_impl_name(), threads);
-	if (bm_group(&g1_bm, g1max, threads) != 0 || bm_group(&g2_bm, g2max, threads) != 0)
+	if ((g1 && bm_group(&g1_bm, minlog, g1max, threads) != 0) ||
+	    (g2 && bm_group(&g2_bm, minlog, g2max, threads) != 0))
 		return 1;
 	return 0;
 }

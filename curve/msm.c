@@ -6,8 +6,10 @@
  * every window, less 2^(c-1) each (no carries to chase; msm_nwin makes
  * room for the sum). A digit d sends +-P to bucket |d| - 1,
  * so a window needs 2^(c-1) buckets; the window's sum is
- * sum (b + 1) * bucket[b], a running sum from the top, and the windows are
- * combined by c doublings each (Horner).
+ * sum (b + 1) * bucket[b], running sums from the top (batched affine
+ * additions over segments of the buckets when they are many, see
+ * msm_reduce_affine), and the windows are combined by c doublings each
+ * (Horner).
  *
  * Buckets are affine and filled by batches of additions that share one
  * inversion (Montgomery's trick): an affine addition is then about six
@@ -36,16 +38,27 @@
 #include "field/fp2.h"
 
 /* Cost model, in base-field multiplications: a batched affine addition
- * into a bucket without its share of the inversion, an inversion (Fermat:
- * 380 squarings and about 200 products), and the two Jacobian additions
- * per bucket of the running sum. */
-#define MSM_COST_ADD 6.5
-#define MSM_COST_INV 600.0
+ * into a bucket without its share of the inversion, an inversion (7 us
+ * against 36 ns for a product on the Zen 3 this was tuned on), the two
+ * Jacobian additions per bucket of the Jacobian running sum, and a
+ * Jacobian addition. */
+#define MSM_COST_ADD 7.0
+#define MSM_COST_INV 200.0
 #define MSM_COST_BUCKET 26
+#define MSM_COST_JAC 16
+/* A bucket addition costs about 100 ns more (2.5 products) once the
+ * buckets outgrow the 512 KiB L2 of a Zen 3 core: 2^13 G1 buckets and up
+ * (measured at 2^18 and 2^20 points: c = 16 then costs as much as c = 13
+ * with 4 windows more). G2's buckets are twice the size; the same
+ * threshold is kept for both. */
+#define MSM_COST_MISS 2.5
+#define MSM_MISS_MIN_C 14
+#define MSM_AFFINE_MIN_C 10	/* affine reduction from 2^9 buckets up */
 #define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
 #define MSM_RECODE_STEP 4096	/* points per recoding work item */
+#define MSM_PREFETCH 32	/* buckets are fetched this many points ahead */
 
-enum { MSM_ADD, MSM_DOUBLE, MSM_CANCEL };
+enum { MSM_ADD, MSM_DOUBLE, MSM_CANCEL, MSM_SKIP, MSM_COPY };
 
 struct msm_entry {
 	const void *pt;		/* affine point */
@@ -61,8 +74,12 @@ struct msm_scratch {
 	void *side;		/* nbuckets Jacobian points */
 	uint64_t *sided;	/* bit b: side bucket b holds a point */
 	struct msm_entry *batch, *queue;
-	void *prefix, *den;	/* bcap field elements each */
+	void *prefix, *den;	/* max(bcap, nseg) field elements each */
+	void *run, *tot;	/* nseg affine points each (msm_reduce_affine) */
+	uint8_t *kind;		/* nseg */
 	size_t nbuckets, nb, bcap, nq, qcap;
+	size_t nseg;		/* segments of the affine reduction; 0: Jacobian */
+	int spilled;		/* this task used side buckets */
 };
 
 struct msm_job;
@@ -141,6 +158,25 @@ static size_t msm_batch(unsigned c)
 	return b > MSM_BATCH_MAX ? MSM_BATCH_MAX : b < 4 ? 4 : b;
 }
 
+/* Segments of the affine reduction (msm_reduce_affine): S near
+ * sqrt(8 m) for m buckets balances its inversions (2 per step, m / S
+ * steps) against its Jacobian tail (about 3 S additions). 0: Jacobian
+ * running sum, cheaper for few buckets. */
+static size_t msm_segments(unsigned c)
+{
+	return c < MSM_AFFINE_MIN_C ? 0 : (size_t)1 << ((c + 2) / 2);
+}
+
+/* Modelled cost of a window's reduction over its 2^(c-1) buckets. */
+static double msm_reduce_cost(unsigned c)
+{
+	double m = (double)(1u << (c - 1)), S = (double)msm_segments(c);
+
+	if (S == 0)
+		return m * MSM_COST_BUCKET;
+	return m * (2 * MSM_COST_ADD + 2 * MSM_COST_INV / S) + 3 * S * MSM_COST_JAC;
+}
+
 static unsigned msm_threads(unsigned threads)
 {
 	long n;
@@ -166,13 +202,14 @@ void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c)
 		clo = chi = c < 2 ? 2 : c > MSM_MAX_C ? MSM_MAX_C : c;
 	for (unsigned cc = clo; cc <= chi; cc++) {
 		unsigned nwin = msm_nwin(cc);
-		double buckets = (double)(1u << (cc - 1));
-		double add = MSM_COST_ADD + MSM_COST_INV / (double)msm_batch(cc);
+		double reduce = msm_reduce_cost(cc);
+		double add = MSM_COST_ADD + MSM_COST_INV / (double)msm_batch(cc) +
+			     (cc >= MSM_MISS_MIN_C ? MSM_COST_MISS : 0);
 
 		for (unsigned k = 1; k <= 64 && k <= n; k++) {
 			unsigned tasks = nwin * k, rounds = (tasks + t - 1) / t;
 			double chunk = (double)((n + k - 1) / k);
-			double cost = rounds * (chunk * add + buckets * MSM_COST_BUCKET);
+			double cost = rounds * (chunk * add + reduce);
 
 			if (best < 0 || cost < best) {
 				best = cost;
@@ -262,16 +299,22 @@ static void msm_scratch_free(struct msm_scratch *sc)
 	free(sc->queue);
 	free(sc->prefix);
 	free(sc->den);
+	free(sc->run);
+	free(sc->tot);
+	free(sc->kind);
 }
 
 static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, const struct msm_plan *pl)
 {
 	size_t nb = (size_t)1 << (pl->c - 1), words = (nb + 63) / 64;
+	size_t nf;
 
 	memset(sc, 0, sizeof(*sc));
 	sc->nbuckets = nb;
 	sc->bcap = pl->batch;
 	sc->qcap = pl->batch;	/* <= bcap: a drained queue fits in one batch */
+	sc->nseg = msm_segments(pl->c);
+	nf = sc->nseg > sc->bcap ? sc->nseg : sc->bcap;
 	sc->buckets = malloc(nb * ops->aff_size);
 	sc->filled = calloc(words, sizeof(uint64_t));
 	sc->busy = calloc(words, sizeof(uint64_t));
@@ -279,9 +322,13 @@ static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, c
 	sc->sided = calloc(words, sizeof(uint64_t));
 	sc->batch = malloc(sc->bcap * sizeof(struct msm_entry));
 	sc->queue = malloc(sc->qcap * sizeof(struct msm_entry));
-	sc->prefix = malloc(sc->bcap * ops->field_size);
-	sc->den = malloc(sc->bcap * ops->field_size);
-	if (sc->buckets && sc->filled && sc->busy && sc->side && sc->sided && sc->batch && sc->queue && sc->prefix && sc->den)
+	sc->prefix = malloc(nf * ops->field_size);
+	sc->den = malloc(nf * ops->field_size);
+	sc->run = malloc((sc->nseg + 1) * ops->aff_size);
+	sc->tot = malloc((sc->nseg + 1) * ops->aff_size);
+	sc->kind = malloc(sc->nseg + 1);
+	if (sc->buckets && sc->filled && sc->busy && sc->side && sc->sided && sc->batch && sc->queue &&
+	    sc->prefix && sc->den && sc->run && sc->tot && sc->kind)
 		return 0;
 	msm_scratch_free(sc);
 	return -1;

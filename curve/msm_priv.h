@@ -109,18 +109,25 @@ static void G_(msm_flush)(struct msm_scratch *sc)
 		}
 		F_(mul)(&t, &inv, &pre[i]);	/* 1 / den[i] */
 		F_(mul)(&inv, &inv, &den[i]);	/* 1 / (den[0] ... den[i-1]) */
-		if (e->kind == MSM_DOUBLE) {	/* lambda = 3 x^2 / 2y */
+		/* lambda = (y2 - y1) / (x2 - x1), or 3 x^2 / 2y to double; for a
+		 * negated point, -lambda = (y2 + y1) / (x2 - x1) (and y2 is
+		 * already negated when doubling), which saves the negation:
+		 * y3 = lambda (x1 - x3) - y1 = -lambda (x3 - x1) - y1. */
+		int flip = e->neg && e->kind != MSM_DOUBLE;
+
+		if (e->kind == MSM_DOUBLE) {
 			F_(sqr)(&lam, &a->x);
 			F_(mul_small)(&lam, &lam, 3);
-		} else {			/* lambda = (y2 - y1) / (x2 - x1) */
-			G_(msm_entry_y)(&y, e);
-			F_(sub)(&lam, &y, &a->y);
+		} else if (flip) {
+			F_(add)(&lam, &p->y, &a->y);
+		} else {
+			F_(sub)(&lam, &p->y, &a->y);
 		}
 		F_(mul)(&lam, &lam, &t);
 		F_(sqr)(&x3, &lam);
 		F_(sub)(&x3, &x3, &a->x);
 		F_(sub)(&x3, &x3, &p->x);
-		F_(sub)(&t, &a->x, &x3);
+		F_(sub)(&t, flip ? &x3 : &a->x, flip ? &a->x : &x3);	/* selects, no branch */
 		F_(mul)(&t, &t, &lam);
 		F_(sub)(&a->y, &t, &a->y);
 		a->x = x3;
@@ -174,6 +181,7 @@ static void G_(msm_spill)(struct msm_scratch *sc)
 {
 	JAC *side = sc->side;
 
+	sc->spilled = 1;
 	for (size_t j = 0; j < sc->nq; j++) {
 		const struct msm_entry *e = &sc->queue[j];
 		AFF q = *(const AFF *)e->pt;
@@ -203,9 +211,123 @@ static inline void G_(msm_put)(struct msm_scratch *sc, const struct msm_entry *e
 }
 
 /*
+ * acc[j] += src[j * stride] for j < m, in affine coordinates with one
+ * inversion (as msm_flush, but either side may be the point at infinity,
+ * and the m targets are distinct by construction).
+ */
+static void G_(msm_vec_add)(struct msm_scratch *sc, AFF *acc, const AFF *src, size_t stride, size_t m)
+{
+	FT *pre = sc->prefix, *den = sc->den;
+	uint8_t *kind = sc->kind;
+	FT prod = MSM_F_ONE, inv;
+
+	for (size_t j = 0; j < m; j++) {
+		const AFF *a = &acc[j], *p = &src[j * stride];
+
+		pre[j] = prod;
+		if (p->inf) {
+			kind[j] = MSM_SKIP;
+			continue;
+		}
+		if (a->inf) {
+			kind[j] = MSM_COPY;
+			continue;
+		}
+		if (F_(equal)(&a->x, &p->x)) {
+			if (!F_(equal)(&a->y, &p->y) || F_(is_zero)(&p->y)) {
+				kind[j] = MSM_CANCEL;
+				continue;
+			}
+			kind[j] = MSM_DOUBLE;
+			F_(double)(&den[j], &p->y);
+		} else {
+			kind[j] = MSM_ADD;
+			F_(sub)(&den[j], &p->x, &a->x);
+		}
+		F_(mul)(&prod, &prod, &den[j]);
+	}
+	F_(inv)(&inv, &prod);	/* one when no entry needs a division */
+	for (size_t j = m; j-- > 0;) {
+		AFF *a = &acc[j];
+		const AFF *p = &src[j * stride];
+		FT t, lam, x3;
+
+		switch (kind[j]) {
+		case MSM_SKIP:
+			continue;
+		case MSM_COPY:
+			*a = *p;
+			continue;
+		case MSM_CANCEL:
+			a->inf = 1;
+			continue;
+		case MSM_DOUBLE:
+			F_(sqr)(&lam, &a->x);
+			F_(mul_small)(&lam, &lam, 3);
+			break;
+		default:
+			F_(sub)(&lam, &p->y, &a->y);
+		}
+		F_(mul)(&t, &inv, &pre[j]);
+		F_(mul)(&inv, &inv, &den[j]);
+		F_(mul)(&lam, &lam, &t);
+		F_(sqr)(&x3, &lam);
+		F_(sub)(&x3, &x3, &a->x);
+		F_(sub)(&x3, &x3, &p->x);
+		F_(sub)(&t, &a->x, &x3);
+		F_(mul)(&t, &t, &lam);
+		F_(sub)(&a->y, &t, &a->y);
+		a->x = x3;
+	}
+}
+
+/*
+ * sum (b + 1) * bucket[b] over the affine buckets, with affine additions
+ * batched across segments: the buckets fall into S segments of L, each
+ * segment j keeps its own running sum run_j and total tot_j (from its top
+ * bucket down, local weights u + 1), and one step advances all S at once,
+ * two batches of S additions (run += bucket, then tot += run) with one
+ * inversion each. Since b + 1 = (u + 1) + j L, the window's sum is
+ *   sum_j tot_j + L * sum_j j run_j,
+ * the last by a short Jacobian running sum over j and log2 L doublings.
+ * Leaves the buckets empty.
+ */
+static void G_(msm_reduce_affine)(struct msm_scratch *sc, JAC *out)
+{
+	AFF *bk = sc->buckets, *run = sc->run, *tot = sc->tot;
+	size_t S = sc->nseg, L = sc->nbuckets / S;
+	JAC acc, wsum, sum;
+
+	for (size_t b = 0; b < sc->nbuckets; b++) {
+		bk[b].inf = !msm_bit(sc->filled, b);
+		msm_bit_clear(sc->filled, b);
+	}
+	for (size_t j = 0; j < S; j++)
+		run[j].inf = tot[j].inf = 1;
+	for (size_t u = L; u-- > 0;) {
+		G_(msm_vec_add)(sc, run, &bk[u], L, S);
+		G_(msm_vec_add)(sc, tot, run, 1, S);
+	}
+	G_(set_inf)(&acc);
+	G_(set_inf)(&wsum);
+	G_(set_inf)(&sum);
+	for (size_t j = S; j-- > 1;) {
+		G_(add_affine)(&acc, &acc, &run[j]);
+		G_(add)(&wsum, &wsum, &acc);
+	}
+	for (size_t l = L; l > 1; l >>= 1)
+		G_(double)(&wsum, &wsum);
+	for (size_t j = 0; j < S; j++)
+		G_(add_affine)(&sum, &sum, &tot[j]);
+	G_(add)(out, &sum, &wsum);
+}
+
+/*
  * One task: the points of one chunk into the buckets of one window, then
- * the window's weighted sum, sum (b + 1) * bucket[b], as a running sum from
- * the top bucket down (a bucket is its affine part plus its side part).
+ * the window's weighted sum, sum (b + 1) * bucket[b]: by msm_reduce_affine
+ * when the buckets are many, else (and when side buckets were used) as a
+ * Jacobian running sum from the top bucket down (a bucket is its affine
+ * part plus its side part).
  * Leaves the buckets empty for the next task.
  */
 static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size_t task)
@@ -222,6 +344,11 @@ static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size
 		int d = dig[i];
 		struct msm_entry e;
 
+		if (i + MSM_PREFETCH < hi) {	/* its bucket, for msm_place */
+			unsigned f = (unsigned)abs(dig[i + MSM_PREFETCH]);
+
+			__builtin_prefetch(&bk[f - (f != 0)], 1);	/* no branch on a random sign */
+		}
 		if (d == 0 || pts[i].inf)
 			continue;
 		e.pt = &pts[i];
@@ -232,6 +359,11 @@ static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size
 	while (sc->nb > 0 || sc->nq > 0)
 		G_(msm_flush_drain)(sc);
 
+	if (sc->nseg && !sc->spilled) {
+		G_(msm_reduce_affine)(sc, &((JAC *)job->results)[task]);
+		return;
+	}
+	sc->spilled = 0;
 	G_(set_inf)(&run);
 	G_(set_inf)(&tot);
 	for (size_t b = sc->nbuckets; b-- > 0;) {
