@@ -291,12 +291,19 @@ static void *serve(void *arg)
 {
 	(void)arg;
 	int c = accept(srv_fd, NULL, NULL);
-	ssize_t n = c >= 0 ? read(c, srv_got, sizeof srv_got - 1) : -1;
-	if (n > 0) {
-		srv_got[n] = '\0';
-		if (write(c, "ok\n", 3) != 3)
-			srv_got[0] = '!';
+	size_t have = 0;
+	ssize_t n = 0;
+
+	/* a stream: the request may come in several writes (ctl sends the
+	 * '\n' apart when the caller left it off); read to the newline */
+	while (c >= 0 && have < sizeof srv_got - 1 && (n = read(c, srv_got + have, sizeof srv_got - 1 - have)) > 0) {
+		have += (size_t)n;
+		srv_got[have] = '\0';
+		if (strchr(srv_got, '\n'))
+			break;
 	}
+	if (have > 0 && write(c, "ok\n", 3) != 3)
+		srv_got[0] = '!';
 	if (c >= 0)
 		close(c);
 	return NULL;

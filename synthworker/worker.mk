@@ -1,7 +1,10 @@
-# synth/worker: the synth worker program the supervisor execs per synth
-# slot (bin/synth), and its test, which plays the supervisor's part.
+# synthworker: the synth worker program the supervisor execs per synth
+# slot (bin/synth), and its test, which plays the supervisor's part. A
+# folder of its own, beside synth/ (the circuit library): the program also
+# reads result files (format/) and verifies partitions (verify/), which
+# both sit on top of the circuit.
 PROGS += $(BIN)/synth
-$(BIN)/synth: $(call objs,synth/worker.c) $(O)/libverify.a $(O)/libformat.a $(O)/libsynth.a \
+$(BIN)/synth: $(call objs,synthworker/worker.c) $(O)/libverify.a $(O)/libformat.a $(O)/libsynth.a \
 	$(O)/libproto.a $(O)/libshm.a \
 	$(O)/libfield.a $(O)/libfault.a
 LDLIBS_synth = $(call pc_libs,libsodium) $(call pc_libs,libxxhash)
