@@ -1,6 +1,6 @@
 /*
  * bench/msm: G1 and G2 MSM at n = 2^12, 2^14, ... up to 2^MSM_BENCH_MAX_LOG
- * (default 20 for G1, 18 for G2; MSM_BENCH_MAX_LOG caps both), on every
+ * (default 20 for both; MSM_BENCH_MAX_LOG caps both), on every
  * online CPU (MSM_BENCH_THREADS overrides). Per size: the plan, the wall
  * time (best of a few runs at small n, one run at large n), and the cost
  * per point as core time two ways: wall x threads / n, and the process
@@ -173,7 +173,7 @@ int main(void)
 	int minlog = bm_env("MSM_BENCH_MIN_LOG", 12);
 
 	bm_c = (unsigned)bm_env("MSM_BENCH_C", 0);
-	int g1max = maxlog ? maxlog : 20, g2max = maxlog ? maxlog : 18;
+	int g1max = maxlog ? maxlog : 20, g2max = maxlog ? maxlog : 20;
 	const char *grp = getenv("MSM_BENCH_GROUP");
 	int g1 = !grp || !*grp || strcmp(grp, "g1") == 0, g2 = !grp || !*grp || strcmp(grp, "g2") == 0;
 
