@@ -15,6 +15,7 @@
  * symbol are not constant time.
  */
 #include "field/fp.h"
+#include "field/limb.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,6 @@
 #include <x86intrin.h>
 #endif
 
-typedef unsigned __int128 fp_u128;
 
 #define P0 0xb9feffffffffaaabULL
 #define P1 0x1eabfffeb153ffffULL
@@ -35,37 +35,6 @@ typedef unsigned __int128 fp_u128;
 typedef void (*fp_mul_fn_t_)(fp_t *out, const fp_t *a, const fp_t *b);
 typedef void (*fp_sqr_fn_t_)(fp_t *out, const fp_t *a);
 
-/* Carry chains: on x86-64 the intrinsics become plain ADC/SBB (baseline
- * ISA); elsewhere 128-bit arithmetic does the same job. */
-#if defined(__x86_64__)
-static inline uint64_t fp_adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	unsigned long long s;
-	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
-	return s;
-}
-
-static inline uint64_t fp_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	unsigned long long d;
-	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
-	return d;
-}
-#else
-static inline uint64_t fp_adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	fp_u128 s = (fp_u128)a + b + *carry;
-	*carry = (uint64_t)(s >> 64);
-	return (uint64_t)s;
-}
-
-static inline uint64_t fp_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	fp_u128 d = (fp_u128)a - b - *borrow;
-	*borrow = (uint64_t)(d >> 64) & 1;
-	return (uint64_t)d;
-}
-#endif
 
 /* t < 2p (so < 2^384) -> out = t mod p, branch-free: the borrow is
  * data-dependent and unpredictable. Scalars, not arrays (see fr.c's
@@ -74,12 +43,12 @@ static inline void fp_reduce6(uint64_t out[6], uint64_t t0, uint64_t t1,
 			      uint64_t t2, uint64_t t3, uint64_t t4, uint64_t t5)
 {
 	uint64_t b = 0;
-	uint64_t d0 = fp_sbb(t0, P0, &b);
-	uint64_t d1 = fp_sbb(t1, P1, &b);
-	uint64_t d2 = fp_sbb(t2, P2, &b);
-	uint64_t d3 = fp_sbb(t3, P3, &b);
-	uint64_t d4 = fp_sbb(t4, P4, &b);
-	uint64_t d5 = fp_sbb(t5, P5, &b);
+	uint64_t d0 = limb_sbb(t0, P0, &b);
+	uint64_t d1 = limb_sbb(t1, P1, &b);
+	uint64_t d2 = limb_sbb(t2, P2, &b);
+	uint64_t d3 = limb_sbb(t3, P3, &b);
+	uint64_t d4 = limb_sbb(t4, P4, &b);
+	uint64_t d5 = limb_sbb(t5, P5, &b);
 	uint64_t keep = 0 - b;	/* b set: t < p, keep t */
 	uint64_t r0 = (t0 & keep) | (d0 & ~keep);
 	uint64_t r1 = (t1 & keep) | (d1 & ~keep);
@@ -204,31 +173,31 @@ static inline void fp_sub_inline(fp_t *out, const fp_t *a, const fp_t *b)
 static inline void fp_add_inline(fp_t *out, const fp_t *a, const fp_t *b)
 {
 	uint64_t c = 0;
-	uint64_t t0 = fp_adc(a->l[0], b->l[0], &c);
-	uint64_t t1 = fp_adc(a->l[1], b->l[1], &c);
-	uint64_t t2 = fp_adc(a->l[2], b->l[2], &c);
-	uint64_t t3 = fp_adc(a->l[3], b->l[3], &c);
-	uint64_t t4 = fp_adc(a->l[4], b->l[4], &c);
-	uint64_t t5 = fp_adc(a->l[5], b->l[5], &c);
+	uint64_t t0 = limb_adc(a->l[0], b->l[0], &c);
+	uint64_t t1 = limb_adc(a->l[1], b->l[1], &c);
+	uint64_t t2 = limb_adc(a->l[2], b->l[2], &c);
+	uint64_t t3 = limb_adc(a->l[3], b->l[3], &c);
+	uint64_t t4 = limb_adc(a->l[4], b->l[4], &c);
+	uint64_t t5 = limb_adc(a->l[5], b->l[5], &c);
 	fp_reduce6(out->l, t0, t1, t2, t3, t4, t5);
 }
 
 static inline void fp_sub_inline(fp_t *out, const fp_t *a, const fp_t *b)
 {
 	uint64_t bw = 0, c = 0;
-	uint64_t t0 = fp_sbb(a->l[0], b->l[0], &bw);
-	uint64_t t1 = fp_sbb(a->l[1], b->l[1], &bw);
-	uint64_t t2 = fp_sbb(a->l[2], b->l[2], &bw);
-	uint64_t t3 = fp_sbb(a->l[3], b->l[3], &bw);
-	uint64_t t4 = fp_sbb(a->l[4], b->l[4], &bw);
-	uint64_t t5 = fp_sbb(a->l[5], b->l[5], &bw);
+	uint64_t t0 = limb_sbb(a->l[0], b->l[0], &bw);
+	uint64_t t1 = limb_sbb(a->l[1], b->l[1], &bw);
+	uint64_t t2 = limb_sbb(a->l[2], b->l[2], &bw);
+	uint64_t t3 = limb_sbb(a->l[3], b->l[3], &bw);
+	uint64_t t4 = limb_sbb(a->l[4], b->l[4], &bw);
+	uint64_t t5 = limb_sbb(a->l[5], b->l[5], &bw);
 	uint64_t mask = 0 - bw;	/* went negative: add p back */
-	out->l[0] = fp_adc(t0, P0 & mask, &c);
-	out->l[1] = fp_adc(t1, P1 & mask, &c);
-	out->l[2] = fp_adc(t2, P2 & mask, &c);
-	out->l[3] = fp_adc(t3, P3 & mask, &c);
-	out->l[4] = fp_adc(t4, P4 & mask, &c);
-	out->l[5] = fp_adc(t5, P5 & mask, &c);
+	out->l[0] = limb_adc(t0, P0 & mask, &c);
+	out->l[1] = limb_adc(t1, P1 & mask, &c);
+	out->l[2] = limb_adc(t2, P2 & mask, &c);
+	out->l[3] = limb_adc(t3, P3 & mask, &c);
+	out->l[4] = limb_adc(t4, P4 & mask, &c);
+	out->l[5] = limb_adc(t5, P5 & mask, &c);
 }
 
 #endif
@@ -265,17 +234,10 @@ static const uint64_t fp_sqrt_exp[6] = {
 
 /* ---- portable multiplication ------------------------------------------ */
 
-static inline uint64_t fp_mulw(uint64_t a, uint64_t b, uint64_t *hi)
-{
-	fp_u128 p = (fp_u128)a * b;
-	*hi = (uint64_t)(p >> 64);
-	return (uint64_t)p;
-}
-
 /*
  * Row i adds a * b[i], then the reduction adds m * p, m chosen to clear
  * the low word, and shifts t down one word. Each step keeps the low and
- * high halves of its six products apart, on two fp_adc() carry chains
+ * high halves of its six products apart, on two limb_adc() carry chains
  * (ADC on x86-64): written as three-term 128-bit sums (x*y + t + c, the
  * textbook form, as in bench/fp_bench.c's baseline) gcc materialised
  * every carry with setc/movzx. The top word t6 never needs a carry out
@@ -289,49 +251,49 @@ void fp_mul_portable(fp_t *out, const fp_t *a, const fp_t *b)
 
 	for (int i = 0; i < 6; i++) {
 		uint64_t yi = y[i];
-		l0 = fp_mulw(x[0], yi, &h0);
-		l1 = fp_mulw(x[1], yi, &h1);
-		l2 = fp_mulw(x[2], yi, &h2);
-		l3 = fp_mulw(x[3], yi, &h3);
-		l4 = fp_mulw(x[4], yi, &h4);
-		l5 = fp_mulw(x[5], yi, &h5);
+		l0 = limb_mul(x[0], yi, &h0);
+		l1 = limb_mul(x[1], yi, &h1);
+		l2 = limb_mul(x[2], yi, &h2);
+		l3 = limb_mul(x[3], yi, &h3);
+		l4 = limb_mul(x[4], yi, &h4);
+		l5 = limb_mul(x[5], yi, &h5);
 		c = 0;
-		t0 = fp_adc(t0, l0, &c);
-		t1 = fp_adc(t1, l1, &c);
-		t2 = fp_adc(t2, l2, &c);
-		t3 = fp_adc(t3, l3, &c);
-		t4 = fp_adc(t4, l4, &c);
-		t5 = fp_adc(t5, l5, &c);
+		t0 = limb_adc(t0, l0, &c);
+		t1 = limb_adc(t1, l1, &c);
+		t2 = limb_adc(t2, l2, &c);
+		t3 = limb_adc(t3, l3, &c);
+		t4 = limb_adc(t4, l4, &c);
+		t5 = limb_adc(t5, l5, &c);
 		t6 = c;
 		c = 0;
-		t1 = fp_adc(t1, h0, &c);
-		t2 = fp_adc(t2, h1, &c);
-		t3 = fp_adc(t3, h2, &c);
-		t4 = fp_adc(t4, h3, &c);
-		t5 = fp_adc(t5, h4, &c);
+		t1 = limb_adc(t1, h0, &c);
+		t2 = limb_adc(t2, h1, &c);
+		t3 = limb_adc(t3, h2, &c);
+		t4 = limb_adc(t4, h3, &c);
+		t5 = limb_adc(t5, h4, &c);
 		t6 = t6 + h5 + c;	/* t + x * y[i] < 2^448: no carry out */
 
 		m = t0 * FP_INV;
-		l0 = fp_mulw(m, P0, &h0);
-		l1 = fp_mulw(m, P1, &h1);
-		l2 = fp_mulw(m, P2, &h2);
-		l3 = fp_mulw(m, P3, &h3);
-		l4 = fp_mulw(m, P4, &h4);
-		l5 = fp_mulw(m, P5, &h5);
+		l0 = limb_mul(m, P0, &h0);
+		l1 = limb_mul(m, P1, &h1);
+		l2 = limb_mul(m, P2, &h2);
+		l3 = limb_mul(m, P3, &h3);
+		l4 = limb_mul(m, P4, &h4);
+		l5 = limb_mul(m, P5, &h5);
 		c = 0;
-		fp_adc(t0, l0, &c);	/* 0 mod 2^64; only the carry counts */
-		t1 = fp_adc(t1, l1, &c);
-		t2 = fp_adc(t2, l2, &c);
-		t3 = fp_adc(t3, l3, &c);
-		t4 = fp_adc(t4, l4, &c);
-		t5 = fp_adc(t5, l5, &c);
+		limb_adc(t0, l0, &c);	/* 0 mod 2^64; only the carry counts */
+		t1 = limb_adc(t1, l1, &c);
+		t2 = limb_adc(t2, l2, &c);
+		t3 = limb_adc(t3, l3, &c);
+		t4 = limb_adc(t4, l4, &c);
+		t5 = limb_adc(t5, l5, &c);
 		t6 += c;
 		c = 0;
-		t0 = fp_adc(t1, h0, &c);
-		t1 = fp_adc(t2, h1, &c);
-		t2 = fp_adc(t3, h2, &c);
-		t3 = fp_adc(t4, h3, &c);
-		t4 = fp_adc(t5, h4, &c);
+		t0 = limb_adc(t1, h0, &c);
+		t1 = limb_adc(t2, h1, &c);
+		t2 = limb_adc(t3, h2, &c);
+		t3 = limb_adc(t4, h3, &c);
+		t4 = limb_adc(t5, h4, &c);
 		t5 = t6 + h5 + c;	/* < 2p < 2^384 */
 	}
 	fp_reduce6(out->l, t0, t1, t2, t3, t4, t5);
@@ -433,12 +395,12 @@ void fp_neg(fp_t *out, const fp_t *a)
 {
 	/* p - a, except that -0 is 0 (p itself is not a valid element) */
 	uint64_t nz = 0 - (uint64_t)!fp_is_zero(a), bw = 0;
-	uint64_t r0 = fp_sbb(P0, a->l[0], &bw);
-	uint64_t r1 = fp_sbb(P1, a->l[1], &bw);
-	uint64_t r2 = fp_sbb(P2, a->l[2], &bw);
-	uint64_t r3 = fp_sbb(P3, a->l[3], &bw);
-	uint64_t r4 = fp_sbb(P4, a->l[4], &bw);
-	uint64_t r5 = fp_sbb(P5, a->l[5], &bw);
+	uint64_t r0 = limb_sbb(P0, a->l[0], &bw);
+	uint64_t r1 = limb_sbb(P1, a->l[1], &bw);
+	uint64_t r2 = limb_sbb(P2, a->l[2], &bw);
+	uint64_t r3 = limb_sbb(P3, a->l[3], &bw);
+	uint64_t r4 = limb_sbb(P4, a->l[4], &bw);
+	uint64_t r5 = limb_sbb(P5, a->l[5], &bw);
 	out->l[0] = r0 & nz;
 	out->l[1] = r1 & nz;
 	out->l[2] = r2 & nz;
@@ -569,12 +531,12 @@ int fp_is_square(const fp_t *a)
 static int fp_limbs_lt_p(const uint64_t v[6])
 {
 	uint64_t b = 0;
-	fp_sbb(v[0], P0, &b);
-	fp_sbb(v[1], P1, &b);
-	fp_sbb(v[2], P2, &b);
-	fp_sbb(v[3], P3, &b);
-	fp_sbb(v[4], P4, &b);
-	fp_sbb(v[5], P5, &b);
+	limb_sbb(v[0], P0, &b);
+	limb_sbb(v[1], P1, &b);
+	limb_sbb(v[2], P2, &b);
+	limb_sbb(v[3], P3, &b);
+	limb_sbb(v[4], P4, &b);
+	limb_sbb(v[5], P5, &b);
 	return (int)b;
 }
 
@@ -655,7 +617,7 @@ void fp_from_bytes_wide(fp_t *out, const uint8_t in[64])
 	for (int k = 0; k < 4; k++) {
 		uint64_t b = 0, d[6];
 		for (int i = 0; i < 6; i++)
-			d[i] = fp_sbb(lo.l[i], fp_kp[k][i], &b);
+			d[i] = limb_sbb(lo.l[i], fp_kp[k][i], &b);
 		if (!b)
 			memcpy(lo.l, d, sizeof(d));
 	}
@@ -670,7 +632,7 @@ int fp_lexlarger(const fp_t *a)
 	fp_to_limbs(v, a);
 	/* half - v borrows exactly when v > half */
 	for (int i = 0; i < 6; i++)
-		fp_sbb(fp_half[i], v[i], &b);
+		limb_sbb(fp_half[i], v[i], &b);
 	return (int)b;
 }
 
@@ -722,7 +684,7 @@ static uint64_t fp_sub6(uint64_t x[6], const uint64_t y[6])
 {
 	uint64_t b = 0;
 	for (int i = 0; i < 6; i++)
-		x[i] = fp_sbb(x[i], y[i], &b);
+		x[i] = limb_sbb(x[i], y[i], &b);
 	return b;
 }
 
@@ -730,7 +692,7 @@ static void fp_add6(uint64_t x[6], const uint64_t y[6])
 {
 	uint64_t c = 0;
 	for (int i = 0; i < 6; i++)
-		x[i] = fp_adc(x[i], y[i], &c);
+		x[i] = limb_adc(x[i], y[i], &c);
 }
 
 /* 1 when x > y. */
@@ -754,7 +716,7 @@ static void fp_div2k(uint64_t x[6], int k)
 		if (sh < 64)
 			m &= (1ULL << sh) - 1;
 		for (int i = 0; i < 6; i++) {
-			fp_u128 v = (fp_u128)m * FP_MODULUS[i] + x[i] + c;
+			limb_u128 v = (limb_u128)m * FP_MODULUS[i] + x[i] + c;
 			t[i] = (uint64_t)v;
 			c = (uint64_t)(v >> 64);
 		}

@@ -12,6 +12,7 @@
  * IFMA exists) or forced by fr_set_impl().
  */
 #include "field/fr.h"
+#include "field/limb.h"
 
 #include <string.h>
 #if defined(__x86_64__)
@@ -19,7 +20,6 @@
 #include <x86intrin.h>
 #endif
 
-typedef unsigned __int128 u128;
 
 #define R0 0xffffffff00000001ULL
 #define R1 0x53bda402fffe5bfeULL
@@ -58,37 +58,6 @@ static const fr_t FR_R3 = { {
 	0x73d13c71c7b5f418ULL, 0x6e2a5bb9c8db33e9ULL,
 } };
 
-/* Carry chains: on x86-64 the intrinsics become plain ADC/SBB (baseline
- * ISA, no BMI2/ADX); elsewhere 128-bit arithmetic does the same job. */
-#if defined(__x86_64__)
-static inline uint64_t fr_adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	unsigned long long s;
-	*carry = _addcarry_u64((unsigned char)*carry, a, b, &s);
-	return s;
-}
-
-static inline uint64_t fr_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	unsigned long long d;
-	*borrow = _subborrow_u64((unsigned char)*borrow, a, b, &d);
-	return d;
-}
-#else
-static inline uint64_t fr_adc(uint64_t a, uint64_t b, uint64_t *carry)
-{
-	u128 s = (u128)a + b + *carry;
-	*carry = (uint64_t)(s >> 64);
-	return (uint64_t)s;
-}
-
-static inline uint64_t fr_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
-{
-	u128 d = (u128)a - b - *borrow;
-	*borrow = (uint64_t)(d >> 64) & 1;
-	return (uint64_t)d;
-}
-#endif
 
 /* (t0..t3) < 2r, and < 2^256 -> out = t mod r. Kept in scalars: built
  * through small arrays, gcc vectorised the select and the 16-byte loads
@@ -97,10 +66,10 @@ static inline void fr_reduce4(uint64_t out[4], uint64_t t0, uint64_t t1,
 			      uint64_t t2, uint64_t t3)
 {
 	uint64_t b = 0;
-	uint64_t d0 = fr_sbb(t0, R0, &b);
-	uint64_t d1 = fr_sbb(t1, R1, &b);
-	uint64_t d2 = fr_sbb(t2, R2, &b);
-	uint64_t d3 = fr_sbb(t3, R3, &b);
+	uint64_t d0 = limb_sbb(t0, R0, &b);
+	uint64_t d1 = limb_sbb(t1, R1, &b);
+	uint64_t d2 = limb_sbb(t2, R2, &b);
+	uint64_t d3 = limb_sbb(t3, R3, &b);
 	/* b set: t < r, keep t. Branch-free: the borrow is data-dependent
 	 * and unpredictable in NTT loops. */
 	uint64_t keep = 0 - b;
@@ -118,10 +87,10 @@ static inline void fr_reduce_once(uint64_t out[4], const uint64_t t[4])
 static int fr_limbs_lt_r(const uint64_t v[4])
 {
 	uint64_t b = 0;
-	fr_sbb(v[0], R0, &b);
-	fr_sbb(v[1], R1, &b);
-	fr_sbb(v[2], R2, &b);
-	fr_sbb(v[3], R3, &b);
+	limb_sbb(v[0], R0, &b);
+	limb_sbb(v[1], R1, &b);
+	limb_sbb(v[2], R2, &b);
+	limb_sbb(v[3], R3, &b);
 	return (int)b;
 }
 
@@ -139,33 +108,33 @@ void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b)
 
 	for (int i = 0; i < 4; i++) {
 		uint64_t xi = x[i], c, c2, m;
-		u128 p;
+		limb_u128 p;
 
-		p = (u128)xi * y[0] + t0;
+		p = (limb_u128)xi * y[0] + t0;
 		c = (uint64_t)(p >> 64);
 		t0 = (uint64_t)p;
 		m = t0 * FR_INV;
-		p = (u128)m * R0 + t0;	/* low word is 0 by choice of m */
+		p = (limb_u128)m * R0 + t0;	/* low word is 0 by choice of m */
 		c2 = (uint64_t)(p >> 64);
 
-		p = (u128)xi * y[1] + t1 + c;
+		p = (limb_u128)xi * y[1] + t1 + c;
 		c = (uint64_t)(p >> 64);
 		t1 = (uint64_t)p;
-		p = (u128)m * R1 + t1 + c2;
+		p = (limb_u128)m * R1 + t1 + c2;
 		c2 = (uint64_t)(p >> 64);
 		t0 = (uint64_t)p;
 
-		p = (u128)xi * y[2] + t2 + c;
+		p = (limb_u128)xi * y[2] + t2 + c;
 		c = (uint64_t)(p >> 64);
 		t2 = (uint64_t)p;
-		p = (u128)m * R2 + t2 + c2;
+		p = (limb_u128)m * R2 + t2 + c2;
 		c2 = (uint64_t)(p >> 64);
 		t1 = (uint64_t)p;
 
-		p = (u128)xi * y[3] + t3 + c;
+		p = (limb_u128)xi * y[3] + t3 + c;
 		c = (uint64_t)(p >> 64);
 		t3 = (uint64_t)p;
-		p = (u128)m * R3 + t3 + c2;
+		p = (limb_u128)m * R3 + t3 + c2;
 		c2 = (uint64_t)(p >> 64);
 		t2 = (uint64_t)p;
 
@@ -178,71 +147,64 @@ void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b)
 /*
  * Each step keeps the two halves of the four products apart: the low
  * words go down one carry chain and the high words down a second, as
- * separate fr_adc() chains (ADC on x86-64). Written with three-term
+ * separate limb_adc() chains (ADC on x86-64). Written with three-term
  * 128-bit sums instead (x*y + t + c, the textbook form), gcc materialised
  * every carry with setc/movzx and the multiplication ran at ~34 ns against
  * ~26 ns for this form (gcc 12, Zen 4). The arithmetic is
  * unchanged: the same no-carry CIOS, so the same result bit for bit.
  */
-static inline uint64_t fr_mulw(uint64_t a, uint64_t b, uint64_t *hi)
-{
-	u128 p = (u128)a * b;
-	*hi = (uint64_t)(p >> 64);
-	return (uint64_t)p;
-}
-
 void fr_mul_portable(fr_t *out, const fr_t *a, const fr_t *b)
 {
 	const uint64_t *x = a->l, *y = b->l;
 	uint64_t t0, t1, t2, t3, t4, h0, h1, h2, h3, l0, l1, l2, l3, m, c;
 
 	/* row 0: t = x * y[0] */
-	l0 = fr_mulw(x[0], y[0], &h0);
-	l1 = fr_mulw(x[1], y[0], &h1);
-	l2 = fr_mulw(x[2], y[0], &h2);
-	l3 = fr_mulw(x[3], y[0], &h3);
+	l0 = limb_mul(x[0], y[0], &h0);
+	l1 = limb_mul(x[1], y[0], &h1);
+	l2 = limb_mul(x[2], y[0], &h2);
+	l3 = limb_mul(x[3], y[0], &h3);
 	c = 0;
 	t0 = l0;
-	t1 = fr_adc(l1, h0, &c);
-	t2 = fr_adc(l2, h1, &c);
-	t3 = fr_adc(l3, h2, &c);
+	t1 = limb_adc(l1, h0, &c);
+	t2 = limb_adc(l2, h1, &c);
+	t3 = limb_adc(l3, h2, &c);
 	t4 = h3 + c;		/* x * y[0] < 2^320: no carry out */
 	for (int i = 0;; i++) {
 		/* t = (t + m * r) / 2^64, m chosen so the low word is 0 */
 		m = t0 * FR_INV;
-		l0 = fr_mulw(m, R0, &h0);
-		l1 = fr_mulw(m, R1, &h1);
-		l2 = fr_mulw(m, R2, &h2);
-		l3 = fr_mulw(m, R3, &h3);
+		l0 = limb_mul(m, R0, &h0);
+		l1 = limb_mul(m, R1, &h1);
+		l2 = limb_mul(m, R2, &h2);
+		l3 = limb_mul(m, R3, &h3);
 		c = 0;
-		fr_adc(l0, t0, &c);	/* 0 mod 2^64; only the carry counts */
-		t1 = fr_adc(l1, t1, &c);
-		t2 = fr_adc(l2, t2, &c);
-		t3 = fr_adc(l3, t3, &c);
+		limb_adc(l0, t0, &c);	/* 0 mod 2^64; only the carry counts */
+		t1 = limb_adc(l1, t1, &c);
+		t2 = limb_adc(l2, t2, &c);
+		t3 = limb_adc(l3, t3, &c);
 		t4 += c;
 		c = 0;
-		t0 = fr_adc(t1, h0, &c);
-		t1 = fr_adc(t2, h1, &c);
-		t2 = fr_adc(t3, h2, &c);
+		t0 = limb_adc(t1, h0, &c);
+		t1 = limb_adc(t2, h1, &c);
+		t2 = limb_adc(t3, h2, &c);
 		t3 = t4 + h3 + c;	/* < 2r < 2^256: r3 < 2^63 - 1 */
 		if (i == 3)
 			break;
 		/* t += x * y[i + 1]; t4 takes the carries out of t3 */
 		uint64_t yi = y[i + 1];
-		l0 = fr_mulw(x[0], yi, &h0);
-		l1 = fr_mulw(x[1], yi, &h1);
-		l2 = fr_mulw(x[2], yi, &h2);
-		l3 = fr_mulw(x[3], yi, &h3);
+		l0 = limb_mul(x[0], yi, &h0);
+		l1 = limb_mul(x[1], yi, &h1);
+		l2 = limb_mul(x[2], yi, &h2);
+		l3 = limb_mul(x[3], yi, &h3);
 		c = 0;
-		t0 = fr_adc(l0, t0, &c);
-		t1 = fr_adc(l1, t1, &c);
-		t2 = fr_adc(l2, t2, &c);
-		t3 = fr_adc(l3, t3, &c);
+		t0 = limb_adc(l0, t0, &c);
+		t1 = limb_adc(l1, t1, &c);
+		t2 = limb_adc(l2, t2, &c);
+		t3 = limb_adc(l3, t3, &c);
 		t4 = c;
 		c = 0;
-		t1 = fr_adc(t1, h0, &c);
-		t2 = fr_adc(t2, h1, &c);
-		t3 = fr_adc(t3, h2, &c);
+		t1 = limb_adc(t1, h0, &c);
+		t2 = limb_adc(t2, h1, &c);
+		t3 = limb_adc(t3, h2, &c);
 		t4 = t4 + h3 + c;
 	}
 	fr_reduce4(out->l, t0, t1, t2, t3);
@@ -404,26 +366,26 @@ void fr_add(fr_t *out, const fr_t *a, const fr_t *b)
 {
 	uint64_t c = 0;
 	/* a + b < 2r < 2^256: no carry out of the top limb. */
-	uint64_t t0 = fr_adc(a->l[0], b->l[0], &c);
-	uint64_t t1 = fr_adc(a->l[1], b->l[1], &c);
-	uint64_t t2 = fr_adc(a->l[2], b->l[2], &c);
-	uint64_t t3 = fr_adc(a->l[3], b->l[3], &c);
+	uint64_t t0 = limb_adc(a->l[0], b->l[0], &c);
+	uint64_t t1 = limb_adc(a->l[1], b->l[1], &c);
+	uint64_t t2 = limb_adc(a->l[2], b->l[2], &c);
+	uint64_t t3 = limb_adc(a->l[3], b->l[3], &c);
 	fr_reduce4(out->l, t0, t1, t2, t3);
 }
 
 void fr_sub(fr_t *out, const fr_t *a, const fr_t *b)
 {
 	uint64_t bw = 0, c = 0;
-	uint64_t t0 = fr_sbb(a->l[0], b->l[0], &bw);
-	uint64_t t1 = fr_sbb(a->l[1], b->l[1], &bw);
-	uint64_t t2 = fr_sbb(a->l[2], b->l[2], &bw);
-	uint64_t t3 = fr_sbb(a->l[3], b->l[3], &bw);
+	uint64_t t0 = limb_sbb(a->l[0], b->l[0], &bw);
+	uint64_t t1 = limb_sbb(a->l[1], b->l[1], &bw);
+	uint64_t t2 = limb_sbb(a->l[2], b->l[2], &bw);
+	uint64_t t3 = limb_sbb(a->l[3], b->l[3], &bw);
 	/* Went negative: add r back (masked, no branch). */
 	uint64_t mask = 0 - bw;
-	out->l[0] = fr_adc(t0, R0 & mask, &c);
-	out->l[1] = fr_adc(t1, R1 & mask, &c);
-	out->l[2] = fr_adc(t2, R2 & mask, &c);
-	out->l[3] = fr_adc(t3, R3 & mask, &c);
+	out->l[0] = limb_adc(t0, R0 & mask, &c);
+	out->l[1] = limb_adc(t1, R1 & mask, &c);
+	out->l[2] = limb_adc(t2, R2 & mask, &c);
+	out->l[3] = limb_adc(t3, R3 & mask, &c);
 }
 
 void fr_neg(fr_t *out, const fr_t *a)
