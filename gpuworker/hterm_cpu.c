@@ -18,6 +18,21 @@
 /* Below this size a thread costs more than the transforms it runs. */
 #define HTERM_THREAD_MIN_LOG 12
 
+static int (*hterm_stop)(void *);
+static void *hterm_stop_arg;
+
+void hterm_set_stop(int (*stop)(void *arg), void *arg)
+{
+	hterm_stop = stop;
+	hterm_stop_arg = arg;
+}
+
+/* A safe point: nothing is half-written that anyone will read. */
+static int hterm_stopped(void)
+{
+	return hterm_stop && hterm_stop(hterm_stop_arg);
+}
+
 struct hterm_job {
 	fr_t *x;
 	unsigned k;
@@ -73,8 +88,12 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 	if (k < 1 || k > VOCAB_LOG_MAX)
 		return -1;
 	size_t n = (size_t)1 << k;
+	if (hterm_stopped())
+		return HTERM_STOPPED;
 	if (hterm_run_jobs(jobs, k))
 		return -1;
+	if (hterm_stopped())
+		return HTERM_STOPPED;
 
 	/* Z(x) = x^n - 1 is the constant g^n - 1 on the coset g*domain
 	 * (non-zero: 7 is a non-residue, so g^n != 1 for n <= 2^32). */
@@ -93,6 +112,8 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 			fr_sub(&t[j], &t[j], &c[i + j]);
 		fr_muln_const(a + i, t, &zinv, m);
 	}
+	if (hterm_stopped())
+		return HTERM_STOPPED;
 	return ntt_coset_inverse(a, k);
 }
 

@@ -3,13 +3,13 @@
 SUP_SRCS := supervisor/run.c supervisor/loop.c supervisor/child.c \
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/ctlsrv.c supervisor/notify.c \
-	    supervisor/statedir.c
+	    supervisor/statedir.c supervisor/preempt.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor
 
 # Integration tests: a real supervisor with real children.
-PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive
+PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive preempt
 TESTS += $(patsubst %,$(BIN)/tests/pipeline_%,$(PIPELINE_TESTS))
 $(foreach t,$(PIPELINE_TESTS),$(eval $(BIN)/tests/pipeline_$(t): $(call objs,tests/pipeline/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs,libsodium)))

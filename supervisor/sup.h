@@ -48,6 +48,9 @@
 #define SUP_WORKER_NICE 5
 #define SUP_HDR_BYTES 80	/* a result file's header (format/pfile.h) */
 #define SUP_REASON_MAX 256	/* a reason's full text */
+/* A gpuworker asked to abandon a partition has this long to answer
+ * before it is killed and replaced (preempt.c). */
+#define SUP_PREEMPT_GRACE_MS 100
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };
 
@@ -68,6 +71,7 @@ struct part_ref {
 	int job;	/* job table index */
 	uint32_t part;
 	uint64_t gen;
+	uint64_t abandon_ns;	/* gpu holds: when it was asked to abandon it (preempt.c); 0 = not */
 };
 
 struct child {
@@ -89,6 +93,7 @@ struct child {
 	uint64_t window_start_ns;
 	char kill_why[96];	/* why the supervisor killed it, for the event */
 	int disabled;		/* by an operator: drained, then kept down (CA_MARK_DISABLED) */
+	int preempt_kill;	/* killed to pre-empt its work: no crash, restarted at once */
 
 	/* Reading frames from its stdout. */
 	enum rd_state rd;
@@ -132,6 +137,7 @@ struct part {
 	uint64_t synth_ns, gpu_ns;
 	uint64_t ready_ns;	/* when it became READY (dispatch latency) */
 	uint64_t synth_start_ns;	/* its SYNTH_REQ went out */
+	uint8_t preempting;	/* being taken back: its requeue counts no attempt */
 };
 
 struct job {
@@ -292,6 +298,21 @@ int jobs_wanted(const struct sup *s, const struct part_ref *r);
 void sched_run(struct sup *s);
 int sched_inflight(const struct sup *s);
 uint64_t sched_mem_used(const struct sup *s);
+
+/* preempt.c */
+/* Take work back from lower-priority partitions for the most urgent one
+ * that waits (sched_run's last step). */
+void preempt_run(struct sup *s);
+/* May a partition of job j be relayed to gpuworker gi: its kind's slots,
+ * the other kinds' reservations, and (pre-emption on) nothing of lower
+ * priority held there that it would wait behind. */
+int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi);
+/* A partition was taken back from child ci (its FAIL FRAME_FAIL_PREEMPTED,
+ * or its death after a pre-emption kill): counter and event. */
+void preempt_note(struct sup *s, uint32_t ci, const struct part_ref *r, const char *how);
+/* Kill child ci to take its work back: no crash counted, restarted at
+ * once, its partitions requeued without an attempt. */
+void preempt_kill(struct sup *s, uint32_t ci, const char *why);
 
 /* relay.c */
 void sched_on_write(struct sup *s, uint32_t ci, int res);

@@ -1,0 +1,287 @@
+/*
+ * preempt: a partition of a higher-priority job never waits behind a
+ * lower-priority one.
+ *
+ * preempt_run is sched_run's last step, so it sees what placement could
+ * not do. It looks at the most urgent partition that waits, at one of two
+ * places:
+ *   - queued with no synth free: a synth working for a lower-priority
+ *     partition is killed (preempt_kill; a synth holds one partition and
+ *     starts again in milliseconds). If it was relaying, the relay pads the
+ *     gpuworker's frame with zeros and the gpuworker, asked to abandon that
+ *     generation, reads it to its end without decoding it and answers
+ *     FAIL FRAME_FAIL_PREEMPTED.
+ *   - ready at its synth with no gpuworker to take it: one gpuworker is
+ *     chosen (the one with an abandon already asked, else the fewest
+ *     lower-priority partitions), and what it holds of lower priority is
+ *     taken back. Not started (prefetched, or being relayed): at once.
+ *     Running: once the waiting partition has waited preempt_after (0:
+ *     never). Taking back is asking (proto/frame.h: a queued SIGUSR1 with
+ *     the generation); a gpuworker that has not answered within
+ *     SUP_PREEMPT_GRACE_MS is killed and replaced.
+ * While pre-emption is on (preempt_after > 0), a partition is not relayed
+ * to a gpuworker that holds one of lower priority (it would wait behind
+ * it, where a kill would take it too): it waits at its synth for that
+ * gpuworker to be cleared.
+ *
+ * A partition taken back is requeued with no attempt counted and is not
+ * a failure: its part's preempting flag says so to requeue_one (jobs.c),
+ * and a worker killed for it is no crash (child.c). Each one taken back
+ * is counted (sup.preemptions, the slot's preempted) and is an event
+ * (SHM_EV_PREEMPT).
+ *
+ * Slot reservation and affinity ([kind.X] reserve, slots) are checked in
+ * preempt_gpu_ok, which placement (policy.c) asks before each relay.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "supervisor/sup.h"
+
+static const char *kind_name(const struct child *c)
+{
+	return c->kind == CHILD_GPU ? "gpu" : "synth";
+}
+
+/* The priority of a reference's job (lower first); UINT32_MAX when the
+ * job is gone (anything may take its place). */
+static uint32_t ref_prio(const struct sup *s, const struct part_ref *r)
+{
+	const struct job *j = &s->jobs[r->job];
+
+	return jobs_wanted(s, r) ? j->priority : UINT32_MAX;
+}
+
+static int slot_allowed(const struct conf_kind *ck, uint32_t gi)
+{
+	uint64_t any = 0;
+
+	for (size_t i = 0; i < sizeof ck->slot_mask / sizeof ck->slot_mask[0]; i++)
+		any |= ck->slot_mask[i];
+	return !any || (gi < CONF_MAX_SLOTS && (ck->slot_mask[gi / 64] >> (gi % 64) & 1));
+}
+
+static int gpu_empty(const struct child *g)
+{
+	return g->nhold == 0 && g->src_child < 0;
+}
+
+int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi)
+{
+	const struct child *g = &s->child[gi];
+
+	if (!slot_allowed(&s->conf.kind[j->kind], gi))
+		return 0;
+	if (s->conf.preempt_after_ms)
+		for (int h = 0; h < g->nhold; h++)
+			if (ref_prio(s, &g->hold[h]) != UINT32_MAX && ref_prio(s, &g->hold[h]) > j->priority)
+				return 0;
+	if (!gpu_empty(g))
+		return 1;	/* an empty slot is what a reservation keeps */
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
+		uint32_t want = s->conf.kind[k].reserve, have = 0;
+
+		if (!want || k == j->kind)
+			continue;
+		for (uint32_t i = 0; i < s->ngpu; i++)
+			if (i != gi && child_takes_work(&s->child[i]) && gpu_empty(&s->child[i]) &&
+			    slot_allowed(&s->conf.kind[k], i))
+				have++;
+		if (have < want)
+			return 0;
+	}
+	return 1;
+}
+
+void preempt_note(struct sup *s, uint32_t ci, const struct part_ref *r, const char *how)
+{
+	const struct child *c = &s->child[ci];
+
+	s->stats.preemptions++;
+	sup_event(s, SHM_EV_PREEMPT, c->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH, c->slot, 0,
+		  r->id, r->part, "%s.%u: job %llu partition %u pre-empted (%s)", kind_name(c), c->slot,
+		  (unsigned long long)r->id, r->part, how);
+}
+
+static void mark(struct sup *s, const struct part_ref *r)
+{
+	if (jobs_wanted(s, r))
+		s->jobs[r->job].part[r->part].preempting = 1;
+}
+
+void preempt_kill(struct sup *s, uint32_t ci, const char *why)
+{
+	struct child *c = &s->child[ci];
+
+	if (!child_serving(c))
+		return;		/* already going: its own reason stands */
+	for (int h = 0; h < c->nhold; h++)
+		mark(s, &c->hold[h]);
+	if (c->kind == CHILD_SYNTH && relay_busy(c) && c->relay_dst >= 0)
+		mark(s, &c->relay_ref);
+	c->preempt_kill = 1;
+	child_kill(s, ci, why);
+}
+
+/* Ask gpuworker gi to abandon its hold h. */
+static void ask(struct sup *s, uint32_t gi, int h, uint64_t now)
+{
+	struct child *g = &s->child[gi];
+	struct part_ref *r = &g->hold[h];
+	union sigval v = { .sival_ptr = (void *)(uintptr_t)r->gen };
+
+	if (r->abandon_ns)
+		return;
+	r->abandon_ns = now;
+	mark(s, r);
+	if (g->pid > 0 && sigqueue(g->pid, FRAME_ABANDON_SIGNAL, v) < 0)
+		sup_log("gpu.%u: asking it to abandon job %llu partition %u: %m", g->slot,
+			(unsigned long long)r->id, r->part);
+}
+
+/* The most urgent partition waiting at a synth for a gpuworker: -1 none. */
+static int waiting_ready(const struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+		const struct child *c = &s->child[i];
+		if (!child_serving(c) || c->rd != RD_HELD || c->nhold != 1 || relay_busy(c) ||
+		    !jobs_wanted(s, &c->hold[0]))
+			continue;
+		if (best < 0 || ref_prio(s, &c->hold[0]) < ref_prio(s, &s->child[best].hold[0]) ||
+		    (ref_prio(s, &c->hold[0]) == ref_prio(s, &s->child[best].hold[0]) &&
+		     c->hold[0].id < s->child[best].hold[0].id))
+			best = (int)i;
+	}
+	return best;
+}
+
+/* The gpu stage: partition w (at synth wi) has no gpuworker. */
+static void clear_gpu(struct sup *s, uint32_t wi, uint64_t now)
+{
+	const struct part_ref *w = &s->child[wi].hold[0];
+	const struct job *wj = &s->jobs[w->job];
+	uint32_t prio = wj->priority;
+	int best = -1, best_low = 0;
+
+	for (uint32_t i = 0; i < s->ngpu; i++) {
+		const struct child *g = &s->child[i];
+		int low = 0, asked = 0;
+
+		if (!child_serving(g) || g->disabled || !slot_allowed(&s->conf.kind[wj->kind], i))
+			continue;
+		if (gpu_empty(g))
+			return;		/* it can go there: placement's to decide */
+		for (int h = 0; h < g->nhold; h++) {
+			low += ref_prio(s, &g->hold[h]) > prio;
+			asked |= g->hold[h].abandon_ns != 0;
+		}
+		if (!low)
+			continue;	/* full of work as urgent: nothing to take */
+		if (asked) {
+			best = (int)i;
+			break;
+		}
+		if (best < 0 || low < best_low)
+			best = (int)i, best_low = low;
+	}
+	if (best < 0)
+		return;
+	struct child *g = &s->child[best];
+	int running_ok = s->conf.preempt_after_ms && g->nhold &&
+		now - s->jobs[w->job].part[w->part].ready_ns >= s->conf.preempt_after_ms * 1000000u;
+	for (int h = g->nhold - 1; h >= 0; h--) {
+		const struct part_ref *r = &g->hold[h];
+		if (ref_prio(s, r) <= prio)
+			continue;
+		if (h == g->nhold - 1 && g->src_child >= 0) {
+			/* being relayed: its synth goes (the relay pads the
+			 * frame), the gpuworker skips the rest */
+			ask(s, (uint32_t)best, h, now);
+			preempt_kill(s, (uint32_t)g->src_child, "pre-empted: relaying a lower-priority partition");
+		} else if (h > 0 || running_ok) {
+			/* received and not begun: at once; the one it proves:
+			 * once w has waited preempt_after (pre-emption off: w
+			 * waits behind it, only what came after is taken back) */
+			ask(s, (uint32_t)best, h, now);
+		}
+	}
+}
+
+/* The synth stage: the most urgent queued partition has no synth. */
+static void clear_synth(struct sup *s)
+{
+	uint32_t prio = UINT32_MAX;
+	int victim = -1, vcost = 0;
+
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!jobs_active(j) || results_blocked(j) || !results_ready(j) || j->priority >= prio)
+			continue;
+		for (uint32_t p = 0; p < j->nparts; p++)
+			if (j->part[p].state == SHM_PART_QUEUED) {
+				prio = j->priority;
+				break;
+			}
+	}
+	if (prio == UINT32_MAX)
+		return;
+	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+		const struct child *c = &s->child[i];
+		if (child_takes_work(c) && child_idle(c))
+			return;		/* a synth is free: placement gives it out */
+		if (c->preempt_kill && child_alive(c))
+			return;		/* one is being taken back already */
+	}
+	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+		const struct child *c = &s->child[i];
+		const struct part_ref *r = c->nhold == 1 ? &c->hold[0]
+			: relay_busy(c) && c->relay_dst >= 0 ? &c->relay_ref : NULL;
+		int cost;
+
+		if (!child_serving(c) || !r || ref_prio(s, r) <= prio)
+			continue;
+		/* cheapest first: synthesizing, then ready, then relaying
+		 * (its gpuworker's frame must be padded to its end) */
+		cost = c->nhold == 1 ? (c->rd == RD_HELD ? 1 : 0) : 2;
+		if (victim < 0 || cost < vcost)
+			victim = (int)i, vcost = cost;
+	}
+	if (victim < 0)
+		return;
+	struct child *c = &s->child[victim];
+	if (c->nhold == 0 && c->relay_dst >= 0) {
+		struct child *g = &s->child[c->relay_dst];
+		for (int h = 0; h < g->nhold; h++)
+			if (g->hold[h].gen == c->relay_ref.gen)
+				ask(s, (uint32_t)c->relay_dst, h, shm_now_mono());
+	}
+	preempt_kill(s, (uint32_t)victim, "pre-empted: a higher-priority partition needs a synth");
+}
+
+void preempt_run(struct sup *s)
+{
+	uint64_t now = shm_now_mono();
+	int wi;
+
+	if (s->stopping)
+		return;
+	/* Asked and not answered within the grace period: killed (a
+	 * partition still being relayed in is waited for: the gpuworker
+	 * answers once its frame has ended). */
+	for (uint32_t i = 0; i < s->ngpu; i++) {
+		struct child *g = &s->child[i];
+		for (int h = 0; h < g->nhold && child_serving(g); h++) {
+			if (!g->hold[h].abandon_ns || (h == g->nhold - 1 && g->src_child >= 0))
+				continue;
+			if (now - g->hold[h].abandon_ns > SUP_PREEMPT_GRACE_MS * 1000000ull)
+				preempt_kill(s, i, "pre-empted: did not abandon its partition in time");
+		}
+	}
+	clear_synth(s);
+	if ((wi = waiting_ready(s)) >= 0)
+		clear_gpu(s, (uint32_t)wi, now);
+}
