@@ -74,6 +74,8 @@ int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi)
 
 	if (!slot_allowed(&s->conf.kind[j->kind], gi))
 		return 0;
+	if (g->claimed && j->priority > g->claim_prio)
+		return 0;	/* being cleared for something more urgent */
 	if (s->conf.preempt_after_ms)
 		for (int h = 0; h < g->nhold; h++)
 			if (ref_prio(s, &g->hold[h]) != UINT32_MAX && ref_prio(s, &g->hold[h]) > j->priority)
@@ -136,63 +138,85 @@ static void ask(struct sup *s, uint32_t gi, int h, uint64_t now)
 		return;
 	r->abandon_ns = now;
 	mark(s, r);
+	sup_log("gpu.%u: asked to abandon job %llu partition %u (%s)", g->slot,
+		(unsigned long long)r->id, r->part, h == 0 ? "running" : "not begun");
 	if (g->pid > 0 && sigqueue(g->pid, FRAME_ABANDON_SIGNAL, v) < 0)
 		sup_log("gpu.%u: asking it to abandon job %llu partition %u: %m", g->slot,
 			(unsigned long long)r->id, r->part);
 }
 
-/* The most urgent partition waiting at a synth for a gpuworker: -1 none. */
-static int waiting_ready(const struct sup *s)
+/* The most urgent partition not yet at a gpuworker (queued,
+ * synthesizing, ready): its job, or -1; *queued when it waits for a
+ * synth. Waiting is counted from its job's submission. */
+static int waiting_part(const struct sup *s, uint32_t *part, int *queued)
 {
 	int best = -1;
 
-	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
-		const struct child *c = &s->child[i];
-		if (!child_serving(c) || c->rd != RD_HELD || c->nhold != 1 || relay_busy(c) ||
-		    !jobs_wanted(s, &c->hold[0]))
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!jobs_active(j) || results_blocked(j) ||
+		    (best >= 0 && j->priority >= s->jobs[best].priority))
 			continue;
-		if (best < 0 || ref_prio(s, &c->hold[0]) < ref_prio(s, &s->child[best].hold[0]) ||
-		    (ref_prio(s, &c->hold[0]) == ref_prio(s, &s->child[best].hold[0]) &&
-		     c->hold[0].id < s->child[best].hold[0].id))
-			best = (int)i;
+		for (uint32_t p = 0; p < j->nparts; p++) {
+			uint8_t st = j->part[p].state;
+			if (st == SHM_PART_QUEUED || st == SHM_PART_SYNTH || st == SHM_PART_READY) {
+				best = (int)i;
+				*part = p;
+				*queued = st == SHM_PART_QUEUED;
+				break;
+			}
+		}
 	}
 	return best;
 }
 
-/* The gpu stage: partition w (at synth wi) has no gpuworker. */
-static void clear_gpu(struct sup *s, uint32_t wi, uint64_t now)
+/* Is worker g on its way back (killed, restarting, in a short backoff)? */
+static int worker_coming(const struct child *g, uint64_t now)
 {
-	const struct part_ref *w = &s->child[wi].hold[0];
-	const struct job *wj = &s->jobs[w->job];
+	if (g->disabled || g->state == CH_DISABLED)
+		return 0;
+	return g->state == CH_STARTING || g->state == CH_KILLED ||
+		(g->state == CH_DOWN && g->restart_at_ns <= now + 1000000000ull);
+}
+
+/* The gpu stage: the most urgent waiting partition (job wj, priority
+ * prio) needs one gpuworker cleared of less urgent work: the one already
+ * claimed for it, else the one with the fewest less urgent partitions. */
+static void clear_gpu(struct sup *s, const struct job *wj, uint64_t now)
+{
 	uint32_t prio = wj->priority;
 	int best = -1, best_low = 0;
 
 	for (uint32_t i = 0; i < s->ngpu; i++) {
 		const struct child *g = &s->child[i];
-		int low = 0, asked = 0;
+		int low = 0;
 
-		if (!child_serving(g) || g->disabled || !slot_allowed(&s->conf.kind[wj->kind], i))
+		if (!slot_allowed(&s->conf.kind[wj->kind], i))
 			continue;
-		if (gpu_empty(g))
-			return;		/* it can go there: placement's to decide */
-		for (int h = 0; h < g->nhold; h++) {
-			low += ref_prio(s, &g->hold[h]) > prio;
-			asked |= g->hold[h].abandon_ns != 0;
-		}
-		if (!low)
-			continue;	/* full of work as urgent: nothing to take */
-		if (asked) {
+		if (g->claimed && g->claim_prio <= prio && (child_serving(g) || worker_coming(g, now))) {
 			best = (int)i;
 			break;
 		}
+		if (!child_serving(g) || g->disabled)
+			continue;
+		for (int h = 0; h < g->nhold; h++)
+			low += ref_prio(s, &g->hold[h]) > prio;
+		if (!low && g->nhold < SUP_GPU_DEPTH && g->src_child < 0)
+			return;		/* it has room and nothing to wait behind */
+		if (!low)
+			continue;	/* full of work as urgent: nothing to take */
 		if (best < 0 || low < best_low)
 			best = (int)i, best_low = low;
 	}
 	if (best < 0)
 		return;
 	struct child *g = &s->child[best];
-	int running_ok = s->conf.preempt_after_ms && g->nhold &&
-		now - s->jobs[w->job].part[w->part].ready_ns >= s->conf.preempt_after_ms * 1000000u;
+	g->claimed = 1;
+	g->claim_prio = prio;
+	if (!child_serving(g))
+		return;		/* coming back empty */
+	int running_ok = s->conf.preempt_after_ms &&
+		now - wj->submit_mono_ns >= s->conf.preempt_after_ms * 1000000u;
 	for (int h = g->nhold - 1; h >= 0; h--) {
 		const struct part_ref *r = &g->hold[h];
 		if (ref_prio(s, r) <= prio)
@@ -204,37 +228,28 @@ static void clear_gpu(struct sup *s, uint32_t wi, uint64_t now)
 			preempt_kill(s, (uint32_t)g->src_child, "pre-empted: relaying a lower-priority partition");
 		} else if (h > 0 || running_ok) {
 			/* received and not begun: at once; the one it proves:
-			 * once w has waited preempt_after (pre-emption off: w
-			 * waits behind it, only what came after is taken back) */
+			 * once the other has waited preempt_after (pre-emption
+			 * off: it waits behind that one, only what came after
+			 * is taken back) */
 			ask(s, (uint32_t)best, h, now);
 		}
 	}
 }
 
-/* The synth stage: the most urgent queued partition has no synth. */
-static void clear_synth(struct sup *s)
+/* The synth stage: the most urgent partition (priority prio) is queued
+ * and no synth is free. */
+static void clear_synth(struct sup *s, uint32_t prio, uint64_t now)
 {
-	uint32_t prio = UINT32_MAX;
 	int victim = -1, vcost = 0;
 
-	for (uint32_t i = 0; i < s->njobs; i++) {
-		const struct job *j = &s->jobs[i];
-		if (!jobs_active(j) || results_blocked(j) || !results_ready(j) || j->priority >= prio)
-			continue;
-		for (uint32_t p = 0; p < j->nparts; p++)
-			if (j->part[p].state == SHM_PART_QUEUED) {
-				prio = j->priority;
-				break;
-			}
-	}
-	if (prio == UINT32_MAX)
-		return;
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
 		const struct child *c = &s->child[i];
 		if (child_takes_work(c) && child_idle(c))
 			return;		/* a synth is free: placement gives it out */
 		if (c->preempt_kill && child_alive(c))
 			return;		/* one is being taken back already */
+		if (worker_coming(c, now))
+			return;		/* one is coming (back) */
 	}
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
 		const struct child *c = &s->child[i];
@@ -265,7 +280,8 @@ static void clear_synth(struct sup *s)
 void preempt_run(struct sup *s)
 {
 	uint64_t now = shm_now_mono();
-	int wi;
+	uint32_t p;
+	int ji, queued = 0;
 
 	if (s->stopping)
 		return;
@@ -281,7 +297,13 @@ void preempt_run(struct sup *s)
 				preempt_kill(s, i, "pre-empted: did not abandon its partition in time");
 		}
 	}
-	clear_synth(s);
-	if ((wi = waiting_ready(s)) >= 0)
-		clear_gpu(s, (uint32_t)wi, now);
+	ji = waiting_part(s, &p, &queued);
+	for (uint32_t i = 0; i < s->ngpu; i++)	/* claims last while they are needed */
+		if (ji < 0 || s->child[i].claim_prio > s->jobs[ji].priority)
+			s->child[i].claimed = 0;
+	if (ji < 0)
+		return;
+	if (queued)
+		clear_synth(s, s->jobs[ji].priority, now);
+	clear_gpu(s, &s->jobs[ji], now);
 }

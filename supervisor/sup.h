@@ -94,6 +94,8 @@ struct child {
 	char kill_why[96];	/* why the supervisor killed it, for the event */
 	int disabled;		/* by an operator: drained, then kept down (CA_MARK_DISABLED) */
 	int preempt_kill;	/* killed to pre-empt its work: no crash, restarted at once */
+	int claimed;		/* gpu: being cleared for a partition of priority claim_prio */
+	uint32_t claim_prio;	/* (preempt.c): nothing less urgent is relayed to it */
 
 	/* Reading frames from its stdout. */
 	enum rd_state rd;

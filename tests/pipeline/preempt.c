@@ -17,7 +17,7 @@
 
 #include "tests/pipeline/harness.h"
 
-#define K_BIG 18
+#define K_BIG 19
 
 static struct sv sv1, sv2;
 static char conf_path[256], fault_state[256];
