@@ -98,7 +98,7 @@ static double run_case(struct sv *v, double part_ms, int kill_expected)
 	char args[64];
 	int bad;
 
-	snprintf(args, sizeof args, "porep k=%d", K_BIG);
+	snprintf(args, sizeof args, "porep k=%d partitions=6", K_BIG);
 	uint64_t big = sv_submit(v, args);
 	wait_busy(v, big);
 	usleep(50000);	/* and the next partitions prefetched behind */
@@ -155,6 +155,20 @@ int main(void)
 	CHECK(j.state == SHM_JOB_DONE, "single porep partition ended %u", j.state);
 	double part_ms = (double)j.part[0].gpu_ns / 1e6;
 	run_case(&sv1, part_ms, 0);
+	/* The views show it: status text, JSON and the metrics. */
+	static const char *const views[][2] = {
+		{ "", "^pre-emptions: [1-9]" },
+		{ "--json", "\"preemptions\": *[1-9]" },
+		{ "--json", "\"preempted\": *[1-9]" },
+		{ "--prometheus", "^provisor_preemptions_total [1-9]" },
+		{ "--prometheus", "^provisor_worker_preempted_total\\{.*\\} [1-9]" },
+	};
+	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "%s/provisor status --name %s %s | grep -Eq '%s'", sv_bin(),
+			 sv1.name, views[i][0], views[i][1]);
+		CHECK(system(cmd) == 0, "status %s shows no '%s'", views[i][0], views[i][1]);
+	}
 	CHECK(sv_req(&sv1, "stop\n", reply, sizeof reply) == 0, "stop: %s", reply);
 	sv_reap(&sv1, 15);
 	sv_check_clean(&sv1);
