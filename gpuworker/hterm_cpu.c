@@ -11,6 +11,7 @@
 #include "gpuworker/hterm.h"
 
 #include <pthread.h>
+#include <assert.h>
 #include <stdlib.h>
 
 #include "field/ntt.h"
@@ -25,6 +26,7 @@ void hterm_set_stop(int (*stop)(void *arg), void *arg)
 {
 	hterm_stop = stop;
 	hterm_stop_arg = arg;
+	ntt_set_stop(stop, arg);	/* and inside the transforms, between blocks */
 }
 
 /* A safe point: nothing is half-written that anyone will read. */
@@ -75,7 +77,9 @@ static int hterm_run_jobs(struct hterm_job *jobs, unsigned k)
 		else
 			hterm_to_coset(&jobs[i + 1]);
 	}
-	return jobs[0].rc || jobs[1].rc || jobs[2].rc ? -1 : 0;
+	if (jobs[0].rc < 0 || jobs[1].rc < 0 || jobs[2].rc < 0)
+		return -1;
+	return jobs[0].rc || jobs[1].rc || jobs[2].rc ? HTERM_STOPPED : 0;
 }
 
 int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
@@ -90,8 +94,9 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 	size_t n = (size_t)1 << k;
 	if (hterm_stopped())
 		return HTERM_STOPPED;
-	if (hterm_run_jobs(jobs, k))
-		return -1;
+	int rc = hterm_run_jobs(jobs, k);
+	if (rc)
+		return rc;
 	if (hterm_stopped())
 		return HTERM_STOPPED;
 
@@ -114,6 +119,7 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 	}
 	if (hterm_stopped())
 		return HTERM_STOPPED;
+	static_assert(NTT_STOPPED == HTERM_STOPPED, "passed through");
 	return ntt_coset_inverse(a, k);
 }
 

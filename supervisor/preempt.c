@@ -285,13 +285,16 @@ void preempt_run(struct sup *s)
 
 	if (s->stopping)
 		return;
-	/* Asked and not answered within the grace period: killed (a
-	 * partition still being relayed in is waited for: the gpuworker
-	 * answers once its frame has ended). */
+	/* Asked and not answered within the grace period: killed. A
+	 * partition still being relayed in (padded) is waited for: the
+	 * gpuworker answers once its frame has ended, so its grace starts
+	 * with the relay's end. */
 	for (uint32_t i = 0; i < s->ngpu; i++) {
 		struct child *g = &s->child[i];
 		for (int h = 0; h < g->nhold && child_serving(g); h++) {
-			if (!g->hold[h].abandon_ns || (h == g->nhold - 1 && g->src_child >= 0))
+			if (g->hold[h].abandon_ns && h == g->nhold - 1 && g->src_child >= 0)
+				g->hold[h].abandon_ns = now;
+			if (!g->hold[h].abandon_ns)
 				continue;
 			if (now - g->hold[h].abandon_ns > SUP_PREEMPT_GRACE_MS * 1000000ull)
 				preempt_kill(s, i, "pre-empted: did not abandon its partition in time");

@@ -18,6 +18,8 @@ $(BIN)/tests/pipeline_keepalive: | $(BIN)/bench/ctl-rtt
 BENCHES += $(BIN)/bench/relay
 # bench/scale.sh: the whole rig at k = 16..24 (issue 11); runs ctl-rtt
 BENCHES += bench/scale.sh
+# bench/preempt.sh: winning-post latency behind a saturated load (issue 14)
+BENCHES += bench/preempt.sh
 bench/scale.sh: $(BIN)/bench/ctl-rtt
 $(BIN)/bench/relay: $(call objs,bench/relay_bench.c)
 LDLIBS_bench/relay = $(call pc_libs,liburing)
