@@ -35,7 +35,7 @@
  * process ends and the supervisor restarts it.
  *
  * Pre-emption (proto/frame.h, FRAME_ABANDON_SIGNAL): the main thread
- * takes the supervisor's queued SIGUSR1 with a generation and records it
+ * takes the supervisor's queued real-time signal with a generation and records it
  * (the last GW_ABANDON_MAX). A received partition not yet begun is
  * answered FAIL FRAME_FAIL_PREEMPTED at once; one being received is read
  * to its end without decoding and answered so; the one being proved is

@@ -16,7 +16,7 @@
  *     lower-priority partitions), and what it holds of lower priority is
  *     taken back. Not started (prefetched, or being relayed): at once.
  *     Running: once the waiting partition has waited preempt_after (0:
- *     never). Taking back is asking (proto/frame.h: a queued SIGUSR1 with
+ *     never). Taking back is asking (proto/frame.h: a queued real-time signal with
  *     the generation); a gpuworker that has not answered within
  *     SUP_PREEMPT_GRACE_MS is killed and replaced.
  * While pre-emption is on (preempt_after > 0), a partition is not relayed
