@@ -145,6 +145,31 @@ static void ask(struct sup *s, uint32_t gi, int h, uint64_t now)
 			(unsigned long long)r->id, r->part);
 }
 
+/* Take back the lower-priority partition being relayed into gpuworker
+ * gi, for a partition of priority prio. Its synth is killed; the relay
+ * would then pad the frame to its end, up to 3 * 2^k * 32 bytes, a
+ * megabyte per loop iteration and per wake-up of the gpuworker's
+ * receiver (seconds at k = 22 on a busy host). So when everything gi
+ * holds is less urgent and may go (nothing else runs there, or the one
+ * running may be pre-empted now: running_ok), gi is killed too and comes
+ * back empty; else the gpuworker is asked to skip the rest. */
+static void take_relay(struct sup *s, uint32_t gi, uint32_t prio, int running_ok, uint64_t now)
+{
+	struct child *g = &s->child[gi];
+	int si = g->src_child, all_low = 1;
+
+	if (si < 0 || !g->nhold)
+		return;
+	for (int h = 0; h < g->nhold; h++)
+		all_low &= ref_prio(s, &g->hold[h]) > prio;
+	if (all_low && (g->nhold == 1 || running_ok)) {
+		preempt_kill(s, gi, "pre-empted: receiving a lower-priority partition");
+	} else {
+		ask(s, gi, g->nhold - 1, now);
+	}
+	preempt_kill(s, (uint32_t)si, "pre-empted: relaying a lower-priority partition");
+}
+
 /* The most urgent partition not yet at a gpuworker (queued,
  * synthesizing, ready): its job, or -1; *queued when it waits for a
  * synth. Waiting is counted from its job's submission. */
@@ -222,10 +247,9 @@ static void clear_gpu(struct sup *s, const struct job *wj, uint64_t now)
 		if (ref_prio(s, r) <= prio)
 			continue;
 		if (h == g->nhold - 1 && g->src_child >= 0) {
-			/* being relayed: its synth goes (the relay pads the
-			 * frame), the gpuworker skips the rest */
-			ask(s, (uint32_t)best, h, now);
-			preempt_kill(s, (uint32_t)g->src_child, "pre-empted: relaying a lower-priority partition");
+			take_relay(s, (uint32_t)best, prio, running_ok, now);
+			if (!child_serving(g))
+				return;	/* killed: it comes back empty */
 		} else if (h > 0 || running_ok) {
 			/* received and not begun: at once; the one it proves:
 			 * once the other has waited preempt_after (pre-emption
@@ -238,8 +262,11 @@ static void clear_gpu(struct sup *s, const struct job *wj, uint64_t now)
 
 /* The synth stage: the most urgent partition (priority prio) is queued
  * and no synth is free. */
-static void clear_synth(struct sup *s, uint32_t prio, uint64_t now)
+static void clear_synth(struct sup *s, const struct job *wj, uint64_t now)
 {
+	uint32_t prio = wj->priority;
+	int running_ok = s->conf.preempt_after_ms &&
+		now - wj->submit_mono_ns >= s->conf.preempt_after_ms * 1000000u;
 	int victim = -1, vcost = 0;
 
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
@@ -260,21 +287,46 @@ static void clear_synth(struct sup *s, uint32_t prio, uint64_t now)
 		if (!child_serving(c) || !r || ref_prio(s, r) <= prio)
 			continue;
 		/* cheapest first: synthesizing, then ready, then relaying
-		 * (its gpuworker's frame must be padded to its end) */
-		cost = c->nhold == 1 ? (c->rd == RD_HELD ? 1 : 0) : 2;
+		 * into the gpuworker claimed for this partition, then into
+		 * another (whose frame must be padded to its end) */
+		cost = c->nhold == 1 ? (c->rd == RD_HELD ? 1 : 0)
+			: s->child[c->relay_dst].claimed ? 2 : 3;
 		if (victim < 0 || cost < vcost)
 			victim = (int)i, vcost = cost;
 	}
 	if (victim < 0)
 		return;
 	struct child *c = &s->child[victim];
-	if (c->nhold == 0 && c->relay_dst >= 0) {
-		struct child *g = &s->child[c->relay_dst];
-		for (int h = 0; h < g->nhold; h++)
-			if (g->hold[h].gen == c->relay_ref.gen)
-				ask(s, (uint32_t)c->relay_dst, h, shm_now_mono());
+	if (c->nhold == 0 && c->relay_dst >= 0 && s->child[c->relay_dst].src_child == victim)
+		take_relay(s, (uint32_t)c->relay_dst, prio, running_ok, now);
+	else
+		preempt_kill(s, (uint32_t)victim, "pre-empted: a higher-priority partition needs a synth");
+}
+
+/* The next moment preempt_run has something to do: a grace period's end,
+ * or the waiting partition's preempt_after. An io_uring timeout is armed
+ * for it (its completion makes a loop iteration, so sched_run), since the
+ * 100 ms tick would add up to 100 ms to each. */
+static void wake_at(struct sup *s, int ji, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (uint32_t i = 0; i < s->ngpu; i++)
+		for (int h = 0; h < s->child[i].nhold; h++)
+			if (s->child[i].hold[h].abandon_ns &&
+			    s->child[i].hold[h].abandon_ns + SUP_PREEMPT_GRACE_MS * 1000000ull + 1 < due)
+				due = s->child[i].hold[h].abandon_ns + SUP_PREEMPT_GRACE_MS * 1000000ull + 1;
+	if (ji >= 0 && s->conf.preempt_after_ms) {
+		uint64_t t = s->jobs[ji].submit_mono_ns + s->conf.preempt_after_ms * 1000000u;
+		if (t > now && t < due)
+			due = t;
 	}
-	preempt_kill(s, (uint32_t)victim, "pre-empted: a higher-priority partition needs a synth");
+	if (due == UINT64_MAX || due <= now || (s->preempt_wake_ns > now && s->preempt_wake_ns <= due))
+		return;
+	s->preempt_wake_ns = due;
+	s->preempt_ts.tv_sec = (long long)((due - now) / 1000000000u);
+	s->preempt_ts.tv_nsec = (long long)((due - now) % 1000000000u);
+	io_uring_prep_timeout(loop_sqe(&s->loop, loop_ud(EV_IGNORE, 0)), &s->preempt_ts, 0, 0);
 }
 
 void preempt_run(struct sup *s)
@@ -304,9 +356,12 @@ void preempt_run(struct sup *s)
 	for (uint32_t i = 0; i < s->ngpu; i++)	/* claims last while they are needed */
 		if (ji < 0 || s->child[i].claim_prio > s->jobs[ji].priority)
 			s->child[i].claimed = 0;
-	if (ji < 0)
+	if (ji < 0) {
+		wake_at(s, -1, now);
 		return;
+	}
+	clear_gpu(s, &s->jobs[ji], now);	/* first: the synth stage prefers its relay */
 	if (queued)
-		clear_synth(s, s->jobs[ji].priority, now);
-	clear_gpu(s, &s->jobs[ji], now);
+		clear_synth(s, &s->jobs[ji], now);
+	wake_at(s, ji, now);
 }

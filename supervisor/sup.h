@@ -232,6 +232,10 @@ struct sup {
 	uint64_t slow_quiet, slow_quiet_ns;
 	char slow_quiet_what[LOOP_WHAT_NAME];
 	uint64_t ctl_idle_ns;	/* an open connection's wait for its next request (ctlsrv.c) */
+	/* preempt.c: a timeout armed for its next deadline (an iteration, so
+	 * sched_run, then), and when it fires; 0 = none armed */
+	uint64_t preempt_wake_ns;
+	struct __kernel_timespec preempt_ts;
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
