@@ -478,8 +478,7 @@ static void backoff(struct sup *s, uint32_t ci, const struct child_ctx *x)
 	if (c->preempt_kill) {	/* killed to take its work back: no crash */
 		c->preempt_kill = 0;
 		c->restart_at_ns = shm_now_mono();
-		v->state = SHM_SLOT_CRASHED;
-		v->restarts++;
+		v->state = SHM_SLOT_CRASHED;	/* restarts counts crashes' restarts only */
 		show_slot(s, c, v);
 		sup_log("%s.%u: replaced after a pre-emption kill", kind_name(c), c->slot);
 		c->kill_why[0] = '\0';

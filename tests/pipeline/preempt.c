@@ -84,7 +84,7 @@ static uint64_t slots_sum(struct sv *v, int what)
 	for (uint32_t s = 0; s < shm_count(&v->seg, SHM_T_GPU); s++) {
 		struct shm_slot sl;
 		if (shm_read_slot(&v->seg, SHM_T_GPU, s, &sl) == 0)
-			n += what == 0 ? sl.preempted : what == 1 ? sl.failed : sl.restarts;
+			n += what == 0 ? sl.preempted : what == 1 ? sl.failed : what == 2 ? sl.restarts : sl.pid;
 	}
 	return n;
 }
@@ -102,7 +102,7 @@ static double run_case(struct sv *v, double part_ms, int kill_expected)
 	uint64_t big = sv_submit(v, args);
 	wait_busy(v, big);
 	usleep(50000);	/* and the next partitions prefetched behind */
-	uint64_t restarts0 = slots_sum(v, 2);
+	uint64_t pids0 = slots_sum(v, 3);
 	uint64_t wp = sv_submit(v, "winning-post k=14");
 	sv_wait(v, wp, 30, &wj);
 	double wp_ms = (double)(wj.end_mono_ns - wj.submit_mono_ns) / 1e6;
@@ -120,9 +120,9 @@ static double run_case(struct sv *v, double part_ms, int kill_expected)
 		CHECK(j.part[p].attempts == 0, "porep partition %u counted %u attempts", p,
 		      j.part[p].attempts);
 	CHECK(shm_read_sup(&v->seg, &st) == 0, "read sup");
-	printf("info: sup.preemptions %llu, slots' preempted %llu, restarts %llu\n",
+	printf("info: sup.preemptions %llu, slots' preempted %llu, gpuworkers replaced: %s\n",
 	       (unsigned long long)st.preemptions, (unsigned long long)slots_sum(v, 0),
-	       (unsigned long long)(slots_sum(v, 2) - restarts0));
+	       slots_sum(v, 3) != pids0 ? "yes" : "no");
 	CHECK(st.preemptions >= 1, "no pre-emption counted");
 	CHECK(st.parts_failed == 0, "%llu partitions counted failed", (unsigned long long)st.parts_failed);
 	CHECK(slots_sum(v, 1) == 0, "GPU slots counted %llu failed", (unsigned long long)slots_sum(v, 1));
@@ -131,8 +131,10 @@ static double run_case(struct sv *v, double part_ms, int kill_expected)
 	CHECK(n >= 1 && (uint64_t)n == st.preemptions, "%d pre-emption events for %llu pre-emptions", n,
 	      (unsigned long long)st.preemptions);
 	CHECK(!bad, "a pre-emption counted as a crash");
+	/* a replacement is no crash: no restart counted (nor a crash event) */
+	CHECK(slots_sum(v, 2) == 0, "%llu restarts counted", (unsigned long long)slots_sum(v, 2));
 	if (kill_expected)
-		CHECK(slots_sum(v, 2) > restarts0, "the hung gpuworker was not replaced");
+		CHECK(slots_sum(v, 3) != pids0, "the hung gpuworker was not replaced");
 	CHECK(sv_verify(v, wp) == 0, "winning-post result does not verify");
 	CHECK(sv_verify(v, big) == 0, "porep result does not verify");
 	return wp_ms;
