@@ -7,6 +7,8 @@
  *   child_fsm.c  the workers' lifecycle: the state x event table (pure)
  *   jobs.c       the job table: submit, cancel, resume, requeue, publish
  *   policy.c     which partition goes where (sched_run), the memory budget
+ *   preempt.c    taking work back for more urgent work; slot reservation
+ *                and affinity
  *   relay.c      moving a partition synth -> gpuworker by splice
  *   relay_fsm.c  the relay's mode x event table (pure)
  *   results.c    H files and result files in the state directory
