@@ -63,9 +63,14 @@ static int slot_allowed(const struct conf_kind *ck, uint32_t gi)
 	return !any || (gi < CONF_MAX_SLOTS && (ck->slot_mask[gi / 64] >> (gi % 64) & 1));
 }
 
-static int gpu_empty(const struct child *g)
+/* Does gpuworker g hold nothing but partitions of kind k (or nothing)?
+ * Such a slot counts towards k's reservation. */
+static int gpu_only(const struct sup *s, const struct child *g, uint32_t k)
 {
-	return g->nhold == 0 && g->src_child < 0;
+	for (int h = 0; h < g->nhold; h++)
+		if (jobs_wanted(s, &g->hold[h]) && s->jobs[g->hold[h].job].kind != k)
+			return 0;
+	return 1;
 }
 
 int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi)
@@ -80,16 +85,17 @@ int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi)
 		for (int h = 0; h < g->nhold; h++)
 			if (ref_prio(s, &g->hold[h]) != UINT32_MAX && ref_prio(s, &g->hold[h]) > j->priority)
 				return 0;
-	if (!gpu_empty(g))
-		return 1;	/* an empty slot is what a reservation keeps */
+	/* A reservation keeps slots that hold nothing of the other kinds:
+	 * j may not take one of those from kind k if fewer than k's
+	 * reserve would be left. */
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		uint32_t want = s->conf.kind[k].reserve, have = 0;
 
-		if (!want || k == j->kind)
+		if (!want || k == j->kind || !gpu_only(s, g, k) || !slot_allowed(&s->conf.kind[k], gi))
 			continue;
 		for (uint32_t i = 0; i < s->ngpu; i++)
-			if (i != gi && child_takes_work(&s->child[i]) && gpu_empty(&s->child[i]) &&
-			    slot_allowed(&s->conf.kind[k], i))
+			if (i != gi && child_serving(&s->child[i]) && !s->child[i].disabled &&
+			    gpu_only(s, &s->child[i], k) && slot_allowed(&s->conf.kind[k], i))
 				have++;
 		if (have < want)
 			return 0;

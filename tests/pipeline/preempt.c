@@ -8,6 +8,9 @@
  *    preempted, SHM_EV_PREEMPT events) without counting as failures or
  *    attempts (sup.parts_failed 0, every attempt count 0, no crash event);
  *    both jobs complete and their results verify.
+ * 0. Reservation: with [kind.winning-post] reserve = 1 a porep job never
+ *    has both GPU slots at once (sampled all along), and a winning-post
+ *    then finds its slot free.
  * 2. The kill fallback: the gpuworker's proving thread hangs (fault
  *    injection: gpu:during:hang), so it never reaches a safe point; it is
  *    killed after the grace period and replaced, which is no crash and no
@@ -19,7 +22,7 @@
 
 #define K_BIG 19
 
-static struct sv sv1, sv2;
+static struct sv sv0, sv1, sv2;
 static char conf_path[256], fault_state[256];
 
 static void cleanup(void)
@@ -140,12 +143,49 @@ static double run_case(struct sv *v, double part_ms, int kill_expected)
 	return wp_ms;
 }
 
+static void reservation(void)
+{
+	struct shm_job j;
+	char reply[256];
+	int both = 0, one = 0;
+
+	write_conf("[kind.winning-post]\nreserve = 1\n");
+	sv_start(&sv0, "preempt0", "--config", conf_path, "--gpus", "1", "--workers-per-gpu", "2",
+		 "--synth", "2", "--backend", "cpu", NULL);
+	uint64_t big = sv_submit(&sv0, "porep k=16 partitions=8");
+	for (int i = 0; i < 30000 && !(sv_job(&sv0, big, &j) >= 0 && sv_job_over(&j)); i++) {
+		int busy = 0;
+		for (uint32_t s = 0; s < 2; s++) {
+			struct shm_slot sl;
+			busy += shm_read_slot(&sv0.seg, SHM_T_GPU, s, &sl) == 0 && sl.state == SHM_SLOT_BUSY &&
+				sl.job_id == big;
+		}
+		both += busy == 2;
+		one += busy == 1;
+		if (i == 200) {	/* meanwhile a winning-post: its slot is free */
+			uint64_t wp = sv_submit(&sv0, "winning-post k=14");
+			sv_wait(&sv0, wp, 30, &j);
+			CHECK(j.state == SHM_JOB_DONE, "winning-post ended %u", j.state);
+			printf("info: reserve = 1: winning-post beside a porep job in %.0f ms\n",
+			       (double)(j.end_mono_ns - j.submit_mono_ns) / 1e6);
+		}
+		usleep(1000);
+	}
+	CHECK(sv_job(&sv0, big, &j) >= 0 && j.state == SHM_JOB_DONE, "porep ended %u", j.state);
+	printf("info: reserve = 1: porep on one slot in %d samples, on both in %d\n", one, both);
+	CHECK(one > 0 && both == 0, "porep on both slots in %d of %d samples", both, one + both);
+	CHECK(sv_req(&sv0, "stop\n", reply, sizeof reply) == 0, "stop: %s", reply);
+	sv_reap(&sv0, 15);
+	sv_check_clean(&sv0);
+}
+
 int main(void)
 {
 	struct shm_job j;
 	char reply[256], args[64];
 
 	atexit(cleanup);
+	reservation();
 	write_conf("");
 
 	/* 1: abandon on request. First a porep partition's own time, alone. */
