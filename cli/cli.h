@@ -13,6 +13,10 @@
 struct cli_entry {
 	const char *name;
 	const char *usage;	/* after "provisor ", for --help and every error */
+	/* --help's text after the usage line: what the command does, each
+	 * option with its meaning and default, one "  --opt  meaning" a line
+	 * (man/provisor.1 is the long form; keep the two agreeing). */
+	const char *help;
 	/* What cli_getopt parses: getopt_long's table, and its optstring
 	 * (starting with ':', so that cli_bad_option words every error). */
 	const struct option *options;
@@ -29,20 +33,41 @@ extern const struct cli_entry cli_cmd_verify;	/* cli/cmd_verify.c */
 extern const struct cli_entry cli_cmd_setup;	/* cli/cmd_setup.c */
 extern const struct cli_entry cli_cmd_submit;	/* cli/cmd_ctl.c */
 extern const struct cli_entry cli_cmd_cancel;
+extern const struct cli_entry cli_cmd_retry;
 extern const struct cli_entry cli_cmd_drain;
 extern const struct cli_entry cli_cmd_stop;
 extern const struct cli_entry cli_cmd_worker;
 extern const struct cli_entry cli_cmd_ping;
+extern const struct cli_entry cli_cmd_resume;
+extern const struct cli_entry cli_cmd_jobs;	/* cli/cmd_jobs.c */
+extern const struct cli_entry cli_cmd_result;
+extern const struct cli_entry cli_cmd_log;
 extern const struct cli_entry cli_cmd_status;	/* cli/cmd_status.c */
 extern const struct cli_entry cli_cmd_top;	/* cli/cmd_top.c */
 extern const struct cli_entry cli_cmd_exporter;	/* cli/cmd_exporter.c */
+
+/* Lines of help texts that several commands share. */
+#define CLI_HELP_NAME \
+	"  --name NAME    the instance (default: default)\n"
+#define CLI_HELP_SOCKET \
+	"  --socket PATH  talk to the control socket at PATH instead of the one\n" \
+	"                 instance NAME publishes (only a supervisor running as\n" \
+	"                 you or as root is trusted there)\n"
+#define CLI_HELP_KINDS \
+	"Kinds: winning-post, window-post, snap-deals, porep (by default run in that\n" \
+	"order of priority; each kind's log_size, partitions and priority are in\n" \
+	"the configuration file, provisor.conf(5)).\n"
+#define CLI_HELP_STATE \
+	"State directory (journal, results, control socket, log): state_dir in the\n" \
+	"configuration, or run --state-dir; by default /var/lib/provisor/NAME for\n" \
+	"root, else $XDG_STATE_HOME/provisor/NAME (~/.local/state/provisor/NAME).\n"
 
 /*
  * Usage, from the entries (cli/main.c). Every command says what was wrong
  * with its arguments in one line on stderr, "provisor CMD: WHAT (usage:
  * provisor CMD ...)", and exits 2.
  */
-int cli_help(const char *cmd);	/* the usage line on stdout; returns 0 */
+int cli_help(const char *cmd);	/* the usage line and the help text on stdout; returns 0 */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));	/* returns 2 */
 /* getopt_long over argv with the options of the entry named argv[0]

@@ -1,7 +1,7 @@
 /*
  * The operator's commands that talk to a running supervisor through its
  * control socket: submit (and wait), cancel, drain, stop, worker
- * enable|disable, ping.
+ * enable|disable, ping, resume.
  *
  * Design: every request line is built here and then run through the
  * supervisor's own parser (ctl_parse) before it is sent, so the CLI can
@@ -13,7 +13,10 @@
  * supervisor nothing and works while it is busy.
  *
  * Exit status: 0 ok, 1 the supervisor said err or could not be reached
- * (one "provisor: REASON" line on stderr), 2 bad arguments.
+ * (one "provisor: REASON" line on stderr), 2 bad arguments: among them a
+ * --log-size above the supervisor's max_log_size, which only it knows
+ * (the range checked here is 3..26; the supervisor's refusal of a larger
+ * k is worded and exits as this one's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -169,7 +172,8 @@ static int cmd_ctl_find_socket(struct cmd_ctl_target *t)
 }
 
 /* Send line and read the reply. Returns 0 on "ok" with reply holding the
- * value after "ok " (or ""), else 1 after printing the reason. */
+ * value after "ok " (or ""), else 1 after printing the reason (2 for a
+ * submit's log size above the supervisor's max_log_size: a bad argument). */
 static int cmd_ctl_send(struct cmd_ctl_target *t, const char *line, char *reply, size_t rlen)
 {
 	char err[512];
@@ -184,6 +188,15 @@ static int cmd_ctl_send(struct cmd_ctl_target *t, const char *line, char *reply,
 		const char *v = reply[2] ? reply + 3 : reply + 2;
 		memmove(reply, v, strlen(v) + 1);
 		return 0;
+	}
+	unsigned k, lo, hi;
+	if (rc == 1 && !strncmp(line, "submit ", 7) &&
+	    sscanf(reply, "err log size %u is not a number in %u..%u", &k, &lo, &hi) == 3) {
+		/* A k above this supervisor's max_log_size: the same bad argument
+		 * as one outside 3..26, so the same line and exit status. */
+		fprintf(stderr, "provisor submit: --log-size '%u' is not a number in %u..%u "
+			"(the supervisor's max_log_size)\n", k, lo, hi);
+		return 2;
 	}
 	if (rc == 1)
 		fprintf(stderr, "provisor: %s\n", reply[3] ? reply + 4 : "error (no reason given)");
@@ -271,7 +284,17 @@ static int cmd_cancel(int argc, char **argv)
 	return cmd_ctl_simple(argc, argv, 1);
 }
 
+static int cmd_retry(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 1);
+}
+
 static int cmd_drain(int argc, char **argv)
+{
+	return cmd_ctl_simple(argc, argv, 0);
+}
+
+static int cmd_resume(int argc, char **argv)
 {
 	return cmd_ctl_simple(argc, argv, 0);
 }
@@ -512,8 +535,8 @@ static int cmd_submit(int argc, char **argv)
 	 * retries on failure would submit it twice). */
 	if (s.wait && s.t.socket && cmd_ctl_whoami(&s.t))
 		return 1;
-	if (cmd_ctl_send(&s.t, line, reply, sizeof reply))
-		return 1;
+	if ((rc = cmd_ctl_send(&s.t, line, reply, sizeof reply)))
+		return rc;
 	/* "JOB_ID RESULT_PATH" */
 	errno = 0;
 	id = strtoull(reply, &end, 10);
@@ -530,6 +553,19 @@ const struct cli_entry cli_cmd_submit = {
 	.name = "submit",
 	.usage = "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] "
 		  "[--name NAME] [--socket PATH]",
+	.help = "Submit a job to the instance and print its id.\n"
+		"  --kind KIND       the job's kind (required; see below)\n"
+		"  --seed HEX        the job's seed, 1 to 32 bytes of hex (default: 16 random bytes)\n"
+		"  --log-size K      2^K rows per partition, " VOCAB_STR(VOCAB_LOG_MIN) " to "
+		VOCAB_STR(VOCAB_LOG_MAX) ", and at most the\n"
+		"                    supervisor's max_log_size (default: the kind's log_size)\n"
+		"  --partitions N    partitions in the job, 1 to " VOCAB_STR(VOCAB_MAX_PARTS)
+		" (default: the kind's partitions)\n"
+		"  --wait            then wait for the job and print 'job ID done: PATH', 'job ID\n"
+		"                    failed: REASON' or 'job ID cancelled'; exit 0 only when done\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET CLI_HELP_KINDS
+		"Exit status: 0 ok, 1 refused by the supervisor or not reachable, 2 a bad\n"
+		"argument (also a --log-size above the supervisor's max_log_size).\n",
 	.options = cmd_submit_options,
 	.optstring = ":h",
 	.exec = cmd_submit,
@@ -538,14 +574,29 @@ const struct cli_entry cli_cmd_submit = {
 const struct cli_entry cli_cmd_cancel = {
 	.name = "cancel",
 	.usage = "cancel JOB [--name NAME] [--socket PATH]",
+	.help = "Cancel job JOB: its queued partitions are dropped, its running ones\n"
+		"abandoned; it ends in the state cancelled (counted apart from failed).\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET,
 	.options = cmd_ctl_options,
 	.optstring = ":n:S:h",
 	.exec = cmd_cancel,
 };
 
+const struct cli_entry cli_cmd_retry = {
+	.name = "retry",
+	.usage = "retry JOB [--name NAME] [--socket PATH]",
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_retry,
+};
+
 const struct cli_entry cli_cmd_drain = {
 	.name = "drain",
 	.usage = "drain [--name NAME] [--socket PATH]",
+	.help = "Take no new jobs (submit is refused) and let the accepted ones finish.\n"
+		"The supervisor stays up, in the state draining, also once every job has\n"
+		"ended: 'provisor resume' takes jobs again, 'provisor stop' stops it.\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET,
 	.options = cmd_ctl_options,
 	.optstring = ":n:S:h",
 	.exec = cmd_drain,
@@ -554,6 +605,10 @@ const struct cli_entry cli_cmd_drain = {
 const struct cli_entry cli_cmd_stop = {
 	.name = "stop",
 	.usage = "stop [--name NAME] [--socket PATH]",
+	.help = "Stop the supervisor: no new work; partitions in flight may finish\n"
+		"within stop_timeout, then the workers are stopped. Unfinished jobs stay\n"
+		"in the journal for the next start.\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET,
 	.options = cmd_ctl_options,
 	.optstring = ":n:S:h",
 	.exec = cmd_stop,
@@ -562,6 +617,10 @@ const struct cli_entry cli_cmd_stop = {
 const struct cli_entry cli_cmd_worker = {
 	.name = "worker",
 	.usage = "worker enable|disable gpu.N|synth.N [--name NAME] [--socket PATH]",
+	.help = "Disable a worker slot (its worker finishes what it holds and is stopped;\n"
+		"the work goes elsewhere) or enable it again. Slots are named as status\n"
+		"and top show them: gpu.N or synth.N.\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET,
 	.options = cmd_ctl_options,
 	.optstring = ":n:S:h",
 	.exec = cmd_worker,
@@ -570,7 +629,21 @@ const struct cli_entry cli_cmd_worker = {
 const struct cli_entry cli_cmd_ping = {
 	.name = "ping",
 	.usage = "ping [--name NAME] [--socket PATH]",
+	.help = "Check that the supervisor answers on its control socket.\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET,
 	.options = cmd_ctl_options,
 	.optstring = ":n:S:h",
 	.exec = cmd_ping,
+};
+
+const struct cli_entry cli_cmd_resume = {
+	.name = "resume",
+	.usage = "resume [--name NAME] [--socket PATH]",
+	.help = "End a drain: the supervisor takes jobs again (state running). Resuming\n"
+		"a supervisor that is not draining does nothing; one that is stopping\n"
+		"cannot be resumed.\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET,
+	.options = cmd_ctl_options,
+	.optstring = ":n:S:h",
+	.exec = cmd_resume,
 };

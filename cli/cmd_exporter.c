@@ -40,6 +40,9 @@ static int cmd_exporter(int argc, char **argv)
 const struct cli_entry cli_cmd_exporter = {
 	.name = "exporter",
 	.usage = "exporter --listen ADDR:PORT [--name NAME]",
+	.help = "Serve the instance's metrics (status --prometheus) over HTTP at /metrics.\n"
+		"  --listen ADDR:PORT  where to listen (required), e.g. 127.0.0.1:9464, [::1]:9464\n"
+		CLI_HELP_NAME,
 	.options = cmd_exporter_options,
 	.optstring = ":h",
 	.exec = cmd_exporter,

@@ -264,6 +264,17 @@ const struct cli_entry cli_cmd_prove = {
 	.name = "prove",
 	.usage = "prove -i PARTITION -o FILE [--backend auto|cuda|cpu] [--device N] "
 		 "[--params PARAMS [--threads N] [--insecure-test-randomness HEX]]",
+	.help = "Compute the H term of a partition file into an H file; with --params,\n"
+		"go on to a Groth16 proof file. The input and the result are checked.\n"
+		"  -i, --input PARTITION   the partition file (from provisor synth; required)\n"
+		"  -o, --output FILE       the H file, or with --params the proof file (required)\n"
+		"  --backend auto|cuda|cpu where to compute the H term (default auto)\n"
+		"  --device N              the CUDA device ordinal (default 0)\n"
+		"  --params PARAMS         Groth16 parameters for the partition's K: write a proof\n"
+		"  --threads N             threads for the proof, 0 to 1024; 0 (default) every CPU\n"
+		"  --insecure-test-randomness HEX\n"
+		"                          derive the proof's randomness from HEX (tests only;\n"
+		"                          needs --params; default: the system's random source)\n",
 	.options = cmd_prove_options,
 	.optstring = ":i:o:b:d:p:t:R:h",
 	.exec = cmd_prove,

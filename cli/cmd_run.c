@@ -117,6 +117,22 @@ const struct cli_entry cli_cmd_run = {
 	.name = "run",
 	.usage = "run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto] [--workers-per-gpu K] "
 		  "[--synth N] [--backend auto|cuda|cpu]",
+	.help = "Run the supervisor in the foreground until provisor stop, SIGTERM or\n"
+		"SIGINT. The configuration: built-in defaults, then --config FILE, then\n"
+		"these options, each overriding the one before.\n"
+		"  --config FILE           the configuration file, provisor.conf(5) (default: none)\n"
+		"  --name NAME             the instance (default: default, or the file's name)\n"
+		"  --state-dir DIR         the state directory (default: see below)\n"
+		"  --gpus N|auto           GPUs to run workers for, 1 to 256, or auto (default):\n"
+		"                          those CUDA sees; none: workers-per-gpu CPU slots\n"
+		"  --workers-per-gpu K     GPU worker processes per GPU, 1 to 16 (default 2)\n"
+		"  --synth N               synthesis workers, 1 to 128 (default 2)\n"
+		"  --backend auto|cuda|cpu where GPU workers compute: cuda, cpu, or auto (default):\n"
+		"                          the GPU where there is one. cuda without a device:\n"
+		"                          the GPU slots are disabled and the state is degraded\n"
+		"It logs to standard error and, outside systemd's journal, to STATE/log\n"
+		"(8 MiB, then STATE/log.1): provisor log prints it.\n"
+		CLI_HELP_STATE,
 	.options = cmd_run_options,
 	.optstring = ":c:n:d:g:w:s:b:h",
 	.exec = cmd_run,

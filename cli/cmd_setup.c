@@ -90,6 +90,12 @@ const struct cli_entry cli_cmd_setup = {
 	.name = "setup",
 	.usage = "setup --seed HEX --log-size K -o PARAMS [--threads N]   "
 		 "(derived from the seed: NOT SECURE, for tests and demos)",
+	.help = "Write Groth16 parameters for the circuit of 2^K rows, derived from the\n"
+		"seed: whoever knows the seed can forge proofs (tests and demos only).\n"
+		"  --seed HEX           1 to 32 bytes of hex (required)\n"
+		"  --log-size K         3 to 26 (required)\n"
+		"  -o, --output PARAMS  the parameters file to write (required)\n"
+		"  --threads N          threads, 0 to 1024; 0 (default) uses every CPU\n",
 	.options = cmd_setup_options,
 	.optstring = ":s:k:o:t:h",
 	.exec = cmd_setup,

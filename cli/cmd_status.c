@@ -1,12 +1,15 @@
 /*
- * cmd_status: `provisor status [--name NAME] [--json] [--prometheus]`.
- * One snapshot of the status segment, printed; it never talks to the
+ * cmd_status: `provisor status [--name NAME] [--json|--prometheus]
+ * [--jobs|--job N]`. One snapshot of the status segment, printed (the
+ * text: one line per job; --jobs adds every partition, --job N shows
+ * one job with its partitions); it never talks to the
  * supervisor, so it answers while the supervisor is hung. Exit 0 when the
  * supervisor is running, 3 when the segment shows it not running or not
  * responding (the data printed is its last), 1 when there is no segment.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +22,8 @@ static const struct option cmd_status_options[] = {
 	{ "name", required_argument, NULL, 'n' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "prometheus", no_argument, NULL, 'p' },
+	{ "jobs", no_argument, NULL, 'J' },
+	{ "job", required_argument, NULL, 'N' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -27,6 +32,8 @@ static int cmd_status(int argc, char **argv)
 {
 	const char *name = "default";
 	int json = 0, prom = 0, rc, opt;
+	struct status_opts so = { 0 };
+	long id;
 	struct snap_reader r;
 	struct snap s = { 0 };
 	char err[256];
@@ -38,6 +45,12 @@ static int cmd_status(int argc, char **argv)
 		case 'n': name = optarg; break;
 		case 'j': json = 1; break;
 		case 'p': prom = 1; break;
+		case 'J': so.parts = 1; break;
+		case 'N':
+			if (cli_parse_int(optarg, 1, INT64_MAX, &id) < 0)
+				return cli_usage_error("status", "--job '%s' is not a job id", optarg);
+			so.job = (uint64_t)id;
+			break;
 		case 'h': return cli_help("status");
 		default: return cli_bad_option(opt, argv);
 		}
@@ -46,6 +59,9 @@ static int cmd_status(int argc, char **argv)
 		return cli_extra_arg(argv);
 	if (json && prom)
 		return cli_usage_error("status", "--json and --prometheus are two formats: choose one");
+	if ((json || prom) && (so.parts || so.job))
+		return cli_usage_error("status", "--jobs and --job are for the text: %s has every job",
+				       json ? "--json" : "--prometheus");
 	if (snap_reader_init(&r, name, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor status: %s\n", err);
 		return 2;
@@ -59,7 +75,7 @@ static int cmd_status(int argc, char **argv)
 		snap_reader_close(&r);
 		return 1;
 	}
-	rc = json ? status_json(stdout, &s) : prom ? status_prom(stdout, &s) : status_text(stdout, &s);
+	rc = json ? status_json(stdout, &s) : prom ? status_prom(stdout, &s) : status_text_opts(stdout, &s, &so);
 	if (fflush(stdout) || rc < 0) {
 		fprintf(stderr, "provisor status: writing the output: %s\n", strerror(errno));
 		rc = 1;
@@ -74,7 +90,17 @@ static int cmd_status(int argc, char **argv)
 
 const struct cli_entry cli_cmd_status = {
 	.name = "status",
-	.usage = "status [--name NAME] [--json] [--prometheus]",
+	.usage = "status [--name NAME] [--json|--prometheus] [--jobs|--job N]",
+	.help = "Print one snapshot of the instance's status segment: the supervisor,\n"
+		"its slots, one line per job, and the recent events. It never talks to\n"
+		"the supervisor, so it answers while that is busy or hung.\n"
+		"  --json         as JSON (docs/status-json.md), every job with its partitions\n"
+		"  --prometheus   as Prometheus text (docs/metrics.md)\n"
+		"  --jobs         the text with every job's partitions, one line each\n"
+		"  --job N        the text with only job N, with its partitions\n"
+		CLI_HELP_NAME
+		"Exit status: 0 running, 1 no such instance, 2 a bad argument, 3 the\n"
+		"supervisor is not running or not responding (its last state is shown).\n",
 	.options = cmd_status_options,
 	.optstring = ":h",
 	.exec = cmd_status,

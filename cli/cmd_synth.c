@@ -115,6 +115,12 @@ out:
 const struct cli_entry cli_cmd_synth = {
 	.name = "synth",
 	.usage = "synth --seed HEX --partition I --log-size K -o FILE",
+	.help = "Synthesize one partition of the circuit into a partition file (no\n"
+		"supervisor needed).\n"
+		"  --seed HEX          the job seed, 1 to 32 bytes of hex (required)\n"
+		"  --partition I       the partition index, 0 to 4294967295 (required)\n"
+		"  --log-size K        2^K rows, 3 to 26 (required)\n"
+		"  -o, --output FILE   the partition file to write (required)\n",
 	.options = cmd_synth_options,
 	.optstring = ":s:p:k:o:h",
 	.exec = cmd_synth,

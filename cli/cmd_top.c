@@ -69,6 +69,15 @@ static int cmd_top(int argc, char **argv)
 const struct cli_entry cli_cmd_top = {
 	.name = "top",
 	.usage = "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii] [--read-only]",
+	.help = "A live view of the instance's slots, jobs and events, from its status\n"
+		"segment. Keys: ? or F1 lists them (q quits).\n"
+		"  -d, --delay TENTHS  refresh every TENTHS of a second, 1 to 600 (default 5)\n"
+		"  --once              print one frame and exit\n"
+		"  --width N           draw N columns, 1 to 10000 (default: the terminal's)\n"
+		"  --no-color          no colours (also when NO_COLOR is set)\n"
+		"  --ascii             ASCII only, no line-drawing or block characters\n"
+		"  --read-only         no cancel, disable or enable from the view\n"
+		CLI_HELP_NAME,
 	.options = cmd_top_options,
 	.optstring = ":d:h",
 	.exec = cmd_top,

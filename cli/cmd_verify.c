@@ -184,6 +184,12 @@ static int cmd_verify(int argc, char **argv)
 const struct cli_entry cli_cmd_verify = {
 	.name = "verify",
 	.usage = "verify FILE...  |  verify --params PARAMS PROOF...",
+	.help = "Check H files and job result files against their partitions,\n"
+		"synthesized again; or Groth16 proof files with a verifying key.\n"
+		"'FILE: partition P ...: ok' on stdout for each that holds, one line on\n"
+		"stderr for each failure; every file is checked. Exit 1 if any failed.\n"
+		"  --params PARAMS  check proof files with PARAMS' verifying key\n"
+		"                   (default: the files are H or result files)\n",
 	.options = cmd_verify_options,
 	.optstring = ":p:h",
 	.exec = cmd_verify,

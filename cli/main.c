@@ -17,8 +17,9 @@
 
 static const struct cli_entry *const cli_table[] = {
 	&cli_cmd_run, &cli_cmd_synth, &cli_cmd_setup, &cli_cmd_prove, &cli_cmd_verify,
-	&cli_cmd_submit, &cli_cmd_cancel, &cli_cmd_drain, &cli_cmd_stop, &cli_cmd_worker, &cli_cmd_ping,
-	&cli_cmd_status, &cli_cmd_top, &cli_cmd_exporter,
+	&cli_cmd_submit, &cli_cmd_cancel, &cli_cmd_retry, &cli_cmd_drain, &cli_cmd_resume, &cli_cmd_stop,
+	&cli_cmd_worker, &cli_cmd_ping, &cli_cmd_status, &cli_cmd_jobs, &cli_cmd_result, &cli_cmd_log,
+	&cli_cmd_top, &cli_cmd_exporter,
 };
 #define CLI_NCMDS (sizeof cli_table / sizeof cli_table[0])
 
@@ -46,7 +47,11 @@ int cli_getopt(int argc, char **argv)
 
 int cli_help(const char *cmd)
 {
+	const struct cli_entry *e = cli_find(cmd);
+
 	printf("usage: provisor %s\n", usage_of(cmd));
+	if (e && e->help)
+		printf("\n%s", e->help);
 	return 0;
 }
 
@@ -103,7 +108,7 @@ static void cli_usage(FILE *f)
 	fprintf(f, "usage: provisor COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < CLI_NCMDS; i++)
 		fprintf(f, "  provisor %s\n", cli_table[i]->usage);
-	fprintf(f, "  provisor version\n");
+	fprintf(f, "  provisor version\n\n'provisor COMMAND --help' says what a command does, with its options.\n");
 }
 
 int main(int argc, char **argv)

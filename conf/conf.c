@@ -173,6 +173,7 @@ void conf_defaults(struct conf *c)
 	c->backoff_max_ms = 10000;
 	c->stable_run_ms = 10000;
 	c->poison_attempts = 3;
+	c->verify_sample = 1;
 	c->heartbeat_timeout_ms = 5000;
 	c->stop_timeout_ms = 10000;
 	c->preempt_after_ms = 100;
@@ -298,6 +299,7 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_FIELD("backoff_max", CK_MS, conf, backoff_max_ms),
 	CK_FIELD("stable_run", CK_MS, conf, stable_run_ms),
 	CK_NUM("poison_attempts", CK_U32, conf, poison_attempts, 1, 255),
+	CK_NUM("verify_sample", CK_U32, conf, verify_sample, 0, 1000000),
 	CK_FIELD("heartbeat_timeout", CK_MS, conf, heartbeat_timeout_ms),
 	CK_FIELD("stop_timeout", CK_MS, conf, stop_timeout_ms),
 	CK_FIELD("preempt_after", CK_DUR, conf, preempt_after_ms),

@@ -22,6 +22,7 @@
  *   backoff_max = 10s         ; restart delay: 0, 100ms, 200ms, ... up to this
  *   stable_run = 10s          ; a run this long resets the backoff
  *   poison_attempts = 3       ; a partition whose worker died this often fails
+ *   verify_sample = 1         ; verify 1 in N results of each gpu slot (0 never)
  *   heartbeat_timeout = 5s    ; a worker silent this long is killed as hung
  *   stop_timeout = 10s        ; graceful stop: in-flight work finishes within
  *   preempt_after = 100ms     ; pre-empt a running lower-priority partition after; 0 = never
@@ -74,6 +75,7 @@ struct conf {
 	uint64_t backoff_max_ms;	/* restart delays double up to this */
 	uint64_t stable_run_ms;		/* a run this long resets the backoff */
 	uint32_t poison_attempts;	/* a partition that killed this many workers fails its job */
+	uint32_t verify_sample;		/* verify 1 in N stored results per gpu slot; 1 all, 0 none */
 	uint64_t heartbeat_timeout_ms;	/* a worker silent this long is hung */
 	uint64_t stop_timeout_ms;	/* graceful stop: in-flight partitions finish within */
 	uint64_t preempt_after_ms;	/* a running lower-priority partition is pre-empted once a

@@ -146,7 +146,7 @@ int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size
 {
 	static const struct { const char *word; enum ctl_op op; } plain[] = {
 		{ "ping", CTL_PING }, { "drain", CTL_DRAIN }, { "stop", CTL_STOP },
-		{ "hello", CTL_HELLO },
+		{ "hello", CTL_HELLO }, { "resume", CTL_RESUME },
 	};
 	char buf[CTL_MAX_LINE + 1], *w[CTL_MAX_WORDS];
 	struct ctl_req r = { .op = 0 };
@@ -174,6 +174,11 @@ int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size
 		rc = n != 2 ? util_fail(err, errlen, -EINVAL, "usage: cancel JOB") :
 		     util_num(w[1], UTIL_NUM_CANONICAL, 1, UINT64_MAX, &r.job) ?
 		     util_fail(err, errlen, -EINVAL, "cancel: '%s' is not a job id", w[1]) : 0;
+	} else if (!strcmp(w[0], "retry")) {
+		r.op = CTL_RETRY;
+		rc = n != 2 ? util_fail(err, errlen, -EINVAL, "usage: retry JOB") :
+		     util_num(w[1], UTIL_NUM_CANONICAL, 1, UINT64_MAX, &r.job) ?
+		     util_fail(err, errlen, -EINVAL, "retry: '%s' is not a job id", w[1]) : 0;
 	} else if (!strcmp(w[0], "worker")) {
 		rc = ctl_parse_worker(w, n, &r, err, errlen);
 	} else {
@@ -230,9 +235,13 @@ int ctl_format(const struct ctl_req *req, char *buf, size_t buflen)
 	case CTL_PING: rc = ctl_put(buf, buflen, &off, "ping"); break;
 	case CTL_HELLO: rc = ctl_put(buf, buflen, &off, "hello"); break;
 	case CTL_DRAIN: rc = ctl_put(buf, buflen, &off, "drain"); break;
+	case CTL_RESUME: rc = ctl_put(buf, buflen, &off, "resume"); break;
 	case CTL_STOP: rc = ctl_put(buf, buflen, &off, "stop"); break;
 	case CTL_CANCEL:
 		rc = ctl_put(buf, buflen, &off, "cancel %llu", (unsigned long long)req->job);
+		break;
+	case CTL_RETRY:
+		rc = ctl_put(buf, buflen, &off, "retry %llu", (unsigned long long)req->job);
 		break;
 	case CTL_SUBMIT: rc = ctl_format_submit(req, buf, buflen, &off); break;
 	case CTL_WORKER_ENABLE:

@@ -8,7 +8,9 @@
  *   hello                             (reply: ok NAME PID)
  *   submit KIND [seed=HEX] [k=N] [partitions=N]
  *   cancel JOB
- *   drain
+ *   retry JOB                         (reply: ok JOB RESULT-PATH)
+ *   drain                             (take no new jobs; stay up)
+ *   resume                            (take jobs again after a drain)
  *   stop
  *   worker enable|disable SLOT        (SLOT: gpu.N or synth.N)
  * A reply is one line: "ok[ VALUE...]" or "err REASON". A malformed,
@@ -39,6 +41,8 @@ enum ctl_op {
 	CTL_WORKER_ENABLE,
 	CTL_WORKER_DISABLE,
 	CTL_HELLO,
+	CTL_RESUME,
+	CTL_RETRY,
 };
 
 struct ctl_req {
@@ -49,7 +53,7 @@ struct ctl_req {
 	uint8_t seed[32];
 	uint32_t log_size;
 	uint32_t partitions;
-	/* cancel */
+	/* cancel, retry */
 	uint64_t job;
 	/* worker enable/disable */
 	uint32_t slot_table;	/* SHM_T_GPU or SHM_T_SYNTH */

@@ -41,7 +41,7 @@
 
 enum fault_action {
 	FAULT_A_EXIT, FAULT_A_SEGV, FAULT_A_ABORT, FAULT_A_KILL,
-	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT, FAULT_A_HOSTILE,
+	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT, FAULT_A_HOSTILE, FAULT_A_FLIP,
 };
 
 struct fault_rule {
@@ -51,6 +51,7 @@ struct fault_rule {
 	enum fault_action action;
 	int code;		/* exit status for FAULT_A_EXIT */
 	unsigned long count;	/* FAULT_INF or 1.. */
+	unsigned long skip;	/* passes let go by before the first firing */
 	atomic_int spent;	/* this process saw the count reached */
 };
 
@@ -65,7 +66,7 @@ static struct {
 static _Thread_local int fault_shm_next;
 
 static const char *const fault_point_names[FAULT_NPOINTS] = {
-	"start", "before", "during", "after", "frame", "shm",
+	"start", "before", "during", "after", "frame", "shm", "store",
 };
 
 /* A malformed PROVISOR_FAULT: one line naming the rule (NULL: the whole
@@ -113,7 +114,7 @@ static int fault_who(const char *rule, const char *who, const char *kind, unsign
 static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 {
 	static const char *const names[] = {
-		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt", "hostile",
+		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt", "hostile", "flip",
 	};
 	unsigned long code;
 
@@ -131,7 +132,7 @@ static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 			return;
 		}
 	fault_bad(rule, "unknown ACTION \"%s\" (exit[=CODE], segv, abort, kill, hang, "
-		  "stop, corrupt, hostile)", a);
+		  "stop, corrupt, hostile, flip)", a);
 }
 
 /* Parse one RULE (modified in place; text keeps a copy as written). */
@@ -155,12 +156,20 @@ static void fault_rule_parse(char *s, const char *kind, unsigned slot, struct fa
 		;
 	if (i == FAULT_NPOINTS)
 		fault_bad(r->text, "unknown POINT \"%s\" (start, before, during, after, "
-			  "frame, shm)", f[1]);
+			  "frame, shm, store)", f[1]);
 	r->point = (enum fault_point)i;
 	fault_action(r->text, f[2], r);
 	if ((r->point == FAULT_FRAME) != (r->action == FAULT_A_CORRUPT || r->action == FAULT_A_HOSTILE))
 		fault_bad(r->text, "%scorrupt and hostile go with the frame point, and only there", "");
+	if ((r->point == FAULT_STORE) != (r->action == FAULT_A_FLIP))
+		fault_bad(r->text, "%sflip goes with the store point, and only there", "");
 	r->count = 1;
+	char *at = f[3] ? strchr(f[3], '@') : NULL;
+	if (at) {
+		*at = '\0';
+		if (fault_number(at + 1, 1000000, &r->skip) || r->skip == 0)
+			fault_bad(r->text, "bad SKIP \"%s\" (1..1000000)", at + 1);
+	}
 	if (f[3] && !strcmp(f[3], "inf"))
 		r->count = FAULT_INF;
 	else if (f[3] && (fault_number(f[3], 1000000, &r->count) || r->count == 0))
@@ -187,12 +196,12 @@ static void fault_say(const struct fault_rule *r)
 static int fault_take_count(int i)
 {
 	struct fault_rule *r = &fault.rule[i];
-	char tag = (char)('a' + i), buf[4096];
-	unsigned long seen = 0;
+	char tag = (char)('a' + i), pass = (char)('A' + i), buf[4096];
+	unsigned long seen = 0, passed = 0;
 	ssize_t n;
 	int fd, fire;
 
-	if (r->count == FAULT_INF)
+	if (r->count == FAULT_INF && !r->skip)
 		return 1;
 	if (atomic_load(&r->spent))
 		return 0;
@@ -200,14 +209,22 @@ static int fault_take_count(int i)
 	if (fd < 0 || flock(fd, LOCK_EX) < 0)
 		goto fail;
 	while ((n = read(fd, buf, sizeof buf)) > 0)
-		for (ssize_t k = 0; k < n; k++)
+		for (ssize_t k = 0; k < n; k++) {
 			seen += buf[k] == tag;
+			passed += buf[k] == pass;
+		}
 	if (n < 0)
 		goto fail;
-	fire = seen < r->count;
+	if (passed < r->skip) {	/* one more pass let go by */
+		if (write(fd, &pass, 1) != 1)
+			goto fail;
+		close(fd);
+		return 0;
+	}
+	fire = r->count == FAULT_INF || seen < r->count;
 	if (fire && write(fd, &tag, 1) != 1)
 		goto fail;
-	if (seen + (unsigned long)fire >= r->count)
+	if (r->count != FAULT_INF && seen + (unsigned long)fire >= r->count)
 		atomic_store(&r->spent, 1);
 	close(fd);	/* releases the lock */
 	return fire;
@@ -259,6 +276,7 @@ static void fault_act(const struct fault_rule *r)
 		return;
 	case FAULT_A_CORRUPT:
 	case FAULT_A_HOSTILE:
+	case FAULT_A_FLIP:
 		return;
 	}
 }
@@ -298,7 +316,7 @@ void fault_init(const char *kind, unsigned slot)
 		if (!*s)
 			fault_bad(NULL, "%san empty rule (a stray comma?)", "");
 		fault_rule_parse(s, kind, slot, r);
-		finite |= r->count != FAULT_INF;
+		finite |= r->count != FAULT_INF || r->skip;
 		if (r->mine)
 			fault.mask |= 1u << r->point;
 		fault.nrules++;
@@ -324,7 +342,7 @@ void fault_point(enum fault_point p)
 		fault_shm_next = 1;
 		return;
 	}
-	if (p != FAULT_FRAME && (r = fault_take(p)) != NULL)
+	if (p != FAULT_FRAME && p != FAULT_STORE && (r = fault_take(p)) != NULL)
 		fault_act(r);
 }
 
@@ -336,4 +354,14 @@ enum fault_frame fault_frame(void)
 		return FAULT_FRAME_OK;
 	fault_say(r);
 	return r->action == FAULT_A_HOSTILE ? FAULT_FRAME_HOSTILE : FAULT_FRAME_CORRUPT;
+}
+
+int fault_store(void)
+{
+	struct fault_rule *r;
+
+	if (!(fault.mask & (1u << FAULT_STORE)) || !(r = fault_take(FAULT_STORE)))
+		return 0;
+	fault_say(r);
+	return 1;
 }

@@ -3,7 +3,7 @@
  * recovery path of the supervisor is exercised on purpose, not by luck.
  * Off unless PROVISOR_FAULT is set; then it costs one branch per point.
  *
- * PROVISOR_FAULT = RULE[,RULE...], RULE = WHO:POINT:ACTION[:COUNT]
+ * PROVISOR_FAULT = RULE[,RULE...], RULE = WHO:POINT:ACTION[:COUNT[@SKIP]]
  *   WHO     gpu.N | synth.N | gpu | synth | any
  *   POINT   start   after attaching the slot, before HELLO
  *           before  a partition received, before its begin
@@ -17,16 +17,24 @@
  *                   running checksum)
  *           shm     inside the status write of the next begin (halfway
  *                   through the latch copy)
+ *           store   gpuworker: H computed, before it is encoded, hashed
+ *                   and stored (ACTION flip: one bit of one coefficient
+ *                   flipped, so a wrong H is stored with a matching
+ *                   digest: only verification can catch it)
  *   ACTION  exit[=CODE] (default 4) | segv | abort | kill (SIGKILL self)
  *           | hang (the working thread sleeps forever; heartbeats go on)
  *           | stop (SIGSTOP: the whole process, heartbeats too) | corrupt
  *           | hostile (frame point: the frame is replaced by a FAIL whose
  *             reason holds terminal escape sequences, FAULT_HOSTILE_REASON,
- *             as a hostile worker's could)
+ *             as a hostile worker's could) | flip (store point only)
  *   COUNT   how many times the rule fires in all, across restarts of the
  *           worker (default 1; "inf" = every time). Counted in the file
  *           named by PROVISOR_FAULT_STATE (one byte appended per firing,
  *           under flock), which finite counts require.
+ *   SKIP    the first SKIP passes of the point go by without firing
+ *           (counted in the state file too, which a SKIP requires): e.g.
+ *           gpu:during:kill:3@4 lets four partitions be proved, then
+ *           kills the next three.
  * A malformed PROVISOR_FAULT is reported on stderr and the worker exits 1
  * at fault_init: a test that asked for a fault never silently runs without.
  */
@@ -35,6 +43,7 @@
 
 enum fault_point {
 	FAULT_START, FAULT_BEFORE, FAULT_DURING, FAULT_AFTER, FAULT_FRAME, FAULT_SHM,
+	FAULT_STORE,
 	FAULT_NPOINTS
 };
 
@@ -48,6 +57,8 @@ void fault_point(enum fault_point p);
 /* At FAULT_FRAME: what to do to this frame (and counts it). */
 enum fault_frame { FAULT_FRAME_OK, FAULT_FRAME_CORRUPT, FAULT_FRAME_HOSTILE };
 enum fault_frame fault_frame(void);
+/* At FAULT_STORE: 1 when this H is to have a bit flipped (and counts it). */
+int fault_store(void);
 
 #define FAULT_HOSTILE_REASON "\x1b]0;pwned\x07\x1b[2J\x1b[31mhostile \xff reason"
 

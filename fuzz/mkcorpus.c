@@ -97,11 +97,12 @@ static void frames(void)
 static void ctls(void)
 {
 	static const char *const lines[][2] = {
-		{ "ping", "ping\n" }, { "hello", "hello\n" }, { "drain", "drain" }, { "stop", "stop\n" },
+		{ "ping", "ping\n" }, { "hello", "hello\n" }, { "drain", "drain" }, { "resume", "resume\n" }, { "stop", "stop\n" },
 		{ "submit_full", "submit porep seed=00ff10 k=16 partitions=4\n" },
 		{ "submit_kind", "submit winning-post" },
 		{ "submit_order", "submit snap-deals partitions=64 k=1 seed=AB\n" },
 		{ "cancel", "cancel 18446744073709551615\n" },
+		{ "retry", "retry 7\n" },
 		{ "worker_enable", "worker enable gpu.0\n" },
 		{ "worker_disable", "worker disable synth.3" },
 		{ "bad_space", "submit  porep\n" }, { "bad_word", "frobnicate\n" },

@@ -23,6 +23,8 @@ static void hterm_cuda_summary(int n, char *buf, size_t len)
 	snprintf(buf, len, "%d CUDA device%s, %s", n, n == 1 ? "" : "s", dev0);
 }
 
+int hterm_backend_quiet;
+
 int hterm_backend_resolve(enum vocab_backend want, enum vocab_backend *got,
 			  char *err, size_t errlen)
 {
@@ -32,7 +34,8 @@ int hterm_backend_resolve(enum vocab_backend want, enum vocab_backend *got,
 	switch (want) {
 	case VOCAB_BACKEND_CPU:
 		*got = VOCAB_BACKEND_CPU;
-		fprintf(stderr, "provisor: backend cpu (asked for)\n");
+		if (!hterm_backend_quiet)
+			fprintf(stderr, "provisor: backend cpu (asked for)\n");
 		return 0;
 	case VOCAB_BACKEND_CUDA:
 	case VOCAB_BACKEND_AUTO:
@@ -49,13 +52,15 @@ int hterm_backend_resolve(enum vocab_backend want, enum vocab_backend *got,
 			return -1;
 		}
 		*got = VOCAB_BACKEND_CPU;
-		fprintf(stderr, "provisor: backend cpu (auto: no CUDA device: %s)\n", why);
+		if (!hterm_backend_quiet)
+			fprintf(stderr, "provisor: backend cpu (auto: no CUDA device: %s)\n", why);
 		return 0;
 	}
 	*got = VOCAB_BACKEND_CUDA;
 	hterm_cuda_summary(n, summary, sizeof(summary));
-	fprintf(stderr, "provisor: backend cuda (%s: %s)\n",
-		want == VOCAB_BACKEND_AUTO ? "auto" : "asked for", summary);
+	if (!hterm_backend_quiet)
+		fprintf(stderr, "provisor: backend cuda (%s: %s)\n",
+			want == VOCAB_BACKEND_AUTO ? "auto" : "asked for", summary);
 	return 0;
 }
 

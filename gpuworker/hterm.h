@@ -43,8 +43,12 @@ int hterm_cuda_describe(int dev, char *buf, size_t len);
 int hterm_cuda_sticky(void);
 
 /* Resolve auto to cpu or cuda, writing one log line to stderr that says
- * which and why. An explicit cuda without a device returns -1 with a
- * clear message in err. */
+ * which and why (none while hterm_backend_quiet is set: the supervisor
+ * has one of its gpuworkers say it, not every one). An explicit cuda
+ * without a device returns -1 with a clear message in err; gpuworker then
+ * exits GPUWORKER_EXIT_NO_DEVICE, which the supervisor does not retry. */
+extern int hterm_backend_quiet;
+#define GPUWORKER_EXIT_NO_DEVICE 3
 int hterm_backend_resolve(enum vocab_backend want, enum vocab_backend *got,
 			  char *err, size_t errlen);
 /* Run the chosen (resolved) backend: 0, -1 (err), or HTERM_STOPPED (the

@@ -625,6 +625,8 @@ static int gw_prove(struct gw_part *p)
 	} else {
 		struct frame_h_done d;
 		uint64_t work_ns = shm_now_mono() - t0;
+		if (fault_store())	/* a faulty device: one bit of H[0] wrong */
+			p->buf[0].l[0] ^= 1;
 		gw_store(h, p->buf, &d);
 		o.ok = gw_done_out(&o, h, &d, work_ns);
 	}
@@ -746,7 +748,7 @@ static void gw_abandon(uint64_t gen)
 static _Noreturn void gw_usage(void)
 {
 	fprintf(stderr, "usage: gpuworker --instance NAME --slot I [--gpu ORD] "
-		"[--backend auto|cpu|cuda] [--jobs-fd FD]\n");
+		"[--backend auto|cpu|cuda] [--jobs-fd FD] [--quiet-backend]\n");
 	exit(1);
 }
 
@@ -767,6 +769,7 @@ static void gw_args(int argc, char **argv, const char **name)
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "jobs-fd", required_argument, NULL, 'j' },
+		{ "quiet-backend", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int have_slot = 0, c;
@@ -781,6 +784,8 @@ static void gw_args(int argc, char **argv, const char **name)
 			gw.gpu = (int)gw_number(optarg);
 		else if (c == 'j')
 			gw.jobs_fd = (int)gw_number(optarg);
+		else if (c == 'q')
+			hterm_backend_quiet = 1;
 		else if (c == 'b' && vocab_backend_parse(optarg, &gw.be) == 0)
 			continue;
 		else
@@ -856,7 +861,7 @@ int main(int argc, char **argv)
 	want = gw.be;
 	if (hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
 		gw_log("%s", err);
-		return 3;
+		return GPUWORKER_EXIT_NO_DEVICE;
 	}
 	/* A gone supervisor shows as EPIPE on the next write, not a signal;
 	 * SIGTERM and SIGINT are taken by sigwait below, in every thread. */

@@ -347,6 +347,14 @@ int journal_end(struct journal *j, uint64_t id, uint32_t state, char *err, size_
 	return jr_append(j, rec, sizeof(rec), false, err, errlen);
 }
 
+int journal_retry_nosync(struct journal *j, uint64_t id, char *err, size_t errlen)
+{
+	uint8_t rec[JOURNAL_REC_RETRY];
+
+	journal_rec_retry(rec, id);
+	return jr_append(j, rec, sizeof(rec), false, err, errlen);
+}
+
 /* Close, syncing first so that the END records of a graceful stop are on
  * disk and the next start does not look at those jobs again. */
 void journal_close(struct journal *j)

@@ -65,6 +65,10 @@ void journal_synced(struct journal *j, int res);
  * Not fsynced: a lost end record only means the job is looked at again
  * at the next start, where its result file says it is done. */
 int journal_end(struct journal *j, uint64_t id, uint32_t state, char *err, size_t errlen);
+/* Append that an ended job (failed or cancelled) runs again (provisor
+ * retry): unfinished at the next replay. Not fsynced, like
+ * journal_submit_nosync: the caller makes it durable before it answers. */
+int journal_retry_nosync(struct journal *j, uint64_t id, char *err, size_t errlen);
 void journal_close(struct journal *j);
 
 #endif

@@ -27,13 +27,15 @@
 #define JR_SUBMIT_LEN	68
 #define JR_END_LEN	12
 #define JR_HW_LEN	8
+#define JR_RETRY_LEN	8
 #define JR_SEED_MAX	32
 
 
-enum { JR_SUBMIT = 1, JR_END = 2, JR_HIGHWATER = 3 };
+enum { JR_SUBMIT = 1, JR_END = 2, JR_HIGHWATER = 3, JR_RETRY = 4 };
 
 _Static_assert(JOURNAL_REC_SUBMIT == JR_HDR + JR_SUBMIT_LEN, "SUBMIT size");
 _Static_assert(JOURNAL_REC_END == JR_HDR + JR_END_LEN, "END size");
+_Static_assert(JOURNAL_REC_RETRY == JR_HDR + JR_RETRY_LEN, "RETRY size");
 
 /* A record whose framing and check held; payload points into the file. */
 struct jr_rec {
@@ -86,6 +88,12 @@ size_t journal_rec_end(uint8_t *out, uint64_t id, uint32_t state)
 	util_le64_put(out + JR_HDR, id);
 	util_le32_put(out + JR_HDR + 8, state);
 	return jr_frame(out, JR_END, JR_END_LEN);
+}
+
+size_t journal_rec_retry(uint8_t *out, uint64_t id)
+{
+	util_le64_put(out + JR_HDR, id);
+	return jr_frame(out, JR_RETRY, JR_RETRY_LEN);
 }
 
 static void jr_dec_submit(const uint8_t *p, struct journal_job *job)
@@ -230,7 +238,7 @@ static int jr_apply(struct journal_replay *rp, const struct jr_rec *r, size_t of
 		    char *err, size_t errlen)
 {
 	static const uint32_t want[] = { [JR_SUBMIT] = JR_SUBMIT_LEN, [JR_END] = JR_END_LEN,
-					 [JR_HIGHWATER] = JR_HW_LEN };
+					 [JR_HIGHWATER] = JR_HW_LEN, [JR_RETRY] = JR_RETRY_LEN };
 	struct journal_job job;
 	const char *bad;
 	long i;
@@ -239,7 +247,7 @@ static int jr_apply(struct journal_replay *rp, const struct jr_rec *r, size_t of
 		return util_fail(err, errlen, -ENOTSUP, "record at offset %zu has version %u; this "
 			      "provisor reads version %d (written by a newer provisor?)",
 			      off, r->version, JR_VERSION);
-	if (r->type < JR_SUBMIT || r->type > JR_HIGHWATER || r->len != want[r->type])
+	if (r->type < JR_SUBMIT || r->type > JR_RETRY || r->len != want[r->type])
 		return util_fail(err, errlen, -EBADMSG, "corrupt record at offset %zu: type %u "
 			      "with payload length %u", off, r->type, r->len);
 	switch (r->type) {
@@ -262,6 +270,11 @@ static int jr_apply(struct journal_replay *rp, const struct jr_rec *r, size_t of
 		/* An END for an id we do not hold was compacted away: ignore. */
 		if ((i = jr_lookup(rp, util_le64_get(r->payload))) >= 0)
 			rp->jobs[i].ended = true;
+		return 0;
+	case JR_RETRY:
+		/* An ended job started again (provisor retry): unfinished. */
+		if ((i = jr_lookup(rp, util_le64_get(r->payload))) >= 0)
+			rp->jobs[i].ended = false;
 		return 0;
 	default:
 		if (util_le64_get(r->payload) == UINT64_MAX)

@@ -15,6 +15,7 @@
 #define JOURNAL_REC_HDR		16
 #define JOURNAL_REC_SUBMIT	(JOURNAL_REC_HDR + 68)	/* whole record sizes */
 #define JOURNAL_REC_END		(JOURNAL_REC_HDR + 12)
+#define JOURNAL_REC_RETRY	(JOURNAL_REC_HDR + 8)
 
 /* One SUBMIT seen during replay, with whether an END followed it. */
 struct journal_live {
@@ -39,6 +40,7 @@ const char *journal_job_invalid(const struct journal_job *job);
  * its size. Seed bytes past seed_len are written as zeros. */
 size_t journal_rec_submit(uint8_t *out, const struct journal_job *job);
 size_t journal_rec_end(uint8_t *out, uint64_t id, uint32_t state);
+size_t journal_rec_retry(uint8_t *out, uint64_t id);
 
 /* The compacted file for rp (HIGHWATER, then the unfinished SUBMITs in
  * order) in a malloc'd buffer of *len bytes; NULL when out of memory. */

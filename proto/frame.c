@@ -43,7 +43,8 @@ const char *frame_type_name(uint16_t type)
 	static const char *const names[FRAME_NTYPES] = {
 		[FRAME_HELLO] = "HELLO", [FRAME_SYNTH_REQ] = "SYNTH_REQ",
 		[FRAME_PART_DATA] = "PART_DATA", [FRAME_H_DONE] = "H_DONE",
-		[FRAME_FAIL] = "FAIL",
+		[FRAME_FAIL] = "FAIL", [FRAME_VERIFY_REQ] = "VERIFY_REQ",
+		[FRAME_VERIFIED] = "VERIFIED",
 	};
 
 	return type > 0 && type < FRAME_NTYPES ? names[type] : "unknown";
@@ -62,6 +63,10 @@ uint64_t frame_expected_len(uint16_t type, uint16_t log_size)
 		return n ? 3 * n * FRAME_ELEM_BYTES + FRAME_TRAILER_BYTES : 0;
 	case FRAME_H_DONE:
 		return sizeof(struct frame_h_done);
+	case FRAME_VERIFY_REQ:
+		return sizeof(struct frame_verify_req);
+	case FRAME_VERIFIED:
+		return sizeof(struct frame_verified);
 	default:
 		return 0;
 	}
@@ -102,7 +107,8 @@ void frame_seal(struct frame_hdr *h, const void *payload, uint64_t len)
  * size we prove; HELLO and FAIL may carry k = 0 (no partition). */
 static int frame_needs_k(uint16_t type)
 {
-	return type == FRAME_SYNTH_REQ || type == FRAME_PART_DATA || type == FRAME_H_DONE;
+	return type == FRAME_SYNTH_REQ || type == FRAME_PART_DATA || type == FRAME_H_DONE ||
+	       type == FRAME_VERIFY_REQ || type == FRAME_VERIFIED;
 }
 
 int frame_check_hdr(const struct frame_hdr *h, unsigned max_log, char *err, size_t errlen)

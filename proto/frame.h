@@ -59,6 +59,8 @@ enum frame_type {
 	FRAME_PART_DATA = 3,	/* payload rows by chunk, then the checksum: 3 * 2^k * 32 + 8 bytes */
 	FRAME_H_DONE = 4,	/* payload struct frame_h_done */
 	FRAME_FAIL = 5,		/* payload: reason, 1..FRAME_FAIL_MAX bytes */
+	FRAME_VERIFY_REQ = 6,	/* supervisor -> synth: struct frame_verify_req */
+	FRAME_VERIFIED = 7,	/* synth -> supervisor: struct frame_verified */
 	FRAME_NTYPES
 };
 
@@ -128,6 +130,34 @@ struct frame_synth_req {
 	uint32_t seed_len;	/* 1..32 */
 	uint32_t reserved;
 	uint8_t seed[32];
+};
+
+/* Verification of a stored partition (issue 14): the supervisor asks a
+ * synth to check the H a gpuworker stored in partition `partition`'s
+ * region of STATE/jobs/JOB/result.partial (the synth has STATE/jobs as
+ * fd 3, --jobs-fd, like the gpuworker). The synth reads the region, checks
+ * it hashes to digest (the one H_DONE reported: the bytes checked are the
+ * bytes the commit will take), decodes it (every element canonical) and
+ * runs verify_partition (verify/verify.h: re-synthesis and the
+ * Schwartz-Zippel check at a Fiat-Shamir point, O(n)). It answers
+ * FRAME_VERIFIED with the verdict. The supervisor never reads H itself. */
+struct frame_verify_req {
+	uint32_t seed_len;	/* 1..32 */
+	uint32_t reserved;
+	uint8_t seed[32];
+	uint8_t digest[32];	/* H_DONE's BLAKE2b-256 of the region */
+};
+
+enum frame_verdict {
+	FRAME_VERDICT_OK = 0,	/* H is this partition's quotient */
+	FRAME_VERDICT_WRONG = 1,	/* it is not (or not canonical, or not the digest's bytes) */
+	FRAME_VERDICT_UNREAD = 2,	/* the region could not be read (err): no verdict */
+};
+
+struct frame_verified {
+	uint32_t verdict;	/* enum frame_verdict */
+	int32_t err;		/* UNREAD: the errno */
+	char why[120];		/* WRONG / UNREAD: one line, NUL-terminated */
 };
 
 /* The payload length a well-formed frame of this type and k must have;

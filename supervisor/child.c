@@ -63,7 +63,7 @@ int child_takes_work(const struct child *c)
 int child_idle(const struct child *c)
 {
 	return c->nhold == 0 && !relay_busy(c) && c->src_child < 0 && !c->wr_pending &&
-	       c->rd == RD_HDR;
+	       c->rd == RD_HDR && !c->verifying;
 }
 
 void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len)
@@ -111,9 +111,14 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 		argv[n++] = bufs[1];
 		argv[n++] = "--backend";
 		argv[n++] = (char *)vocab_backend_name((uint32_t)s->backend);
-		argv[n++] = "--jobs-fd";	/* STATE/jobs: it stores H there */
-		argv[n++] = "3";
+		/* Its backend line once per supervisor: every worker resolves
+		 * the same backend on the same machine. */
+		if (s->backend_logged)
+			argv[n++] = "--quiet-backend";
+		s->backend_logged = 1;
 	}
+	argv[n++] = "--jobs-fd";	/* STATE/jobs: H is stored (gpu) and verified (synth) there */
+	argv[n++] = "3";
 	argv[n] = NULL;
 }
 
@@ -188,10 +193,10 @@ int child_spawn(struct sup *s, uint32_t ci)
 			_exit(127);
 		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
 			_exit(127);
-		/* A gpuworker gets STATE/jobs as fd 3 (dup2 clears close-on-exec;
-		 * on fd 3 itself it does nothing, so clear it there). */
-		if (c->kind == CHILD_GPU &&
-		    (s->jobs_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(s->jobs_fd, 3)) < 0)
+		/* A worker gets STATE/jobs as fd 3 (dup2 clears close-on-exec;
+		 * on fd 3 itself it does nothing, so clear it there): a
+		 * gpuworker stores H there, a synth verifies it there. */
+		if ((s->jobs_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(s->jobs_fd, 3)) < 0)
 			_exit(127);
 		exec_wrapped(path, argv);
 		fprintf(stderr, "provisor: exec %s: %s\n", path, strerror(errno));
@@ -296,7 +301,8 @@ static void on_header(struct sup *s, uint32_t ci)
 		child_kill(s, ci, err);
 		return;
 	}
-	if (t == FRAME_HELLO || t == FRAME_FAIL || (t == FRAME_H_DONE && c->kind == CHILD_GPU)) {
+	if (t == FRAME_HELLO || t == FRAME_FAIL || (t == FRAME_H_DONE && c->kind == CHILD_GPU) ||
+	    (t == FRAME_VERIFIED && c->kind == CHILD_SYNTH)) {
 		c->buf = malloc(c->hdr.payload_len);
 		if (!c->buf) {
 			child_kill(s, ci, "out of memory for its frame");
@@ -336,6 +342,9 @@ static void on_payload(struct sup *s, uint32_t ci)
 		break;
 	case FRAME_H_DONE:
 		sched_result(s, ci);
+		break;
+	case FRAME_VERIFIED:
+		check_verified(s, ci);
 		break;
 	}
 	free(c->buf);
@@ -534,19 +543,26 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 		show_slot(s, c, x->v);
 	}
 	if (st.actions & CA_SHOW_DISABLED) {
+		if (!c->disable_reason)
+			c->disable_reason = c->disabled ? SHM_DISABLE_OPERATOR : SHM_DISABLE_CRASHLOOP;
 		if (x->v) {
 			x->v->state = SHM_SLOT_DISABLED;
+			x->v->disable_reason = c->disable_reason;
 			show_slot(s, c, x->v);
+			const char *why = x->why ? x->why
+				: c->disable_reason == SHM_DISABLE_WRONG_RESULT ? "wrong result" : NULL;
 			sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, x->code, 0, 0, "%s.%u disabled%s%s",
-				  kind_name(c), c->slot, x->why ? ": " : "", x->why ? x->why : "");
+				  kind_name(c), c->slot, why ? ": " : "", why ? why : "");
 		} else if (shm_read_slot(&s->seg, table_of(c), c->slot, &v) == 0) {
 			v.state = SHM_SLOT_DISABLED;
+			v.disable_reason = c->disable_reason;
 			show_slot(s, c, &v);
 		}
 	}
 	if (st.actions & CA_BACKOFF)
 		backoff(s, ci, x);
 	if (st.actions & CA_RESET) {
+		c->disable_reason = SHM_DISABLE_NONE;
 		c->restart_at_ns = shm_now_mono();
 		c->crashes = 0;
 		c->window_n = 0;
@@ -632,6 +648,11 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		ev = CEV_EXIT_STOPPED;
 	} else if (c->preempt_kill) {
 		ev = CEV_EXIT_CRASH;	/* restarted at once, no crash counted (backoff) */
+	} else if (c->kind == CHILD_GPU && kind == SHM_EXIT_CODE && x.code == GPUWORKER_EXIT_NO_DEVICE) {
+		/* backend cuda and no device: restarting it cannot help */
+		ev = CEV_EXIT_DISABLE;
+		c->disable_reason = SHM_DISABLE_NO_DEVICE;
+		x.why = "no CUDA device for backend cuda";
 	} else {
 		if (now - c->started_ns > s->conf.stable_run_ms * 1000000u)
 			c->crashes = 0;
@@ -646,6 +667,7 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 				 (unsigned long long)(s->conf.restart_period_ms / 1000),
 				 kind == SHM_EXIT_SIGNAL ? "signal" : "exit", x.code);
 			x.why = why;
+			c->disable_reason = SHM_DISABLE_CRASHLOOP;
 		}
 	}
 	child_act(s, ci, ev, &x);
@@ -758,6 +780,7 @@ int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
 		struct child *c = &s->child[i];
 		if (table_of(c) != table || c->slot != slot)
 			continue;
+		c->disable_reason = enable ? SHM_DISABLE_NONE : SHM_DISABLE_OPERATOR;
 		child_event(s, i, enable ? CEV_ENABLE : CEV_DISABLE, NULL);
 		return 0;
 	}

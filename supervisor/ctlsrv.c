@@ -324,6 +324,22 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 		sched_result_path(s, id, path, sizeof path);
 		reply(s, ci, "ok %llu %s", (unsigned long long)id, path);
 		return;
+	case CTL_RETRY:
+		if (sched_retry(s, rq.job, err, sizeof err) < 0) {
+			reply(s, ci, "err %s", err);
+			return;
+		}
+		id = rq.job;
+		if (s->journal) {	/* durable before acknowledged, as a submit */
+			s->conn[ci].sync_pending = 1;
+			s->conn[ci].sync_job = id;
+			io_uring_prep_fsync(loop_sqe(&s->loop, loop_ud(EV_JOURNAL_SYNC, ci)),
+					    journal_fd(s->journal), IORING_FSYNC_DATASYNC);
+			return;
+		}
+		sched_result_path(s, id, path, sizeof path);
+		reply(s, ci, "ok %llu %s", (unsigned long long)id, path);
+		return;
 	case CTL_CANCEL:
 		if (sched_cancel(s, rq.job, err, sizeof err) < 0)
 			reply(s, ci, "err %s", err);
@@ -331,8 +347,21 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 			reply(s, ci, "ok");
 		return;
 	case CTL_DRAIN:
+		if (!s->draining)
+			sup_log("draining: no new jobs; the accepted ones go on (provisor resume "
+				"takes jobs again)");
 		s->draining = 1;
-		sup_log("draining: no new jobs; stopping when the accepted ones are done");
+		reply(s, ci, "ok");
+		return;
+	case CTL_RESUME:
+		if (s->stop_requested || s->stopping) {
+			reply(s, ci, "err stopping: cannot resume");
+			return;
+		}
+		if (s->draining)
+			sup_log("resumed: taking jobs again");
+		s->draining = s->drained = 0;
+		sched_publish(s);
 		reply(s, ci, "ok");
 		return;
 	case CTL_STOP:

@@ -56,12 +56,52 @@ void jobs_publish(struct sup *s, int ji)
 	shm_write_job(&s->seg, (uint32_t)ji, &v);
 }
 
+/* Degraded: some slots are disabled by the supervisor itself (it kept
+ * crashing, its backend has no device, a wrong result), not by an
+ * operator. 1 with the reason in st->degraded_reason, else 0 and "". */
+static int jobs_degraded(const struct sup *s, struct shm_sup *st)
+{
+	uint32_t n[2] = { 0, 0 }, nodev = 0;
+	int first = -1;
+
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		const struct child *c = &s->child[i];
+		if (c->state != CH_DISABLED || c->disable_reason == SHM_DISABLE_OPERATOR)
+			continue;
+		n[c->kind == CHILD_SYNTH]++;
+		nodev += c->disable_reason == SHM_DISABLE_NO_DEVICE;
+		if (first < 0)
+			first = (int)i;
+	}
+	if (first < 0) {
+		st->degraded_reason[0] = '\0';
+		return 0;
+	}
+	const struct child *c = &s->child[first];
+	if (nodev == s->ngpu && !n[1])
+		snprintf(st->degraded_reason, sizeof st->degraded_reason,
+			 "no CUDA device: every GPU slot disabled");
+	else
+		snprintf(st->degraded_reason, sizeof st->degraded_reason,
+			 "%u of %u GPU and %u of %u synth slots disabled (%s.%u: %s)", n[0], s->ngpu, n[1],
+			 s->nsynth, c->kind == CHILD_GPU ? "gpu" : "synth", c->slot,
+			 c->disable_reason == SHM_DISABLE_NO_DEVICE ? "no device" :
+			 c->disable_reason == SHM_DISABLE_WRONG_RESULT ? "wrong result" : "crash loop");
+	return 1;
+}
+
 /* Totals for the supervisor record. */
 void sched_publish(struct sup *s)
 {
 	struct shm_sup *st = &s->stats;
+	int was = st->degraded_reason[0] != '\0', degraded = jobs_degraded(s, st);
 
-	st->state = s->stopping ? SHM_SUP_STOPPING : s->draining ? SHM_SUP_DRAINING : SHM_SUP_RUNNING;
+	if (degraded && !was)
+		sup_log("degraded: %s", st->degraded_reason);
+	else if (was && !degraded)
+		sup_log("no longer degraded: no slot is disabled but by an operator");
+	st->state = s->stopping ? SHM_SUP_STOPPING : s->draining ? SHM_SUP_DRAINING :
+		    degraded ? SHM_SUP_DEGRADED : SHM_SUP_RUNNING;
 	st->jobs_queued = st->jobs_running = 0;
 	for (uint32_t i = 0; i < s->njobs; i++) {
 		st->jobs_queued += s->jobs[i].id && s->jobs[i].state == SHM_JOB_QUEUED;
@@ -129,7 +169,8 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	int ji;
 
 	if (s->draining || s->stopping) {
-		snprintf(err, errlen, "draining: not accepting jobs");
+		snprintf(err, errlen, s->stopping ? "stopping: not accepting jobs" :
+			 "draining: not accepting jobs (provisor resume takes them again)");
 		return -EBUSY;
 	}
 	if (kind < 1 || kind > VOCAB_NKINDS) {
@@ -140,8 +181,9 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	k = k ? k : kc->log_size;
 	parts = parts ? parts : kc->partitions;
 	if (k < VOCAB_LOG_MIN || k > s->conf.max_log_size) {
-		snprintf(err, errlen, "log size %u is outside %d..%u (max_log_size)", k, VOCAB_LOG_MIN,
-			 s->conf.max_log_size);
+		/* the client's own wording for --log-size (cli/cmd_ctl.c reads it) */
+		snprintf(err, errlen, "log size %u is not a number in %d..%u (max_log_size)", k,
+			 VOCAB_LOG_MIN, s->conf.max_log_size);
 		return -EINVAL;
 	}
 	if (parts < 1 || parts > VOCAB_MAX_PARTS) {
@@ -166,6 +208,7 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 
 	if ((e = results_fits(s, k, parts, err, errlen)) < 0)
 		return e;
+	results_drop(s, ji);	/* a failed job's kept files, if it had any */
 	job_init(j);
 	j->id = s->next_job_id++;	/* its directory and file: at its turn (results.c) */
 	j->kind = kind;
@@ -246,16 +289,19 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 		s->stats.jobs_done++;
 		if (j->kind >= 1 && j->kind <= VOCAB_NKINDS)
 			s->stats.jobs_done_kind[j->kind - 1]++;
-	} else
+	} else if (state == SHM_JOB_CANCELLED)
+		s->stats.jobs_cancelled++;	/* its own count: not a failure */
+	else
 		s->stats.jobs_failed++;
 	jobs_publish(s, ji);
 	/* The totals at once, not at the next tick: a reader that sees the
 	 * job end must not see counters that do not yet include it. */
 	sched_publish(s);
-	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
+	sup_event(s, state == SHM_JOB_DONE ? SHM_EV_JOB_DONE : state == SHM_JOB_CANCELLED ?
+		  SHM_EV_JOB_CANCELLED : SHM_EV_JOB_FAILED, 0, 0, 0, j->id, 0,
 		  "job %llu %s%s%s", (unsigned long long)j->id,
 		  state == SHM_JOB_DONE ? "done" : state == SHM_JOB_CANCELLED ? "cancelled" : "failed",
-		  why ? ": " : "", why ? why : "");
+		  why && state == SHM_JOB_FAILED ? ": " : "", why && state == SHM_JOB_FAILED ? why : "");
 	if (why && state == SHM_JOB_FAILED)
 		sup_log("job %llu failed: %s", (unsigned long long)j->id, why);
 }
@@ -286,11 +332,13 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	if ((ji = job_slot(s)) < 0) {
 		sup_log("job %llu: the job table is full; it stays in the journal for later",
 			(unsigned long long)jj->id);
+		s->resume_deferred = 1;
 		return;
 	}
 	struct job *j = &s->jobs[ji];
 	uint32_t reused;
 
+	results_drop(s, ji);
 	job_init(j);
 	j->id = jj->id;
 	j->kind = jj->kind;
@@ -322,6 +370,68 @@ int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
 		return -EALREADY;
 	}
 	jobs_finish(s, ji, SHM_JOB_CANCELLED, SHM_REASON_CANCELLED, "cancelled");
+	return 0;
+}
+
+int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen)
+{
+	int ji = find_job(s, id);
+	uint32_t active = 0, kept = 0;
+	char jerr[200];
+
+	if (s->draining || s->stopping) {
+		snprintf(err, errlen, "draining: not accepting jobs");
+		return -EBUSY;
+	}
+	if (ji < 0) {
+		snprintf(err, errlen, "no job %llu (an ended job can be retried while it is in the job "
+			 "table: until its entry is reused, or the supervisor restarts)",
+			 (unsigned long long)id);
+		return -ENOENT;
+	}
+	struct job *j = &s->jobs[ji];
+	if (jobs_active(j)) {
+		snprintf(err, errlen, "job %llu is not over: it is %s", (unsigned long long)id,
+			 j->state == SHM_JOB_RUNNING ? "running" : j->state == SHM_JOB_BLOCKED ? "blocked" : "queued");
+		return -EBUSY;
+	}
+	if (j->state == SHM_JOB_DONE) {
+		snprintf(err, errlen, "job %llu is done: nothing to retry", (unsigned long long)id);
+		return -EALREADY;
+	}
+	for (uint32_t i = 0; i < s->njobs; i++)
+		active += jobs_active(&s->jobs[i]);
+	if (active >= s->conf.max_jobs) {
+		snprintf(err, errlen, "job limit reached: max_jobs (%u) jobs queued or running",
+			 s->conf.max_jobs);
+		return -ENOSPC;
+	}
+	if (s->journal && journal_retry_nosync(s->journal, id, jerr, sizeof jerr) < 0) {
+		snprintf(err, errlen, "not retried: %s", jerr);
+		return -EIO;
+	}
+	results_retry(s, ji);	/* its kept file is reopened at its turn */
+	/* What workers still hold of its earlier run is not taken (a
+	 * partition of theirs is queued again, no attempt counted). */
+	j->store_gen_floor = s->next_gen + 1;
+	for (uint32_t p = 0; p < j->nparts; p++) {
+		struct part *pt = &j->part[p];
+		if (pt->state == SHM_PART_DONE) {
+			kept++;
+			if (pt->verify == PV_INFLIGHT)
+				pt->verify = PV_PENDING;	/* its verdict came, or will, too late */
+			continue;
+		}
+		*pt = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1 };
+	}
+	j->state = SHM_JOB_QUEUED;
+	j->end_mono_ns = 0;
+	jobs_set_reason(s, ji, SHM_REASON_NONE, NULL);
+	jobs_publish(s, ji);
+	sched_publish(s);
+	sup_log("job %llu retried: %u of %u partitions kept", (unsigned long long)id, kept, j->nparts);
+	sup_event(s, SHM_EV_JOB_SUBMIT, 0, 0, 0, id, 0, "job %llu retried: %u of %u partitions kept",
+		  (unsigned long long)id, kept, j->nparts);
 	return 0;
 }
 
@@ -371,9 +481,10 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 	for (int i = 0; i < c->nhold; i++)
 		requeue_one(s, &c->hold[i], why);
 	c->nhold = 0;
-	if (c->kind == CHILD_SYNTH)
+	if (c->kind == CHILD_SYNTH) {
+		check_on_exit(s, ci);	/* its verification goes back to pending */
 		relay_on_src_exit(s, ci);	/* the rest of its payload is gone */
-	else
+	} else
 		relay_on_dst_exit(s, ci);	/* the rest has nowhere to go */
 }
 
@@ -430,8 +541,8 @@ void jobs_check_done(struct sup *s, int ji)
 {
 	struct job *j = &s->jobs[ji];
 
-	if (!jobs_active(j) || !results_commit_due(j))
-		return;
+	if (!jobs_active(j) || !results_commit_due(j) || !check_settled(j))
+		return;	/* (verifications pending: the last verdict calls again) */
 	for (uint32_t p = 0; p < j->nparts; p++)
 		if (j->part[p].state != SHM_PART_DONE)
 			return;
@@ -488,6 +599,7 @@ void sched_result(struct sup *s, uint32_t ci)
 		return;
 	}
 	results_part_stored(s, r.job, r.part, d.digest);
+	check_stored(s, r.job, r.part, ci);
 	pt->state = SHM_PART_DONE;
 	pt->gpu_ns = c->hdr.work_ns;
 	if (pt->gpu_ns > s->longest_ns[j->kind])

@@ -61,7 +61,7 @@ static uint64_t mem_used(const struct sup *s, int gpu)
 /* Bytes of partitions in flight: what the children hold. */
 uint64_t sched_mem_used(const struct sup *s)
 {
-	return mem_used(s, 0);
+	return mem_used(s, 0) + check_mem(s);
 }
 
 static int part_cmp(const struct sup *s, int ja, uint32_t pa, int jb, uint32_t pb)
@@ -193,6 +193,21 @@ void sched_run(struct sup *s)
 		relay_start(s, (uint32_t)si, (uint32_t)gi);
 		used += more;
 		at_gpus += part_bytes(j);
+	}
+	/* Verifications first: a job's commit waits for them (check.c);
+	 * but not before a queued partition of a more urgent job (it would
+	 * wait behind a lower-priority job's work, preempt.c). */
+	int vj = preempt_verify_job(s);
+	int urgent = vj >= 0 && (ji = next_queued(s, &p)) >= 0 &&
+		s->jobs[ji].priority < s->jobs[vj].priority;
+	for (uint32_t i = s->ngpu; i < s->nchild && !urgent; i++) {
+		if (!child_takes_work(&s->child[i]) || !child_idle(&s->child[i]))
+			continue;
+		if (used && used + check_mem(s) > s->conf.mem_budget)
+			break;
+		if (!check_dispatch(s, i))
+			break;
+		used = sched_mem_used(s);
 	}
 	if (s->stopping)
 		return;		/* finishing: nothing new is synthesized */

@@ -201,6 +201,23 @@ static int waiting_part(const struct sup *s, uint32_t *part, int *queued)
 	return best;
 }
 
+int preempt_verify_job(const struct sup *s)
+{
+	int best = -1;
+
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (!jobs_active(j) || (best >= 0 && j->priority >= s->jobs[best].priority))
+			continue;
+		for (uint32_t p = 0; p < j->nparts; p++)
+			if (j->part[p].verify == PV_PENDING) {
+				best = (int)i;
+				break;
+			}
+	}
+	return best;
+}
+
 /* Is worker g on its way back (killed, restarting, in a short backoff)? */
 static int worker_coming(const struct child *g, uint64_t now)
 {
@@ -287,16 +304,21 @@ static void clear_synth(struct sup *s, const struct job *wj, uint64_t now)
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
 		const struct child *c = &s->child[i];
 		const struct part_ref *r = c->nhold == 1 ? &c->hold[0]
-			: relay_busy(c) && c->relay_dst >= 0 ? &c->relay_ref : NULL;
+			: relay_busy(c) && c->relay_dst >= 0 ? &c->relay_ref
+			: c->verifying ? &c->vref : NULL;
+		/* (a verified partition is done: its job's priority counts) */
+		uint32_t rp = !r ? 0 : c->nhold != 1 && c->verifying && s->jobs[r->job].id == r->id
+			? s->jobs[r->job].priority : ref_prio(s, r);
 		int cost;
 
-		if (!child_serving(c) || !r || ref_prio(s, r) <= prio)
+		if (!child_serving(c) || !r || rp <= prio)
 			continue;
-		/* cheapest first: synthesizing, then ready, then relaying
+		/* cheapest first: synthesizing, then ready or verifying (the
+		 * verification goes back to pending, check.c), then relaying
 		 * into the gpuworker claimed for this partition, then into
 		 * another (whose frame must be padded to its end) */
 		cost = c->nhold == 1 ? (c->rd == RD_HELD ? 1 : 0)
-			: s->child[c->relay_dst].claimed ? 2 : 3;
+			: c->verifying ? 1 : s->child[c->relay_dst].claimed ? 2 : 3;
 		if (victim < 0 || cost < vcost)
 			victim = (int)i, vcost = cost;
 	}
@@ -359,6 +381,11 @@ void preempt_run(struct sup *s)
 		}
 	}
 	ji = waiting_part(s, &p, &queued);
+	/* A verification waits for a synth too: the job's commit waits for
+	 * it (check.c). */
+	int vj = preempt_verify_job(s);
+	if (vj >= 0 && (ji < 0 || s->jobs[vj].priority < s->jobs[ji].priority))
+		clear_synth(s, &s->jobs[vj], now);
 	for (uint32_t i = 0; i < s->ngpu; i++)	/* claims last while they are needed */
 		if (ji < 0 || s->child[i].claim_prio > s->jobs[ji].priority)
 			s->child[i].claimed = 0;

@@ -3,7 +3,7 @@
 SUP_SRCS := supervisor/run.c supervisor/loop.c supervisor/child.c \
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/ctlsrv.c supervisor/notify.c \
-	    supervisor/statedir.c supervisor/preempt.c
+	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor
@@ -29,7 +29,7 @@ $(BIN)/bench/pipeline: $(call objs,bench/pipeline_bench.c) $(O)/libctl.a $(O)/li
 LDLIBS_bench/pipeline = $(call pc_libs,libsodium)
 
 # Crash isolation tests: real supervisor, real children, injected failures.
-CRASH_TESTS := signals sigchld hang notify chaos restart graceful longrun exitcode deadline badframe synthframe shmwrite poison crashloop
+CRASH_TESTS := signals sigchld hang notify chaos restart graceful longrun exitcode deadline badframe synthframe shmwrite poison crashloop quarantine sample retry
 TESTS += $(patsubst %,$(BIN)/tests/crash_%,$(CRASH_TESTS)) tests/crash/valgrind.sh
 $(foreach t,$(CRASH_TESTS),$(eval $(BIN)/tests/crash_$(t): $(call objs,tests/crash/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(CRASH_TESTS),$(eval LDLIBS_tests/crash_$(t) = $(call pc_libs,libsodium)))

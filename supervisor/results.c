@@ -25,7 +25,10 @@
  * A job's store moves NONE -> ALLOC -> READY -> COMMIT -> DONE, with
  * BLOCKED from ALLOC, READY (a gpuworker could not store its H) or COMMIT
  * back to the step that failed, and CLEAN (its files being removed) when
- * it ends otherwise. Completions carry the job's table index, the entry's
+ * it ends otherwise; KEPT when it ends failed or cancelled: its files
+ * stay for provisor retry (results_retry: the allocation reopens the
+ * file, OP_REOPEN, instead of making it) until the entry is reused
+ * (results_drop) or the next start (results_sweep). Completions carry the job's table index, the entry's
  * epoch (bumped when a job ends, so that what an earlier job left in
  * flight is ignored) and the operation.
  *
@@ -35,6 +38,7 @@
  * O_EXCL | O_NOFOLLOW after a stale one (or a link planted under that
  * name) is unlinked, and reopened O_NOFOLLOW as a regular file only.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -70,9 +74,10 @@ enum store_op {
 	OP_DIRSYNC,	/* commit: fsync STATE/results */
 	OP_UNLINK,	/* an ended job: its temp file */
 	OP_RMDIR,	/* an ended job: its directory */
+	OP_REOPEN,	/* a retried job: its kept file (after OP_MKDIR, OP_OPENDIR) */
 };
 
-enum store_state { ST_NONE, ST_ALLOC, ST_READY, ST_BLOCKED, ST_COMMIT, ST_DONE, ST_CLEAN };
+enum store_state { ST_NONE, ST_ALLOC, ST_READY, ST_BLOCKED, ST_COMMIT, ST_DONE, ST_CLEAN, ST_KEPT };
 
 /* The state directory is at most SUP_STATE_DIR_MAX bytes: these fit. */
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len)
@@ -280,6 +285,10 @@ static void create_step(struct sup *s, int ji, enum store_op step)
 	case OP_UNLINK_STALE:
 		io_uring_prep_unlinkat(store_sqe(s, ji, OP_UNLINK_STALE), j->dir_fd, STORE_FILE, 0);
 		break;
+	case OP_REOPEN:
+		io_uring_prep_openat(store_sqe(s, ji, OP_REOPEN), j->dir_fd, STORE_FILE,
+				     O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+		break;
 	case OP_CREATE:
 		sqe = store_sqe(s, ji, OP_CREATE);
 		io_uring_prep_openat(sqe, j->dir_fd, STORE_FILE,
@@ -288,6 +297,34 @@ static void create_step(struct sup *s, int ji, enum store_op step)
 	default:
 		break;
 	}
+}
+
+/* A retried job's kept file, reopened: a regular file of its size. (An
+ * fstat of an open file: no path is looked up, nothing waits for I/O.) */
+static int reopen_ok(const struct job *j, int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	       (uint64_t)st.st_size == store_size(j);
+}
+
+/* A retried job's kept file is gone: what it had is proved again. */
+static void lose_kept(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	uint32_t lost = 0;
+
+	for (uint32_t p = 0; p < j->nparts; p++)
+		if (j->part[p].state == SHM_PART_DONE) {
+			j->part[p].state = SHM_PART_QUEUED;
+			lost++;
+		}
+	memset(j->tail, 0, sizeof j->tail);
+	if (lost)
+		sup_log("job %llu: its kept result file is gone; %u partitions to prove again",
+			(unsigned long long)j->id, lost);
+	jobs_publish(s, ji);
 }
 
 static void close_dir(struct job *j)
@@ -425,6 +462,19 @@ static void on_create(struct sup *s, int ji, enum store_op op, int res)
 		if (res < 0)
 			break;
 		j->dir_fd = res;
+		create_step(s, ji, j->reopen ? OP_REOPEN : OP_UNLINK_STALE);
+		return;
+	case OP_REOPEN:
+		j->reopen = 0;
+		if (res >= 0 && reopen_ok(j, res)) {
+			close_dir(j);
+			j->store_fd = res;
+			start_alloc(s, ji);	/* fallocate (no-op) and header again */
+			return;
+		}
+		if (res >= 0)
+			close(res);
+		lose_kept(s, ji);	/* gone or not ours: made again, all proved again */
 		create_step(s, ji, OP_UNLINK_STALE);
 		return;
 	case OP_UNLINK_STALE:
@@ -455,13 +505,13 @@ void results_on_cqe(struct sup *s, uint32_t who, int res)
 	if (ji >= s->njobs || s->jobs[ji].store_epoch != ((who >> 16) & 0xff)) {
 		/* For a job that has ended since: settled then; only an fd
 		 * it was opening is left to close. */
-		if ((op == OP_OPENDIR || op == OP_CREATE) && res >= 0)
+		if ((op == OP_OPENDIR || op == OP_CREATE || op == OP_REOPEN) && res >= 0)
 			close(res);
 		return;
 	}
 	j = &s->jobs[ji];
 	j->store_ops--;
-	if (op >= OP_MKDIR && op <= OP_CREATE) {
+	if ((op >= OP_MKDIR && op <= OP_CREATE) || op == OP_REOPEN) {
 		on_create(s, (int)ji, op, res);
 		return;
 	}
@@ -599,16 +649,20 @@ void results_end(struct sup *s, int ji)
 	struct job *j = &s->jobs[ji];
 	struct io_uring_sqe *sqe;
 	int renamed = j->store == ST_DONE;
+	int keep = (j->state == SHM_JOB_FAILED || j->state == SHM_JOB_CANCELLED) &&
+		   j->store_fd >= 0;
 
 	j->store_epoch++;
 	j->store_ops = 0;
-	j->store = ST_CLEAN;
+	j->store = keep ? ST_KEPT : ST_CLEAN;
 	close_dir(j);
 	if (j->store_fd >= 0) {
 		loop_flush(&s->loop);	/* what was submitted holds the file */
 		close(j->store_fd);
 		j->store_fd = -1;
 	}
+	if (keep)
+		return;		/* for provisor retry: removed when the entry is reused */
 	snprintf(j->path, sizeof j->path, "%llu/" STORE_FILE, (unsigned long long)j->id);
 	job_name(j->id, j->path2, sizeof j->path2);
 	if (!renamed) {
@@ -617,6 +671,89 @@ void results_end(struct sup *s, int ji)
 		sqe->flags |= IOSQE_IO_HARDLINK;	/* the directory after it, either way */
 	}
 	io_uring_prep_unlinkat(store_sqe(s, ji, OP_RMDIR), s->jobs_fd, j->path2, AT_REMOVEDIR);
+}
+
+/* A failed or cancelled job's kept files are removed: its table entry is
+ * to take another job (or the supervisor starts, results_sweep). The
+ * removal is submitted at once, its paths copied by the kernel then, and
+ * its completions come back stale (the epoch is bumped), so the entry is
+ * free for the new job now. */
+void results_drop(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	struct io_uring_sqe *sqe;
+
+	if (j->store != ST_KEPT)
+		return;
+	snprintf(j->path, sizeof j->path, "%llu/" STORE_FILE, (unsigned long long)j->id);
+	job_name(j->id, j->path2, sizeof j->path2);
+	sqe = loop_sqe(&s->loop, store_ud(s, ji, OP_UNLINK));
+	io_uring_prep_unlinkat(sqe, s->jobs_fd, j->path, 0);
+	sqe->flags |= IOSQE_IO_HARDLINK;
+	io_uring_prep_unlinkat(loop_sqe(&s->loop, store_ud(s, ji, OP_RMDIR)), s->jobs_fd, j->path2,
+			       AT_REMOVEDIR);
+	j->store_epoch++;
+	loop_flush(&s->loop);
+	j->store = ST_NONE;
+}
+
+/* A retried job (provisor retry): its kept file, if it is still there,
+ * is reopened at its turn (OP_MKDIR, OP_OPENDIR, OP_REOPEN), with the
+ * partitions that were done; else it is made again. 0, or -ENOENT when
+ * nothing was kept (all of it is proved again). */
+int results_retry(struct sup *s, int ji)
+{
+	struct job *j = &s->jobs[ji];
+	int kept = j->store == ST_KEPT;
+
+	j->store = ST_NONE;
+	j->store_err = 0;
+	j->store_tries = 0;
+	j->reopen = (uint8_t)kept;
+	if (!kept)
+		lose_kept(s, ji);
+	return kept ? 0 : -ENOENT;
+}
+
+/* At start, after the journal's jobs are resumed: the directories of
+ * STATE/jobs that belong to no job in the table (a failed or cancelled
+ * job's, kept for a retry that did not come before the stop) are
+ * removed. Runs before the loop serves. */
+void results_sweep(struct sup *s)
+{
+	int fd = openat(s->jobs_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char *end;
+		unsigned long long id = strtoull(e->d_name, &end, 10);
+		int ours = 0, dfd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end || !id)
+			continue;
+		for (uint32_t i = 0; i < s->njobs; i++)
+			ours |= s->jobs[i].id == id && jobs_active(&s->jobs[i]);
+		if (ours)
+			continue;
+		/* no link followed: the file is removed through the
+		 * directory opened O_NOFOLLOW */
+		dfd = openat(s->jobs_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			unlinkat(dfd, STORE_FILE, 0);
+			close(dfd);
+		}
+		if (unlinkat(s->jobs_fd, e->d_name, AT_REMOVEDIR) < 0)
+			sup_log("STATE/jobs/%s: no job of ours; not removed: %s", e->d_name, strerror(errno));
+		else
+			sup_log("STATE/jobs/%s: a failed or cancelled job's files; removed", e->d_name);
+	}
+	closedir(d);
 }
 
 /* May this table entry take a new job? Not while its files are being

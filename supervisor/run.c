@@ -7,7 +7,8 @@
  * publishes totals and restarts children whose backoff passed. Work is
  * handed out once after every batch of completions (after_batch).
  *
- * Stopping (SIGTERM, SIGINT, `provisor stop`, or a drain that finished):
+ * Stopping (SIGTERM, SIGINT, `provisor stop`; a drain that finished does
+ * not stop it):
  * no new work, children get EOF and SIGTERM, and those still alive after
  * the grace period get SIGKILL; the loop ends when every child is reaped.
  * Then the socket and the segment are removed: nothing is left behind.
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpuworker/hterm.h"
@@ -38,15 +40,117 @@
 static struct signalfd_siginfo sigbuf;
 static struct __kernel_timespec tick = { .tv_nsec = SUP_TICK_MS * 1000000 };
 
+/* The log file, STATE/log (run.h), when stderr is not the journal: every
+ * sup_log line goes to stderr and, with a UTC timestamp, there. */
+static struct {
+	int dirfd, fd;		/* the state directory's, and the file's; -1 = none */
+	uint64_t size, max;	/* max: SUP_LOG_MAX, or the test hook PROVISOR_LOG_MAX */
+} logf = { -1, -1, 0, SUP_LOG_MAX };
+
+/* Is stderr systemd's journal? systemd sets JOURNAL_STREAM to the
+ * "DEVICE:INODE" of the stream it connects (systemd.exec(5)); a child
+ * of a unit inherits the variable with another stderr, so both must
+ * match. */
+static int stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && fstat(2, &st) == 0 &&
+	       st.st_dev == (dev_t)dev && st.st_ino == (ino_t)ino;
+}
+
+static int log_reopen(int trunc)
+{
+	int fd = openat(logf.dirfd, SUP_LOG_FILE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+			(trunc ? O_TRUNC : 0), 0640);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (logf.fd >= 0)
+		close(logf.fd);
+	logf.fd = fd;
+	logf.size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Start writing STATE/log (dirfd: the state directory; a copy of it is
+ * kept for the rotation), unless stderr is the journal. 0, or -errno. */
+static int log_open(int dirfd)
+{
+	const char *max = secure_getenv("PROVISOR_LOG_MAX");	/* tests: rotate early */
+
+	if (stderr_is_journal())
+		return 0;
+	if (max && atoll(max) > 0)
+		logf.max = (uint64_t)atoll(max);
+	if ((logf.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -errno;
+	return log_reopen(0);
+}
+
+static void log_close(void)
+{
+	if (logf.fd >= 0)
+		close(logf.fd);
+	if (logf.dirfd >= 0)
+		close(logf.dirfd);
+	logf.fd = logf.dirfd = -1;
+}
+
+static void log_file(const char *msg, int len)
+{
+	char line[1200];
+	struct timespec ts;
+	struct tm tm;
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ provisor[%d]: %.*s\n",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     ts.tv_nsec / 1000000, (int)getpid(), len, msg);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof line) {	/* cut, still one line */
+		n = sizeof line - 1;
+		line[n - 1] = '\n';
+	}
+	/* At the cap: the file becomes log.1 (replacing the one before) and
+	 * a new one begins. */
+	if (logf.size + (uint64_t)n > logf.max &&
+	    (renameat(logf.dirfd, SUP_LOG_FILE, logf.dirfd, SUP_LOG_FILE ".1") < 0 || log_reopen(1) < 0)) {
+		log_close();	/* cannot go on with it: stderr only */
+		fprintf(stderr, "provisor[%d]: the log file: %s; logging to stderr only\n", (int)getpid(),
+			strerror(errno));
+		return;
+	}
+	if (write(logf.fd, line, (size_t)n) == n)
+		logf.size += (uint64_t)n;
+}
+
 void sup_log(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
+	int n;
 
-	fprintf(stderr, "provisor[%d]: ", (int)getpid());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof msg)
+		n = sizeof msg - 1;
+	fprintf(stderr, "provisor[%d]: %s\n", (int)getpid(), msg);
+	if (logf.fd >= 0)
+		log_file(msg, n);
 }
 
 int sup_path(char *buf, size_t len, const char *fmt, ...)
@@ -189,8 +293,12 @@ static void on_tick(struct sup *s)
 	sup_watchdog_ping(s, now);
 	if (s->stop_requested)
 		begin_stop(s, "asked to stop");
-	if (s->draining && sched_idle(s))
-		begin_stop(s, "drained");
+	/* A drain that finished keeps the supervisor up, taking no jobs, until
+	 * `provisor resume` or `provisor stop`. */
+	if (s->draining && !s->drained && sched_idle(s)) {
+		s->drained = 1;
+		sup_log("drained: every accepted job has ended; taking no jobs until provisor resume");
+	}
 	if (s->stopping == 1 && (!sched_inflight(s) || now > s->stop_deadline_ns)) {
 		if (sched_inflight(s))
 			sup_log("stop timeout: abandoning the partitions still in flight");
@@ -493,6 +601,10 @@ static int setup(struct sup *s)
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
 	}
+	int lrc = log_open(s->state_fd);
+	if (lrc < 0)	/* not fatal: stderr still has every line */
+		sup_log("cannot write the log file %s/%s: %s; logging to stderr only", s->conf.state_dir,
+			SUP_LOG_FILE, strerror(-lrc));
 	s->njobs = shm_count(&s->seg, SHM_T_JOB);
 	s->jobs = calloc(s->njobs, sizeof *s->jobs);
 	s->nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -511,6 +623,8 @@ static int setup(struct sup *s)
 	if (warn[0])
 		sup_log("journal: %s", warn);
 	s->next_job_id = next_id;
+	if (!s->resume_deferred)	/* (a job left in the journal keeps its directory) */
+		results_sweep(s);
 	const char *tdir = secure_getenv("PROVISOR_TRACE_DIR");
 	if (tdir && *tdir && sup_path(exe, sizeof exe, "%s/sup.%d", tdir, (int)getpid()) == 0)
 		s->trace = fopen(exe, "we");
@@ -596,7 +710,8 @@ int sup_main(const struct conf *c)
 	/* Test hooks: said aloud, so that one left in a unit is noticed. */
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
 					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS",
-					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS" };
+					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS",
+					     "PROVISOR_LOG_MAX" };
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		const char *v = secure_getenv(hooks[i]);
 		if (v)
@@ -612,5 +727,6 @@ int sup_main(const struct conf *c)
 	slow_flush(s, shm_now_mono(), 1);
 	teardown(s);
 	sup_log("stopped");
+	log_close();
 	return rc < 0 ? 1 : 0;
 }

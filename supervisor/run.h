@@ -21,4 +21,11 @@ int sup_main(const struct conf *c);
 #define STATEDIR_LOCK "lock"
 int statedir_read_lock(int fd, char *name, unsigned *pid);
 
+/* The supervisor's log file, STATE/SUP_LOG_FILE, written when it does
+ * not run under systemd's journal (run.c): at SUP_LOG_MAX bytes it is
+ * renamed to STATE/SUP_LOG_FILE.1 (replacing the one before) and begun
+ * again, so the two hold at most 2 x SUP_LOG_MAX. `provisor log` reads it. */
+#define SUP_LOG_FILE "log"
+#define SUP_LOG_MAX (8u << 20)
+
 #endif

@@ -53,6 +53,7 @@
 /* A gpuworker asked to abandon a partition has this long to answer
  * before it is killed and replaced (preempt.c). */
 #define SUP_PREEMPT_GRACE_MS 100
+#define CHECK_RECENT 16		/* a gpu slot's last unsampled results, remembered (check.c) */
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };
 
@@ -98,6 +99,7 @@ struct child {
 	int preempt_kill;	/* killed to pre-empt its work: no crash, restarted at once */
 	int claimed;		/* gpu: being cleared for a partition of priority claim_prio */
 	uint32_t claim_prio;	/* (preempt.c): nothing less urgent is relayed to it */
+	uint32_t disable_reason;	/* enum shm_disable_reason of the last disable (published while disabled) */
 
 	/* Reading frames from its stdout. */
 	enum rd_state rd;
@@ -115,7 +117,16 @@ struct child {
 	/* Writing to its stdin: a SYNTH_REQ (synth) or a relayed PART_DATA
 	 * header (gpu), one at a time. */
 	int wr_pending;
-	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_synth_req)];
+	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_verify_req)];
+
+	/* synth: the stored partition it verifies (check.c), instead of a
+	 * synthesis; gpu: results stored (the sample's count) and its last
+	 * unverified results (why it is disabled is disable_reason above) */
+	int verifying;
+	struct part_ref vref;
+	uint32_t results_n;
+	struct { uint64_t id; uint32_t part; } unverified[CHECK_RECENT];
+	uint32_t unverified_n;
 
 	/* synth: relaying its held PART_DATA payload, spliced from its stdout
 	 * to relay_dst's stdin (relay.c; its modes are relay_fsm.h's). */
@@ -134,6 +145,10 @@ struct child {
 	uint16_t epoch;		/* bumped at each spawn: stale completions are ignored */
 };
 
+/* A stored partition's verification (check.c): not stored, not in the
+ * sample, to verify, at a synth, verified. */
+enum check_state { PV_NONE, PV_SKIPPED, PV_PENDING, PV_INFLIGHT, PV_OK };
+
 struct part {
 	uint8_t state;		/* enum shm_part_state */
 	uint8_t attempts;
@@ -142,6 +157,8 @@ struct part {
 	uint64_t ready_ns;	/* when it became READY (dispatch latency) */
 	uint64_t synth_start_ns;	/* its SYNTH_REQ went out */
 	uint8_t preempting;	/* being taken back: its requeue counts no attempt */
+	uint8_t verify;		/* enum check_state (check.c) */
+	int16_t stored_by;	/* the gpu child that stored it, + 1 (0 = none) */
 };
 
 struct job {
@@ -169,6 +186,7 @@ struct job {
 	int dir_fd;		/* STATE/jobs/ID while the file is being created; -1 = none */
 	struct open_how how;	/* the openat2 in flight's */
 	uint8_t repaired;	/* a link planted at STATE/jobs/ID was removed once */
+	uint8_t reopen;		/* retried: its kept file is reopened, not made anew */
 	uint64_t retry_at_ns;
 	char path[48], path2[48];	/* names the operations in flight use */
 	uint8_t hdr[SUP_HDR_BYTES];
@@ -216,7 +234,10 @@ struct sup {
 	struct conn conn[SUP_MAX_CONNS];
 
 	uint64_t next_job_id, next_gen;
+	int resume_deferred;	/* a journaled job found the table full at start */
 	int draining, stop_requested;
+	int drained;		/* draining, and the last accepted job ended (logged once) */
+	int backend_logged;	/* a gpuworker was started that logs its backend: the others don't */
 	int stopping;		/* 1 finishing in-flight work, 2 ending children */
 	uint64_t stop_deadline_ns;
 	struct shm_sup stats;
@@ -281,6 +302,9 @@ void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len);
 int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
+/* provisor retry: a failed or cancelled job queued again, its done
+ * partitions kept (and journaled: the caller makes that durable). */
+int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen);
 void sched_withdraw(struct sup *s, uint64_t id, const char *why);
 void sched_synth_ready(struct sup *s, uint32_t ci);
 void sched_result(struct sup *s, uint32_t ci);
@@ -318,6 +342,9 @@ int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi);
 /* A partition was taken back from child ci (its FAIL FRAME_FAIL_PREEMPTED,
  * or its death after a pre-emption kill): counter and event. */
 void preempt_note(struct sup *s, uint32_t ci, const struct part_ref *r, const char *how);
+/* The most urgent job with a verification waiting for a synth
+ * (check.c's PV_PENDING), or -1. */
+int preempt_verify_job(const struct sup *s);
 /* Kill child ci to take its work back: no crash counted, restarted at
  * once, its partitions requeued without an attempt. */
 void preempt_kill(struct sup *s, uint32_t ci, const char *why);
@@ -358,6 +385,12 @@ void results_alloc(struct sup *s, int ji);
 int results_commit_due(const struct job *j);
 void results_commit(struct sup *s, int ji);
 void results_on_cqe(struct sup *s, uint32_t who, int res);
+/* A failed or cancelled job's kept files go: its entry takes another job. */
+void results_drop(struct sup *s, int ji);
+/* A retried job's file is reopened at its turn; -ENOENT: none was kept. */
+int results_retry(struct sup *s, int ji);
+/* At start: remove STATE/jobs directories of no job in the table. */
+void results_sweep(struct sup *s);
 void results_part_stored(struct sup *s, int ji, uint32_t p, const uint8_t digest[32]);
 void results_part_failed(struct sup *s, int ji, int e, const char *what);
 /* The job ended: its file closed and removed (unless committed). */
@@ -378,6 +411,20 @@ void ctlsrv_on_read(struct sup *s, uint32_t who, int res);
 void ctlsrv_on_write(struct sup *s, uint32_t who, int res);
 /* The journal's fdatasync for connection slot ci's submit finished. */
 void ctlsrv_on_sync(struct sup *s, uint32_t ci, int res);
+
+/* check.c: verification of stored partitions by the synths, quarantine */
+/* gpu child gi stored partition p of job ji: sample it for verification. */
+void check_stored(struct sup *s, int ji, uint32_t p, uint32_t gi);
+/* Give synth si a pending verification: 1 if it got one. */
+int check_dispatch(struct sup *s, uint32_t si);
+/* A VERIFIED frame from synth ci (its payload checked). */
+void check_verified(struct sup *s, uint32_t ci);
+/* Synth ci is gone: its verification goes back to pending. */
+void check_on_exit(struct sup *s, uint32_t ci);
+/* No partition of j waits for, or is in, verification: it may commit. */
+int check_settled(const struct job *j);
+/* Bytes the verifying synths hold (the memory budget). */
+uint64_t check_mem(const struct sup *s);
 
 /* statedir.c */
 /* Make dir absolute and lexically clean, in place: 0 or -errno, err. */

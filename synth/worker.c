@@ -22,6 +22,12 @@
  *
  * The PART_DATA header's work_ns is 0: it leaves before any row is made.
  *
+ * It also verifies partitions a gpuworker stored (VERIFY_REQ -> VERIFIED,
+ * sw_verify): the supervisor is the control plane and never reads H; a
+ * synth has the circuit, so re-synthesis for the check is its work. For
+ * that it gets STATE/jobs as a directory fd (--jobs-fd), as the
+ * gpuworker does, and reads only JOB/result.partial under it.
+ *
  * Exit status: 0 EOF on stdin; 1 bad arguments, no segment or slot, no
  * memory for the chunk buffer, or a pipe error (EPIPE: the supervisor is
  * gone); 2 a malformed frame from the supervisor (one log line says what).
@@ -47,10 +53,12 @@
 #include <unistd.h>
 
 #include "fault/fault.h"
+#include "format/pfile.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
 #include "synth/synth.h"
 #include "util/util.h"
+#include "verify/verify.h"
 
 #define SW_BEAT_NS 250000000ull
 #define SW_BEAT_MS 250
@@ -58,6 +66,7 @@
 static unsigned sw_slot;
 static struct shm_slot_writer *sw_w;	/* for the heartbeat; NULL before attach */
 static uint64_t sw_beat_ns;		/* the last heartbeat */
+static int sw_jobs_fd = -1;		/* STATE/jobs (--jobs-fd): VERIFY_REQ reads H there */
 
 static void sw_log(const char *fmt, ...)
 {
@@ -163,45 +172,52 @@ static void sw_hello(void)
 	sw_send(&h, &hello);
 }
 
+/* A request's payload: SYNTH_REQ or VERIFY_REQ (their seeds first). */
+union sw_req {
+	struct frame_synth_req synth;
+	struct frame_verify_req verify;
+};
+
 /* Read one request's header and payload. 0, 1 on a clean EOF, -EBADMSG
  * with the reason in err, or -errno of the failed read. */
-static int sw_read_frame(struct frame_hdr *h, struct frame_synth_req *req,
-			 char *err, size_t errlen)
+static int sw_read_frame(struct frame_hdr *h, union sw_req *req, char *err, size_t errlen)
 {
 	int rc = frame_read_full(STDIN_FILENO, h, sizeof *h);
+	uint32_t seed_len, reserved;
 
 	if (rc)
 		return rc;
 	if (frame_check_hdr(h, VOCAB_LOG_MAX, err, errlen))
 		return -EBADMSG;
-	if (h->type != FRAME_SYNTH_REQ) {
-		snprintf(err, errlen, "unexpected %s frame (expected SYNTH_REQ)",
+	if (h->type != FRAME_SYNTH_REQ && h->type != FRAME_VERIFY_REQ) {
+		snprintf(err, errlen, "unexpected %s frame (expected SYNTH_REQ or VERIFY_REQ)",
 			 frame_type_name(h->type));
 		return -EBADMSG;
 	}
-	rc = frame_read_full(STDIN_FILENO, req, sizeof *req);
+	rc = frame_read_full(STDIN_FILENO, req, h->payload_len);	/* checked: one of the two */
 	if (rc)
 		return rc == 1 ? -EPIPE : rc;
-	if (frame_checksum(req, sizeof *req) != h->checksum) {
-		snprintf(err, errlen, "SYNTH_REQ payload checksum mismatch");
+	if (frame_checksum(req, h->payload_len) != h->checksum) {
+		snprintf(err, errlen, "%s payload checksum mismatch", frame_type_name(h->type));
 		return -EBADMSG;
 	}
-	if (req->seed_len < 1 || req->seed_len > SYNTH_SEED_MAX || req->reserved) {
-		snprintf(err, errlen, "SYNTH_REQ seed length %u out of range 1..%d",
-			 req->seed_len, SYNTH_SEED_MAX);
+	seed_len = h->type == FRAME_SYNTH_REQ ? req->synth.seed_len : req->verify.seed_len;
+	reserved = h->type == FRAME_SYNTH_REQ ? req->synth.reserved : req->verify.reserved;
+	if (seed_len < 1 || seed_len > SYNTH_SEED_MAX || reserved) {
+		snprintf(err, errlen, "%s seed length %u out of range 1..%d",
+			 frame_type_name(h->type), seed_len, SYNTH_SEED_MAX);
 		return -EBADMSG;
 	}
 	return 0;
 }
 
-/* Read and check one SYNTH_REQ into id. Returns 0, or 1 on a clean EOF;
- * a malformed or truncated frame ends the process with status 2, a read
- * error with status 1. */
-static int sw_read_req(struct frame_hdr *h, struct synth_id *id)
+/* Read and check one request into id (and req). Returns 0, or 1 on a
+ * clean EOF; a malformed or truncated frame ends the process with status
+ * 2, a read error with status 1. */
+static int sw_read_req(struct frame_hdr *h, struct synth_id *id, union sw_req *req)
 {
-	struct frame_synth_req req;
 	char err[256];
-	int rc = sw_read_frame(h, &req, err, sizeof err);
+	int rc = sw_read_frame(h, req, err, sizeof err);
 
 	if (rc == 1)
 		return 1;
@@ -216,8 +232,13 @@ static int sw_read_req(struct frame_hdr *h, struct synth_id *id)
 		exit(1);
 	}
 	memset(id, 0, sizeof *id);
-	memcpy(id->seed, req.seed, req.seed_len);
-	id->seed_len = req.seed_len;
+	if (h->type == FRAME_SYNTH_REQ) {
+		memcpy(id->seed, req->synth.seed, req->synth.seed_len);
+		id->seed_len = req->synth.seed_len;
+	} else {
+		memcpy(id->seed, req->verify.seed, req->verify.seed_len);
+		id->seed_len = req->verify.seed_len;
+	}
 	id->partition = h->partition;
 	id->k = h->log_size;
 	return 0;
@@ -304,9 +325,100 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 	shm_slot_end(w, req->gen, 1);
 }
 
+/* Check the H stored in partition id's region of STATE/jobs/JOB/
+ * result.partial (proto/frame.h, struct frame_verify_req): read it, check
+ * its digest against the one the gpuworker reported, decode it and run
+ * verify_partition. The slot is busy meanwhile (begin/end, like a
+ * synthesis). Holds H, 32 * 2^k bytes, twice over (raw, then decoded into
+ * the same buffer: fr_t is its encoding's size). */
+static void sw_verify(struct shm_slot_writer *w, const struct frame_hdr *req,
+		      const struct synth_id *id, const uint8_t want[32])
+{
+	struct shm_assign as = { req->job, req->partition, req->kind };
+	size_t n = (size_t)1 << id->k, len = n * FR_BYTES, done = 0;
+	struct frame_verified v = { .verdict = FRAME_VERDICT_OK };
+	struct pfile_digest dg;
+	struct frame_hdr h;
+	uint8_t got[32], *raw = NULL;
+	fr_t *H = NULL;
+	char name[48];
+	int fd = -1, rc;
+
+	if (shm_slot_begin(w, req->gen, &as)) {
+		sw_send_fail(req, "generation not newer than the slot's");
+		return;
+	}
+	sw_beat_ns = shm_now_mono();
+	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)req->job);
+	raw = malloc(len);
+	H = malloc(n * sizeof *H);
+	if (!raw || !H) {
+		v.verdict = FRAME_VERDICT_UNREAD;
+		v.err = ENOMEM;
+		goto out;
+	}
+	fd = sw_jobs_fd < 0 ? (errno = EBADF, -1)
+		: openat(sw_jobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	while (fd >= 0 && done < len) {
+		ssize_t r = pread(fd, raw + done, len - done,
+				  (off_t)(pfile_result2_part_off(id->k, id->partition) + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = EIO;
+			break;
+		}
+		done += (size_t)r;
+		sw_beat();
+	}
+	if (fd < 0 || done < len) {
+		v.verdict = FRAME_VERDICT_UNREAD;
+		v.err = errno;
+		goto out;
+	}
+	pfile_digest_init(&dg);
+	pfile_digest_update(&dg, raw, len);
+	pfile_digest_final(&dg, got);
+	if (memcmp(got, want, 32)) {
+		v.verdict = FRAME_VERDICT_WRONG;
+		snprintf(v.why, sizeof v.why, "the stored H does not hash to the digest reported");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (fr_from_bytes(&H[i], raw + i * FR_BYTES)) {
+			v.verdict = FRAME_VERDICT_WRONG;
+			snprintf(v.why, sizeof v.why, "H[%zu] is not a canonical element", i);
+			goto out;
+		}
+	free(raw);
+	raw = NULL;
+	sw_beat();
+	rc = verify_partition(id, H, v.why, sizeof v.why);
+	if (rc == -EBADMSG)
+		v.verdict = FRAME_VERDICT_WRONG;
+	else if (rc) {
+		v.verdict = FRAME_VERDICT_UNREAD;
+		v.err = -rc;
+	}
+out:
+	if (v.verdict == FRAME_VERDICT_UNREAD && !v.why[0])
+		snprintf(v.why, sizeof v.why, "reading %s: %s", name, strerror(v.err));
+	if (v.verdict != FRAME_VERDICT_OK)
+		sw_log("job %llu partition %u: %s", (unsigned long long)req->job, req->partition, v.why);
+	if (fd >= 0)
+		close(fd);
+	free(raw);
+	free(H);
+	frame_init(&h, FRAME_VERIFIED, req->job, req->partition, req->kind, req->log_size, req->gen);
+	frame_seal(&h, &v, sizeof v);
+	sw_send(&h, &v);
+	shm_slot_end(w, req->gen, 1);
+}
+
 static void sw_usage(void)
 {
-	fprintf(stderr, "usage: synth --instance NAME --slot I\n");
+	fprintf(stderr, "usage: synth --instance NAME --slot I [--jobs-fd FD]\n");
 	exit(1);
 }
 
@@ -315,6 +427,7 @@ static void sw_args(int argc, char **argv, const char **name)
 	static const struct option opts[] = {
 		{ "instance", required_argument, NULL, 'n' },
 		{ "slot", required_argument, NULL, 's' },
+		{ "jobs-fd", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int have_slot = 0, c;
@@ -329,6 +442,12 @@ static void sw_args(int argc, char **argv, const char **name)
 				sw_usage();
 			sw_slot = (unsigned)v;
 			have_slot = 1;
+		} else if (c == 'j') {
+			uint64_t v;
+
+			if (util_num(optarg, UTIL_NUM_DIGITS, 0, 65535, &v))
+				sw_usage();
+			sw_jobs_fd = (int)v;
 		} else {
 			sw_usage();
 		}
@@ -343,6 +462,7 @@ int main(int argc, char **argv)
 	struct shm_slot_writer w;
 	struct shm_seg seg;
 	struct frame_hdr req;
+	union sw_req rq;
 	struct synth_id id;
 	fr_t *buf;
 	char err[256];
@@ -378,8 +498,12 @@ int main(int argc, char **argv)
 	sw_stdout_nonblock();
 	fault_point(FAULT_START);
 	sw_hello();
-	while (sw_read_req(&req, &id) == 0)
-		sw_serve(&w, &req, &id, buf);
+	while (sw_read_req(&req, &id, &rq) == 0) {
+		if (req.type == FRAME_VERIFY_REQ)
+			sw_verify(&w, &req, &id, rq.verify.digest);
+		else
+			sw_serve(&w, &req, &id, buf);
+	}
 	free(buf);
 	shm_close(&seg);
 	return 0;

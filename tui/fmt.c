@@ -56,7 +56,7 @@ const char *fmt_part_state(uint32_t state)
 const char *fmt_sup_state(uint32_t state)
 {
 	static const char *const n[SHM_SUP_NSTATES] = {
-		"starting", "running", "draining", "stopping",
+		"starting", "running", "draining", "stopping", "degraded",
 	};
 	return NAME_OF(n, state);
 }
@@ -66,8 +66,17 @@ const char *fmt_event_type(uint32_t type)
 	static const char *const n[SHM_EV_NTYPES] = {
 		"none", "start", "crash", "restart", "disable", "enable",
 		"job-done", "job-failed", "job-submit", "info",
+		"preempt", "quarantine", "job-cancelled",
 	};
 	return NAME_OF(n, type);
+}
+
+const char *fmt_disable_reason(uint32_t reason)
+{
+	static const char *const n[SHM_DISABLE_NREASONS] = {
+		"none", "operator", "crash-loop", "no-device", "wrong-result",
+	};
+	return NAME_OF(n, reason);
 }
 
 const char *fmt_backend(uint32_t backend)
@@ -76,6 +85,16 @@ const char *fmt_backend(uint32_t backend)
 
 	/* a slot records the backend it resolved to; 0 (auto) is not known yet */
 	return backend == VOCAB_BACKEND_AUTO ? "unknown" : n ? n : "invalid";
+}
+
+const char *fmt_disable_why(uint32_t reason)
+{
+	static const char *const names[SHM_DISABLE_NREASONS] = {
+		[SHM_DISABLE_OPERATOR] = "operator", [SHM_DISABLE_CRASHLOOP] = "crash loop",
+		[SHM_DISABLE_NO_DEVICE] = "no device", [SHM_DISABLE_WRONG_RESULT] = "wrong result",
+	};
+
+	return reason < SHM_DISABLE_NREASONS ? names[reason] : NULL;
 }
 
 void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code)

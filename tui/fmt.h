@@ -23,9 +23,16 @@ const char *fmt_part_state(uint32_t state);
 const char *fmt_sup_state(uint32_t state);
 const char *fmt_event_type(uint32_t type);
 const char *fmt_backend(uint32_t backend);
+/* Why a slot is disabled (enum shm_disable_reason), as a token for JSON
+ * and metric labels: "none", "operator", "crash-loop", "no-device",
+ * "wrong-result". */
+const char *fmt_disable_reason(uint32_t reason);
 /* "exit=3" / "SIGKILL" / "signal=40" / "-" for a slot's last exit: one
  * word, so that column-wise readers of the views can split on blanks. */
 void fmt_exit(char *buf, size_t len, uint32_t kind, int32_t code);
+/* The same in words, for people: "operator", "crash loop", "no device",
+ * "wrong result"; NULL for none or a value this reader does not know. */
+const char *fmt_disable_why(uint32_t reason);
 /* Compact duration for narrow columns: "850ms", "12.3s", "4m05s", "3h12m",
  * "5d04h". */
 void fmt_dur(char *buf, size_t len, uint64_t ns);

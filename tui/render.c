@@ -118,9 +118,20 @@ static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, co
 			    "jobs %llu queued %llu running %llu done %llu failed  ",
 			    (unsigned long long)s->sup.jobs_queued, (unsigned long long)s->sup.jobs_running,
 			    (unsigned long long)s->sup.jobs_done, (unsigned long long)s->sup.jobs_failed);
+	if (s->sup.jobs_cancelled)
+		x += cv_printf(cv, r.y + 1, x, -1, CV_NORMAL, "%llu cancelled  ",
+			       (unsigned long long)s->sup.jobs_cancelled);
 	if (s->jobs_by_state[SHM_JOB_BLOCKED])	/* waiting for space: say so first */
 		x += cv_printf(cv, r.y + 1, x, -1, CV_WARN, "%u blocked  ",
 			       s->jobs_by_state[SHM_JOB_BLOCKED]);
+	if (s->sup.state == SHM_SUP_DEGRADED) {	/* short of what it was asked to run */
+		char why[4 * sizeof s->sup.degraded_reason];
+		x += cv_printf(cv, r.y + 1, x, -1, CV_BAD, "degraded: %s  ",
+			       util_cleann(why, sizeof why, s->sup.degraded_reason,
+					   sizeof s->sup.degraded_reason));
+	} else if (s->sup.state == SHM_SUP_DRAINING || s->sup.state == SHM_SUP_STOPPING) {
+		x += cv_printf(cv, r.y + 1, x, -1, CV_WARN, "%s  ", fmt_sup_state(s->sup.state));
+	}
 	if (s->parts_per_min >= 0)
 		x += cv_printf(cv, r.y + 1, x, -1, CV_NORMAL, "%.1f parts/min  ", s->parts_per_min);
 	if (s->sup.preemptions)	/* work taken back for more urgent work */

@@ -141,7 +141,13 @@ static int slot_cell(char *b, size_t n, int c, const struct snap *s, const struc
 	case SC_FAIL: snprintf(b, n, "%llu", (unsigned long long)x->failed); return x->failed ? CV_WARN : CV_NORMAL;
 	case SC_RST: snprintf(b, n, "%llu", (unsigned long long)x->restarts); return x->restarts ? CV_WARN : CV_NORMAL;
 	case SC_GEN: snprintf(b, n, "%llu", (unsigned long long)x->gen); break;
-	case SC_EXIT: fmt_exit(b, n, x->last_exit_kind, x->last_exit_code); return x->last_exit_kind ? CV_BAD : CV_NORMAL;
+	case SC_EXIT:
+		if (x->state == SHM_SLOT_DISABLED && fmt_disable_why(x->disable_reason)) {
+			snprintf(b, n, "%s", fmt_disable_why(x->disable_reason));	/* why it is off */
+			return CV_BAD;
+		}
+		fmt_exit(b, n, x->last_exit_kind, x->last_exit_code);
+		return x->last_exit_kind ? CV_BAD : CV_NORMAL;
 	case SC_DEV: if (d) snprintf(b, n, "%u%%", d->util); break;
 	case SC_VRAM: if (d) snprintf(b, n, "%.1f/%.0fG", d->mem_used / 1073741824.0, d->mem_total / 1073741824.0); break;
 	case SC_TEMP: if (d) snprintf(b, n, "%uC", d->temp_c); return d && d->temp_c >= 85 ? CV_BAD : CV_NORMAL;

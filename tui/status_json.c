@@ -37,6 +37,8 @@ static json_object *slot_json(const struct snap *s, uint32_t t, uint32_t i, cons
 	if (t == SHM_T_GPU)
 		J_ADD(j, "gpu", j_u64(v->gpu));
 	J_ADD(j, "state", j_str(shm_slot_state_name(v->state)));
+	J_ADD(j, "disable_reason", v->state == SHM_SLOT_DISABLED && v->disable_reason ?
+			j_str(fmt_disable_reason(v->disable_reason)) : NULL);
 	J_ADD(j, "state_seconds", v->state_since_ns && s->now_mono_ns > v->state_since_ns ?
 			j_sec(s->now_mono_ns - v->state_since_ns) : NULL);
 	J_ADD(j, "pid", v->pid ? j_u64(v->pid) : NULL);
@@ -94,11 +96,11 @@ static json_object *part_json(const struct shm_part *p, uint32_t i)
 	return j;
 }
 
-static json_object *job_json(const struct snap_job *jb)
+static json_object *job_json(const struct snap *s, const struct snap_job *jb)
 {
 	json_object *j = json_object_new_object(), *parts = json_object_new_array();
 	const struct shm_job *v = &jb->v;
-	char kb[16], seed[65];
+	char kb[16], seed[65], res[160];
 
 	J_ADD(j, "id", j_u64(v->id));
 	J_ADD(j, "kind", j_str(fmt_kind(v->kind, kb, sizeof kb)));
@@ -113,7 +115,10 @@ static json_object *job_json(const struct snap_job *jb)
 	J_ADD(j, "progress", json_object_new_double(jb->progress));
 	J_ADD(j, "submit_wall_seconds", j_sec(v->submit_wall_ns));
 	J_ADD(j, "elapsed_seconds", j_sec(jb->elapsed_ns));
-	J_ADD(j, "eta_seconds", jb->eta_ns >= 0 ? j_sec((uint64_t)jb->eta_ns) : NULL);
+	J_ADD(j, "eta_seconds", jb->eta_ns >= 0 && !status_job_ended(v->state) ?
+			j_sec((uint64_t)jb->eta_ns) : NULL);
+	J_ADD(j, "result_path", v->state == SHM_JOB_DONE && !status_result_path(s, v->id, res, sizeof res) ?
+			j_str(res) : NULL);
 	J_ADD(j, "reason", v->reason[0] ? j_str(v->reason) : NULL);
 	J_ADD(j, "reason_code", v->reason_code ? j_str(fmt_reason(v->reason_code)) : NULL);
 	for (uint32_t p = 0; p < v->nparts; p++)
@@ -184,11 +189,14 @@ static json_object *sup_json(const struct snap *s)
 	if (!s->sup_ok)
 		return j;
 	J_ADD(j, "state", j_str(fmt_sup_state(s->sup.state)));
+	J_ADD(j, "degraded_reason", s->sup.state == SHM_SUP_DEGRADED ?
+			j_str(s->sup.degraded_reason) : NULL);
 	J_ADD(j, "jobs_queued", j_u64(s->sup.jobs_queued));
 	J_ADD(j, "jobs_running", j_u64(s->sup.jobs_running));
 	J_ADD(j, "jobs_blocked", j_u64(s->jobs_by_state[SHM_JOB_BLOCKED]));
 	J_ADD(j, "jobs_done", j_u64(s->sup.jobs_done));
 	J_ADD(j, "jobs_failed", j_u64(s->sup.jobs_failed));
+	J_ADD(j, "jobs_cancelled", j_u64(s->sup.jobs_cancelled));
 	json_object *bk = json_object_new_object();
 	char kb[24];
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
@@ -196,6 +204,7 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "jobs_done_by_kind", bk);
 	J_ADD(j, "partitions_done", j_u64(s->sup.parts_done));
 	J_ADD(j, "partitions_failed", j_u64(s->sup.parts_failed));
+	J_ADD(j, "quarantines", j_u64(s->sup.quarantines));
 	J_ADD(j, "partitions_per_minute", j_frac(s->parts_per_min));
 	J_ADD(j, "preemptions", j_u64(s->sup.preemptions));
 	J_ADD(j, "memory_budget_bytes", j_u64(s->sup.mem_budget));
@@ -224,7 +233,7 @@ int status_json(FILE *f, const struct snap *s)
 		J_ADD(root, "synth_slots", slots_json(s, SHM_T_SYNTH));
 		a = json_object_new_array();
 		for (uint32_t i = 0; i < s->njobs; i++)
-			json_object_array_add(a, job_json(&s->jobs[i]));
+			json_object_array_add(a, job_json(s, &s->jobs[i]));
 		J_ADD(root, "jobs", a);
 		a = json_object_new_array();
 		for (uint32_t i = 0; i < s->nevents; i++)

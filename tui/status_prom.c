@@ -79,6 +79,10 @@ static double v_failed(const struct snap_slot *o) { return (double)o->v.failed; 
 static double v_preempted(const struct snap_slot *o) { return (double)o->v.preempted; }
 static double v_restarts(const struct snap_slot *o) { return (double)o->v.restarts; }
 static double v_gen(const struct snap_slot *o) { return (double)o->v.gen; }
+static double v_wrong(const struct snap_slot *o)
+{
+	return o->v.state == SHM_SLOT_DISABLED && o->v.disable_reason == SHM_DISABLE_WRONG_RESULT;
+}
 static double v_job(const struct snap_slot *o) { return (double)o->v.job_id; }
 static double v_part(const struct snap_slot *o) { return (double)o->v.partition; }
 static double v_busy(const struct snap_slot *o) { return o->v.state == SHM_SLOT_BUSY; }
@@ -173,8 +177,9 @@ static void supervisor(FILE *f, const struct snap *s)
 	head(f, name, "counter", help); \
 	fprintf(f, name " %llu\n", (unsigned long long)(v))
 	COUNTER("provisor_jobs_done_total", "Jobs completed with every partition proven.", s->sup.jobs_done);
-	COUNTER("provisor_jobs_failed_total", "Jobs that ended without a result: failed or cancelled.",
+	COUNTER("provisor_jobs_failed_total", "Jobs that failed (not those cancelled).",
 		s->sup.jobs_failed);
+	COUNTER("provisor_jobs_cancelled_total", "Jobs cancelled by an operator.", s->sup.jobs_cancelled);
 	head(f, "provisor_kind_jobs_done_total", "counter", "Jobs completed, by kind.");
 	char kb[24];
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
@@ -187,12 +192,40 @@ static void supervisor(FILE *f, const struct snap *s)
 	COUNTER("provisor_preemptions_total",
 		"Partitions taken back from a worker for more urgent work (requeued, not failed).",
 		s->sup.preemptions);
+	COUNTER("provisor_quarantines_total",
+		"Worker slots quarantined (disabled: a result failed verification).", s->sup.quarantines);
 	head(f, "provisor_memory_budget_bytes", "gauge", "Bytes of synthesized partitions allowed in flight.");
 	fprintf(f, "provisor_memory_budget_bytes %llu\n", (unsigned long long)s->sup.mem_budget);
 	head(f, "provisor_memory_used_bytes", "gauge", "Bytes of synthesized partitions held now.");
 	fprintf(f, "provisor_memory_used_bytes %llu\n", (unsigned long long)s->sup.mem_used);
 	loop(f, s);
 #undef COUNTER
+}
+
+/* Degraded: the supervisor runs short of what it was asked to run
+ * (docs/metrics.md), and the slots it disabled itself, with why. */
+static void degraded(FILE *f, const struct snap *s)
+{
+	char why[4 * sizeof s->sup.degraded_reason + 8], lab[64];
+	int deg = s->sup.state == SHM_SUP_DEGRADED;
+
+	head(f, "provisor_supervisor_degraded", "gauge",
+	     "1 while the supervisor runs short of what it was asked to run (reason: why), else 0.");
+	snprintf(why, sizeof why, "%.*s", (int)sizeof s->sup.degraded_reason, s->sup.degraded_reason);
+	fprintf(f, "provisor_supervisor_degraded{reason=\"%s\"} %d\n",
+		deg ? label_value(why, sizeof why, why) : "", deg);
+	head(f, "provisor_worker_disabled", "gauge",
+	     "1 for a disabled worker slot, by why it is disabled (operator, crash-loop, no-device, wrong-result).");
+	for (uint32_t t = SHM_T_GPU; t <= SHM_T_SYNTH; t++) {
+		uint32_t n;
+		const struct snap_slot *sl = snap_slots(s, t, &n);
+		for (uint32_t i = 0; i < n; i++)
+			if (sl[i].ok && sl[i].v.state == SHM_SLOT_DISABLED) {
+				slot_labels(lab, sizeof lab, t, i, &sl[i]);
+				fprintf(f, "provisor_worker_disabled{%s,reason=\"%s\"} 1\n", lab,
+					fmt_disable_reason(sl[i].v.disable_reason));
+			}
+	}
 }
 
 static void job_table(FILE *f, const struct snap *s)
@@ -233,6 +266,8 @@ int status_prom(FILE *f, const struct snap *s)
 			 "Restarts of the worker slot's process.", v_restarts, 0);
 		per_slot(f, s, "provisor_worker_preempted_total", "counter",
 			 "Partitions taken back from the worker slot for more urgent work.", v_preempted, 0);
+		per_slot(f, s, "provisor_worker_quarantined", "gauge",
+			 "1 while the slot is disabled for a wrong result (quarantined).", v_wrong, 0);
 		per_slot(f, s, "provisor_worker_generation", "gauge",
 			 "Generation of the slot's newest assignment.", v_gen, 0);
 		per_slot(f, s, "provisor_worker_job_id", "gauge",
@@ -240,6 +275,8 @@ int status_prom(FILE *f, const struct snap *s)
 		per_slot(f, s, "provisor_worker_partition", "gauge",
 			 "Partition the busy worker works on.", v_part, 1);
 		job_table(f, s);
+		if (s->sup_ok)
+			degraded(f, s);
 		head(f, "provisor_events_total", "counter", "Events the supervisor posted.");
 		fprintf(f, "provisor_events_total %llu\n", (unsigned long long)s->event_head);
 	}

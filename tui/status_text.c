@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "shm/shm.h"
 #include "tui/fmt.h"
@@ -64,13 +65,24 @@ static void header(FILE *f, const struct snap *s)
 	}
 	gib(used, sizeof used, s->sup.mem_used);
 	gib(budget, sizeof budget, s->sup.mem_budget);
-	fprintf(f, ", state %s\n", fmt_sup_state(s->sup.state));
-	fprintf(f, "jobs: %" PRIu64 " queued, %" PRIu64 " running, %u blocked, %" PRIu64 " done, %"
-		PRIu64 " failed; partitions: %" PRIu64 " done, %" PRIu64 " failed",
+	fprintf(f, ", state %s", fmt_sup_state(s->sup.state));
+	if (s->sup.state == SHM_SUP_DEGRADED) {
+		char why[4 * sizeof s->sup.degraded_reason];
+		fprintf(f, " (%s)", util_cleann(why, sizeof why, s->sup.degraded_reason,
+						sizeof s->sup.degraded_reason));
+	} else if (s->sup.state == SHM_SUP_DRAINING && !s->sup.jobs_queued && !s->sup.jobs_running &&
+		   !s->jobs_by_state[SHM_JOB_BLOCKED]) {
+		fprintf(f, " (drained: taking no jobs until provisor resume)");
+	}
+	fprintf(f, "\njobs: %" PRIu64 " queued, %" PRIu64 " running, %u blocked, %" PRIu64 " done, %"
+		PRIu64 " failed, %" PRIu64 " cancelled; partitions: %" PRIu64 " done, %" PRIu64 " failed",
 		s->sup.jobs_queued, s->sup.jobs_running, s->jobs_by_state[SHM_JOB_BLOCKED],
-		s->sup.jobs_done, s->sup.jobs_failed, s->sup.parts_done, s->sup.parts_failed);
+		s->sup.jobs_done, s->sup.jobs_failed, s->sup.jobs_cancelled, s->sup.parts_done,
+		s->sup.parts_failed);
 	if (s->parts_per_min >= 0)
 		fprintf(f, ", %.1f/min", s->parts_per_min);
+	if (s->sup.quarantines)
+		fprintf(f, "; %" PRIu64 " slot(s) quarantined (wrong result)", s->sup.quarantines);
 	fprintf(f, "; memory %s of %s\n", used, budget);
 	loop_line(f, s);
 	fprintf(f, "pre-emptions: %" PRIu64 " partitions taken back for more urgent work\n",
@@ -114,9 +126,10 @@ static void slots(FILE *f, const struct snap *s, uint32_t t)
 				fmt_kind(v->kind, kb, sizeof kb), v->partition, tm);
 		else
 			fprintf(f, "%-7s %-12s %-5s %-7s ", "-", "-", "-", "-");
-		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s\n",
+		const char *dr = v->state == SHM_SLOT_DISABLED ? fmt_disable_why(v->disable_reason) : NULL;
+		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s%s%s%s\n",
 			sl[i].util_life >= 0 ? sl[i].util_life * 100 : 0, v->done, v->failed,
-			v->restarts, ex);
+			v->restarts, ex, dr ? " (disabled: " : "", dr ? dr : "", dr ? ")" : "");
 	}
 }
 
@@ -137,13 +150,30 @@ static const char *fmt_reason_tag(uint32_t code)
 	return buf;
 }
 
-static void job(FILE *f, const struct snap_job *j)
+int status_job_ended(uint32_t state)
+{
+	return state == SHM_JOB_DONE || state == SHM_JOB_FAILED || state == SHM_JOB_CANCELLED;
+}
+
+int status_result_path(const struct snap *s, uint64_t id, char *buf, size_t len)
+{
+	const char *slash = strrchr(s->control_path, '/');
+	int n;
+
+	if (!slash || slash == s->control_path)
+		return -1;
+	n = snprintf(buf, len, "%.*s/results/job-%" PRIu64 ".result", (int)(slash - s->control_path),
+		     s->control_path, id);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static void job(FILE *f, const struct snap_job *j, int parts)
 {
 	const struct shm_job *v = &j->v;
 	char kb[16], el[16], eta[16], a[24], b[24], st[16], gt[16], why[4 * sizeof v->reason];
 
 	fmt_dur(el, sizeof el, j->elapsed_ns);
-	if (j->eta_ns >= 0)
+	if (j->eta_ns >= 0 && !status_job_ended(v->state))
 		fmt_dur(eta, sizeof eta, (uint64_t)j->eta_ns);
 	else
 		snprintf(eta, sizeof eta, "-");
@@ -152,7 +182,7 @@ static void job(FILE *f, const struct snap_job *j)
 		j->count[SHM_PART_DONE], v->nparts, j->progress * 100, el, eta,
 		v->reason[0] ? ", reason: " : "", util_clean(why, sizeof why, v->reason),
 		v->reason_code ? " " : "", v->reason_code ? fmt_reason_tag(v->reason_code) : "");
-	for (uint32_t p = 0; p < v->nparts; p++) {
+	for (uint32_t p = 0; parts && p < v->nparts; p++) {
 		const struct shm_part *pp = &v->part[p];
 		slot_ref(a, sizeof a, SHM_T_SYNTH, pp->synth_slot);
 		slot_ref(b, sizeof b, SHM_T_GPU, pp->gpu_slot);
@@ -184,7 +214,15 @@ static void events(FILE *f, const struct snap *s)
 
 int status_text(FILE *f, const struct snap *s)
 {
+	static const struct status_opts dflt;
+
+	return status_text_opts(f, s, &dflt);
+}
+
+int status_text_opts(FILE *f, const struct snap *s, const struct status_opts *o)
+{
 	char name[4 * sizeof s->name], err[4 * sizeof s->err];
+	uint32_t shown = 0;
 
 	if (!s->attached) {
 		fprintf(f, "instance %s: not running (%s)\n", util_clean(name, sizeof name, s->name),
@@ -198,7 +236,14 @@ int status_text(FILE *f, const struct snap *s)
 	if (!s->njobs)
 		fprintf(f, "no jobs in the job table\n");
 	for (uint32_t i = 0; i < s->njobs; i++)
-		job(f, &s->jobs[i]);
+		if (!o->job || s->jobs[i].v.id == o->job) {
+			job(f, &s->jobs[i], o->parts || o->job);
+			shown++;
+		}
+	if (o->job && !shown)
+		fprintf(f, "no job %" PRIu64 " in the job table\n", o->job);
+	else if (!o->parts && !o->job && s->njobs)
+		fprintf(f, "(one line per job: --jobs shows every partition, --job N one job's)\n");
 	if (s->jobs_unreadable)
 		fprintf(f, "%u job records unreadable\n", s->jobs_unreadable);
 	events(f, s);

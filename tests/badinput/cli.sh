@@ -104,13 +104,14 @@ oneline() {  # oneline PATTERN CMD...
 # is checked above, with a private name and state directory)
 for spec in "synth --seed" "prove --backend" "verify -" "submit --name" \
     "cancel --name" "drain --name" "stop --name" "worker --name" "ping --socket" \
-    "status --name" "top -d" "exporter --listen"; do
+    "status --name" "top -d" "exporter --listen" "resume --name" "jobs --state" \
+    "result --name" "log --state-dir"; do
   c=${spec% *} o=${spec#* }
   oneline "^provisor $c: unknown option '--bogus' \(usage: provisor $c " $c --bogus
   oneline "^provisor $c: unknown option '-Z' \(usage: provisor $c " $c -Z
   [ "$o" = - ] || oneline "^provisor $c: option $o needs a value \(usage: provisor $c " $c $o
 done
-for c in synth prove submit drain stop ping status top exporter; do
+for c in synth prove submit drain resume stop ping status top exporter jobs log; do
   oneline "^provisor $c: unexpected argument 'extra'|^provisor $c: expected 0 arguments" $c extra
 done
 oneline "provisor top: -d '0' is not a delay in tenths" top -d 0
@@ -118,6 +119,11 @@ oneline "provisor top: -d '2x' is not a delay in tenths" top -d 2x
 oneline "provisor top: --width 'x' is not a number of columns" top --width x --once
 oneline "provisor status: --json and --prometheus" status --json --prometheus
 oneline "provisor status: option --json takes no value" status --json=1
+oneline "provisor status: --job 'x' is not a job id" status --job x
+oneline "provisor status: --jobs and --job are for the text" status --json --jobs
+oneline "provisor jobs: unknown --kind 'stark'" jobs --kind stark
+oneline "provisor result: expected 1 argument" result
+oneline "provisor result: '0' is not a job id" result 0
 oneline "provisor submit: option --wait takes no value" submit --kind porep --wait=yes
 oneline "provisor exporter: missing --listen" exporter --name "$name"
 oneline "provisor cancel: expected 1 argument" cancel --name "$name"

@@ -149,7 +149,7 @@ static void limits(struct accepted *big)
 {
 	char reply[600];
 
-	EXPECT_ERR("submit porep k=13\n", "log size 13 is outside 3..12 (max_log_size)");
+	EXPECT_ERR("submit porep k=13\n", "log size 13 is not a number in 3..12 (max_log_size)");
 	EXPECT_ERR("submit porep partitions=65\n", "partitions must be 1..64");
 	/* max_jobs = 4: three accepted so far, one more fits. A partition of
 	 * k=12 holds 384 KiB, four times mem_budget: accepted, runs alone. */

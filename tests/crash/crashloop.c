@@ -1,7 +1,9 @@
 /*
  * A crash loop: a gpuworker that dies at start is disabled after the
  * intensity limit (3 crashes within the period), shown as disabled; the
- * other slots keep working; `worker enable` brings it back.
+ * other slots keep working, and the supervisor reads degraded with the
+ * reason (its own disable, not an operator's); `worker enable` brings it
+ * back, and the state to running. An operator's disable does not degrade.
  */
 #include "tests/crash/common.h"
 
@@ -20,9 +22,26 @@ int main(void)
 	crash_job_ok(&sv, id, 60);
 	CHECK(shm_read_slot(&sv.seg, SHM_T_GPU, 1, &s) == 0 && s.state == SHM_SLOT_DISABLED,
 	      "gpu.1 not disabled while the others work");
+	CHECK(s.disable_reason == SHM_DISABLE_CRASHLOOP, "gpu.1 disable reason %u", s.disable_reason);
+	struct shm_sup sup;
+	CHECK(shm_read_sup(&sv.seg, &sup) == 0 && sup.state == SHM_SUP_DEGRADED &&
+	      strstr(sup.degraded_reason, "1 of 2 GPU and 0 of ") &&
+	      strstr(sup.degraded_reason, "(gpu.1: crash loop)"),
+	      "supervisor state %u, reason '%.128s'", sup.state, sup.degraded_reason);
+	printf("info: degraded: %.128s\n", sup.degraded_reason);
 	char reply[128];
 	CHECK(sv_req(&sv, "worker enable gpu.1\n", reply, sizeof reply) == 0, "enable: %s", reply);
 	crash_wait_state(&sv, SHM_T_GPU, 1, SHM_SLOT_IDLE, 10000, &s);
+	for (int i = 0; i < 50 && shm_read_sup(&sv.seg, &sup) == 0 && sup.state != SHM_SUP_RUNNING; i++)
+		usleep(20000);	/* published at the next tick */
+	CHECK(sup.state == SHM_SUP_RUNNING && !sup.degraded_reason[0], "after enable: state %u", sup.state);
+	/* an operator's disable: the slot is disabled, the supervisor is not degraded */
+	CHECK(sv_req(&sv, "worker disable gpu.0\n", reply, sizeof reply) == 0, "disable: %s", reply);
+	crash_wait_state(&sv, SHM_T_GPU, 0, SHM_SLOT_DISABLED, 10000, &s);
+	CHECK(s.disable_reason == SHM_DISABLE_OPERATOR, "gpu.0 disable reason %u", s.disable_reason);
+	usleep(300000);
+	CHECK(shm_read_sup(&sv.seg, &sup) == 0 && sup.state == SHM_SUP_RUNNING,
+	      "an operator's disable made the state %u", sup.state);
 	printf("info: gpu.1 disabled after 3 crashes, enabled again: pid %u idle\n", s.pid);
 	crash_stop(&sv);
 	sv_check_clean(&sv);

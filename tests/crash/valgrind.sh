@@ -23,7 +23,10 @@ cleanup() {
 trap cleanup EXIT
 vg="$(command -v valgrind) -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
 export PROVISOR_WORKER_WRAP="$vg --log-file=$dir/vg.%p.log"
-$vg --log-file="$dir/vgsup.log" "$prov" run --name "$name" --state-dir "$dir/state" 2>"$dir/sup.log" &
+# A worker under valgrind starts slowly, more so on a loaded machine: give
+# it 60 s to say hello before the watchdog calls it hung.
+printf '[supervisor]\nheartbeat_timeout = 60s\n' >"$dir/conf"
+$vg --log-file="$dir/vgsup.log" "$prov" run --config "$dir/conf" --name "$name" --state-dir "$dir/state" 2>"$dir/sup.log" &
 sup=$!
 for _ in $(seq 300); do "$prov" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
 "$prov" submit --name "$name" --kind winning-post --log-size 8 --wait >/dev/null ||

@@ -59,11 +59,15 @@ static void test_valid(void)
 	CHECK(parse_ok("ping\n").op == CTL_PING, "ping with newline");
 	CHECK(parse_ok("hello").op == CTL_HELLO, "hello");
 	CHECK(parse_ok("drain").op == CTL_DRAIN, "drain");
+	CHECK(parse_ok("resume").op == CTL_RESUME, "resume");
+	refuse("resume now", "resume takes no arguments");
 	CHECK(parse_ok("stop\n").op == CTL_STOP, "stop");
 	r = parse_ok("cancel 42");
 	CHECK(r.op == CTL_CANCEL && r.job == 42, "cancel");
 	r = parse_ok("cancel 18446744073709551615");
 	CHECK(r.job == UINT64_MAX, "cancel max");
+	r = parse_ok("retry 7");
+	CHECK(r.op == CTL_RETRY && r.job == 7, "retry");
 	r = parse_ok("submit porep");
 	CHECK(r.op == CTL_SUBMIT && r.kind == VOCAB_KIND_POREP && !r.seed_len && !r.log_size &&
 	      !r.partitions, "submit porep");
@@ -131,6 +135,9 @@ static void test_refused(void)
 	refuse("cancel 18446744073709551616", "not a job id");
 	refuse("cancel 1 2", "usage");
 	refuse("cancel -1", "not a job id");
+	refuse("retry", "usage: retry JOB");
+	refuse("retry 0", "not a job id");
+	refuse("retry 1 2", "usage");
 	refuse("worker enable", "usage");
 	refuse("worker start gpu.0", "neither enable nor disable");
 	refuse("worker enable cpu.0", "not gpu.N or synth.N");
@@ -145,7 +152,7 @@ static void test_refused(void)
 static void test_roundtrip(void)
 {
 	static const char *lines[] = {
-		"ping\n", "hello\n", "drain\n", "stop\n", "cancel 7\n", "submit porep\n",
+		"ping\n", "hello\n", "drain\n", "resume\n", "stop\n", "cancel 7\n", "retry 7\n", "submit porep\n",
 		"submit winning-post seed=00ff k=26 partitions=64\n",
 		"submit snap-deals seed=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20\n",
 		"submit window-post k=14\n", "worker enable gpu.3\n", "worker disable synth.0\n",

@@ -26,6 +26,10 @@ static const struct { const char *rule, *why; } bad[] = {
 	{ "gpu:during:corrupt", "corrupt and hostile go with the frame point" },
 	{ "synth:frame:exit", "corrupt and hostile go with the frame point" },
 	{ "gpu:after:hostile", "corrupt and hostile go with the frame point" },
+	{ "gpu:during:flip", "flip goes with the store point" },
+	{ "gpu:store:kill", "flip goes with the store point" },
+	{ "gpu:during:kill:3@0", "bad SKIP \"0\"" },
+	{ "gpu:during:kill:3@x", "bad SKIP \"x\"" },
 	{ "gpu:during:kill,", "an empty rule" },
 	{ ",gpu:during:kill", "an empty rule" },
 	{ "any:start:exit:inf,any:start:exit:inf,any:start:exit:inf,any:start:exit:inf,"
@@ -43,6 +47,7 @@ static const char *const good[] = {
 	"gpu.0:frame:corrupt:inf,synth.0:frame:corrupt:3",
 	"any:before:exit=0:1000000,any:during:segv,any:after:abort,any:shm:hang,any:during:stop",
 	"gpu:during:kill:inf,synth:after:exit=255:inf,any:before:hang",
+	"gpu.0:store:flip:2@3,gpu:during:kill:inf@5,any:store:flip",
 };
 
 static const char *const progs[] = { "gpuworker", "synth" };

@@ -166,6 +166,50 @@ static void check_pow_inv_sqrt(void)
 }
 
 /* Lengths 0, 1, 2, and random up to MAXN; ~10% zeros, half in place. */
+/*
+ * fp_inv and fp_is_square (binary, variable time) on the operands that
+ * steer their loops: plain values 1, 2, p-1, (p+-1)/2 and every power of
+ * two below p, then elements whose Montgomery limbs themselves are 1,
+ * p-1 or a power of two (long runs of zero limbs: shifts past 64 bits).
+ * Checked against mpz_invert and mpz_legendre.
+ */
+static void check_inv_edges(void)
+{
+	mpz_t v, w;
+	fp_t a, c;
+	mpz_inits(v, w, NULL);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int j = -4; j < 381; j++) {
+			if (j == -4) {
+				mpz_sub_ui(v, op_p, 1);	/* p - 1 */
+			} else if (j == -3 || j == -2) {
+				mpz_sub_ui(v, op_p, 1);
+				mpz_fdiv_q_2exp(v, v, 1);
+				mpz_add_ui(v, v, (unsigned long)(j + 3));	/* (p-1)/2, (p+1)/2 */
+			} else if (j == -1) {
+				mpz_set_ui(v, 3);
+			} else {
+				mpz_set_ui(v, 1);
+				mpz_mul_2exp(v, v, (unsigned long)j);	/* 1, 2, 4, ... */
+			}
+			if (pass == 0) {
+				op_make(&a, v);
+			} else {
+				/* the same numbers as raw Montgomery limbs */
+				op_get_limbs(a.l, v);
+				op_value(v, &a);
+			}
+			CHECK(fp_inv(&c, &a) == 0, "inv edge %d/%d", pass, j);
+			mpz_invert(w, v, op_p);
+			OP_CHECK(&c, w, "inv edge");
+			fold(&c, 48);
+			CHECK(fp_is_square(&a) == (mpz_legendre(v, op_p) >= 0),
+			      "is_square edge %d/%d", pass, j);
+		}
+	}
+	mpz_clears(v, w, NULL);
+}
+
 static void check_batch_inv(void)
 {
 	enum { MAXN = 700 };
@@ -499,6 +543,7 @@ static uint64_t run(void)
 	hash = 0xcbf29ce484222325ULL;
 	check_ring();
 	check_pow_inv_sqrt();
+	check_inv_edges();
 	check_batch_inv();
 	check_bytes();
 	check_fp2();

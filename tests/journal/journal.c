@@ -437,6 +437,54 @@ static void t_nosync(void)
 	journal_close(j);
 }
 
+/* RETRY: a job ended and then retried is unfinished again (its SUBMIT
+ * kept at compaction, in submission order); an ended one not retried
+ * is compacted away; a RETRY of an unknown id is ignored. The record is
+ * 24 bytes: type 4, the id. */
+static void t_retry(void)
+{
+	struct jt_seen s, want = { .n = 0 };
+	struct journal_job a, b, c;
+	struct journal *j;
+	uint64_t next, rng = 77;
+	size_t len0, len;
+	uint8_t *f;
+
+	jt_fresh();
+	CHECK(jt_open(&j, &s, &next) == 0, "open: %s", err);
+	a = jt_job(next, &rng);
+	b = jt_job(next + 1, &rng);
+	c = jt_job(next + 2, &rng);
+	jt_submit(j, &a);
+	jt_submit(j, &b);
+	jt_submit(j, &c);
+	jt_end(j, a.id);
+	jt_end(j, b.id);
+	f = jt_slurp(&len0);
+	free(f);
+	CHECK(journal_retry_nosync(j, b.id, err, sizeof err) == 0, "retry: %s", err);
+	CHECK(journal_retry_nosync(j, 999, err, sizeof err) == 0, "retry of an unknown id: %s", err);
+	f = jt_slurp(&len);
+	CHECK_EQ_U64(len - len0, 2 * 24);
+	CHECK(f[len0 + 6] == 4 && f[len0 + 7] == 0 && f[len0 + 16] == (uint8_t)b.id,
+	      "RETRY record: type %u, id byte %u", f[len0 + 6], f[len0 + 16]);
+	free(f);
+	journal_close(j);
+	want.job[want.n++] = b;
+	want.job[want.n++] = c;
+	CHECK(jt_open(&j, &s, &next) == 0, "reopen: %s", err);
+	CHECK_EQ_U64(s.n, 2);
+	for (int i = 0; i < s.n; i++)
+		jt_check_job(&s.job[i], &want.job[i]);
+	/* Ended again after the retry: finished. */
+	jt_end(j, b.id);
+	journal_close(j);
+	CHECK(jt_open(&j, &s, &next) == 0, "reopen: %s", err);
+	CHECK(s.n == 1 && s.job[0].id == c.id, "after END again: %d unfinished", s.n);
+	journal_close(j);
+	printf("info: retry: an ended job retried is resumed; ended again, it is not\n");
+}
+
 int main(void)
 {
 	uint64_t t0 = t_now_ns();
@@ -453,6 +501,7 @@ int main(void)
 	t_highwater();
 	t_durable();
 	t_nosync();
+	t_retry();
 	jt_cleanup();
 	printf("info: journal tests took %.1f s\n", (double)(t_now_ns() - t0) / 1e9);
 	return 0;

@@ -94,7 +94,7 @@ grep -q "goes on" "$T/sup.log" || fail "no log line for the unblock"
 for id in "${ids[@]}"; do
   "$P" verify "$S/results/job-$id.result" >"$T/v" 2>&1 || { fail "job $id does not verify:"; cat "$T/v"; }
 done
-grep -q "^jobs: .* 0 failed; partitions: [0-9]* done, 0 failed" "$T/status" ||
+grep -q "^jobs: .* 0 failed, 0 cancelled; partitions: [0-9]* done, 0 failed" "$T/status" ||
   { fail "failures counted:"; grep "^jobs:" "$T/status"; }
 
 "$P" stop --name "$name" >/dev/null || fail "stop"

@@ -7,13 +7,18 @@
  * slot counts each partition under its generation; a stale generation is
  * answered FAIL; a reader that leaves the pipe full for seconds finds the
  * synth blocked but busy and beating; EOF ends it with 0; a garbage header
- * ends it non-zero with one log line.
+ * ends it non-zero with one log line. VERIFY_REQ: a stored H checked
+ * (ok, wrong, unread).
  *
  * WORKERS_SYNTH_K=K runs one partition of 2^K rows instead, read as a
  * stream, and prints the synth's peak resident memory (VmHWM).
  */
 #include <sys/ioctl.h>
 
+#include <sys/stat.h>
+
+#include "format/pfile.h"
+#include "gpuworker/hterm.h"
 #include "synth/synth.h"
 #include "tests/workers/common.h"
 
@@ -171,6 +176,110 @@ static void test_requests(struct shm_seg *seg)
 	st = t_wait(&c, 5000);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
 	t_close_fds(&c);
+}
+
+/* VERIFY_REQ: the synth reads H from JOBS/JOB/result.partial under the
+ * directory fd it was given (--jobs-fd) and answers VERIFIED: ok for the
+ * H of hterm_cpu; wrong for one changed coefficient (its digest right),
+ * and for bytes that do not hash to the digest; unread (ENOENT) for a job
+ * with no file. */
+static void verify_req(struct t_child *c, uint64_t job, uint64_t gen, const struct synth_id *id,
+		       const uint8_t digest[32], struct frame_verified *v)
+{
+	struct frame_verify_req req = { .seed_len = id->seed_len };
+	struct frame_hdr h;
+	uint8_t *p;
+
+	memcpy(req.seed, id->seed, sizeof req.seed);
+	memcpy(req.digest, digest, 32);
+	frame_init(&h, FRAME_VERIFY_REQ, job, id->partition, 3, (uint16_t)id->k, gen);
+	frame_seal(&h, &req, sizeof req);
+	CHECK(frame_send(c->in, &h, &req) == 0, "send VERIFY_REQ");
+	t_recv(c->out, &h, &p);
+	CHECK(h.type == FRAME_VERIFIED && h.gen == gen && h.job == job &&
+	      h.partition == id->partition && h.payload_len == sizeof *v,
+	      "answer %s gen %llu", frame_type_name(h.type), (unsigned long long)h.gen);
+	memcpy(v, p, sizeof *v);
+	free(p);
+}
+
+/* Encode h into raw (n elements), write it at partition id's region of
+ * dfd's JOB/result.partial and give its digest. */
+static void store_h(int dfd, const struct synth_id *id, const fr_t *h, uint8_t *raw, uint8_t d[32])
+{
+	size_t n = (size_t)1 << id->k;
+	struct pfile_digest dg;
+	int fd = openat(dfd, "77/result.partial", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	for (size_t i = 0; i < n; i++)
+		fr_to_bytes(raw + i * FR_BYTES, &h[i]);
+	CHECK(fd >= 0 && pwrite(fd, raw, n * FR_BYTES, (off_t)pfile_result2_part_off(id->k, id->partition)) ==
+	      (ssize_t)(n * FR_BYTES), "write H");
+	close(fd);
+	pfile_digest_init(&dg);
+	pfile_digest_update(&dg, raw, n * FR_BYTES);
+	pfile_digest_final(&dg, d);
+}
+
+static void test_verify(void)
+{
+	struct synth_id id = { .partition = 2, .k = 10 };
+	size_t n = (size_t)1 << id.k;
+	fr_t *a = malloc(3 * n * sizeof *a), *b = a + n, *cc = b + n;
+	uint8_t *raw = malloc(n * FR_BYTES), d[32];
+	char dir[256], prog[256], fdarg[16];
+	struct synth_stream st;
+	struct frame_verified v;
+	struct t_child c;
+	struct frame_hdr h;
+	uint8_t *p;
+	int dfd, stt;
+
+	CHECK(a && raw && synth_parse_seed(&id, "c0ffee") == 0, "setup");
+	snprintf(dir, sizeof dir, "%s/wsynth-jobs-%d", t_tmpdir(), (int)getpid());
+	CHECK(mkdir(dir, 0700) == 0 && (dfd = open(dir, O_RDONLY | O_DIRECTORY)) >= 0 &&
+	      mkdirat(dfd, "77", 0700) == 0, "make %s", dir);
+	synth_stream_init(&st, &id);
+	synth_stream_rows(&st, a, b, cc, n);
+	CHECK(hterm_cpu(a, b, cc, id.k) == 0, "hterm_cpu");	/* H in a */
+	store_h(dfd, &id, a, raw, d);
+
+	snprintf(fdarg, sizeof fdarg, "%d", dfd);	/* not close-on-exec: inherited */
+	t_prog(prog, sizeof prog, "synth");
+	char *argv[] = { prog, "--instance", t_name, "--slot", "1", "--jobs-fd", fdarg, NULL };
+	t_spawn(&c, argv, 0);
+	t_recv(c.out, &h, &p);
+	CHECK(h.type == FRAME_HELLO, "first frame is %s", frame_type_name(h.type));
+	free(p);
+
+	verify_req(&c, 77, 50, &id, d, &v);
+	CHECK(v.verdict == FRAME_VERDICT_OK, "right H: verdict %u %s", v.verdict, v.why);
+	uint8_t bad[32];
+	memcpy(bad, d, 32);
+	bad[5] ^= 1;
+	verify_req(&c, 77, 51, &id, bad, &v);
+	CHECK(v.verdict == FRAME_VERDICT_WRONG && strstr(v.why, "digest"), "wrong digest: %u %s",
+	      v.verdict, v.why);
+	fr_add(&a[3], &a[3], &FR_ONE);	/* one coefficient off, stored with its own digest */
+	store_h(dfd, &id, a, raw, d);
+	verify_req(&c, 77, 52, &id, d, &v);
+	CHECK(v.verdict == FRAME_VERDICT_WRONG && strstr(v.why, "not the quotient"), "wrong H: %u %s",
+	      v.verdict, v.why);
+	printf("info: VERIFIED wrong: %s\n", v.why);
+	verify_req(&c, 78, 53, &id, d, &v);
+	CHECK(v.verdict == FRAME_VERDICT_UNREAD && v.err == ENOENT, "no file: %u %d %s", v.verdict,
+	      v.err, v.why);
+	close(c.in);
+	c.in = -1;
+	stt = t_wait(&c, 5000);
+	CHECK(stt >= 0 && WIFEXITED(stt) && WEXITSTATUS(stt) == 0, "EOF: status 0x%x", stt);
+	t_close_fds(&c);
+	unlinkat(dfd, "77/result.partial", 0);
+	unlinkat(dfd, "77", AT_REMOVEDIR);
+	close(dfd);
+	rmdir(dir);
+	free(a);
+	free(raw);
 }
 
 /* The peak resident memory of a live process, in KiB (VmHWM). */
@@ -335,6 +444,7 @@ int main(void)
 		return 0;
 	}
 	test_requests(seg);
+	test_verify();
 	test_slow_reader(seg);
 	test_garbage();
 	return 0;

@@ -1,0 +1,360 @@
+/*
+ * The commands that read what an instance did, without talking to it:
+ *
+ *   provisor jobs [--state S] [--kind K]   the job table, one line a job
+ *   provisor result JOB                    a done job's result path
+ *   provisor log [-f]                      the supervisor's log file
+ *
+ * jobs and result read the status segment (tui/snap.h), as `status` does:
+ * they answer while the supervisor is busy, and cost it nothing.
+ *
+ * The state directory, for result and log: the directory of the control
+ * socket the running instance publishes in its segment (the supervisor
+ * puts the socket, the results and the log there); for an instance that
+ * is not running, log falls back to --state-dir, else the default state
+ * directory of --name (conf_finish: /var/lib/provisor/NAME for root,
+ * $XDG_STATE_HOME/provisor/NAME otherwise).
+ *
+ * Exit status: 0 ok; 1 nothing to show (no such instance, job not done,
+ * no log file), with one line on stderr; 2 bad arguments.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "conf/conf.h"
+#include "supervisor/run.h"
+#include "tui/fmt.h"
+#include "tui/snap.h"
+#include "tui/status.h"
+#include "util/text.h"
+#include "util/vocab.h"
+
+/* One snapshot of instance name into s: 0, or 1 after saying why not. */
+static int cmd_jobs_snap(const char *cmd, const char *name, struct snap_reader *r, struct snap *s)
+{
+	char err[256];
+
+	if (snap_reader_init(r, name, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor %s: %s\n", cmd, err);
+		return 1;
+	}
+	if (snap_take(r, s) < 0) {
+		fprintf(stderr, "provisor %s: %s\n", cmd, s->err[0] ? util_clean(err, sizeof err, s->err) :
+			"out of memory");
+		snap_free(s);
+		snap_reader_close(r);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_jobs_state(const char *word, uint32_t *st)
+{
+	for (uint32_t i = SHM_JOB_QUEUED; i < SHM_JOB_NSTATES; i++)
+		if (!strcmp(word, fmt_job_state(i))) {
+			*st = i;
+			return 0;
+		}
+	return -1;
+}
+
+static const struct option cmd_jobs_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "state", required_argument, NULL, 's' },
+	{ "kind", required_argument, NULL, 'K' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+/* "ID KIND STATE DONE/N PROGRESS ELAPSED ETA REASON": words, "-" for
+ * none, so that awk reads it; the reason last, whole. */
+static void cmd_jobs_line(const struct snap_job *j)
+{
+	const struct shm_job *v = &j->v;
+	char kb[16], el[16], eta[16], parts[24], why[4 * sizeof v->reason];
+
+	fmt_dur(el, sizeof el, j->elapsed_ns);
+	if (j->eta_ns >= 0 && !status_job_ended(v->state))
+		fmt_dur(eta, sizeof eta, (uint64_t)j->eta_ns);
+	else
+		snprintf(eta, sizeof eta, "-");
+	snprintf(parts, sizeof parts, "%u/%u", j->count[SHM_PART_DONE], v->nparts);
+	printf("%-7" PRIu64 " %-12s %-9s %-7s %4.0f%% %-8s %-8s %s\n", v->id,
+	       fmt_kind(v->kind, kb, sizeof kb), fmt_job_state(v->state), parts, j->progress * 100, el,
+	       eta, v->reason[0] ? util_cleann(why, sizeof why, v->reason, sizeof v->reason) : "-");
+}
+
+static int cmd_jobs(int argc, char **argv)
+{
+	const char *name = "default";
+	uint32_t state = 0, kind = 0;
+	struct snap_reader r;
+	struct snap s = { 0 };
+	int opt, n = 0;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = cli_getopt(argc, argv)) != -1) {
+		switch (opt) {
+		case 'n': name = optarg; break;
+		case 's':
+			if (cmd_jobs_state(optarg, &state))
+				return cli_usage_error("jobs", "--state '%s' is not queued, running, done, "
+						       "failed, cancelled or blocked", optarg);
+			break;
+		case 'K':
+			if (vocab_kind_parse(optarg, &kind))
+				return cli_usage_error("jobs", "unknown --kind '%s' (winning-post, window-post, "
+						       "snap-deals or porep)", optarg);
+			break;
+		case 'h': return cli_help("jobs");
+		default: return cli_bad_option(opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_extra_arg(argv);
+	if (cmd_jobs_snap("jobs", name, &r, &s))
+		return 1;
+	printf("%-7s %-12s %-9s %-7s %5s %-8s %-8s %s\n", "JOB", "KIND", "STATE", "PARTS", "DONE",
+	       "ELAPSED", "ETA", "REASON");
+	for (uint32_t i = 0; i < s.njobs; i++)
+		if ((!state || s.jobs[i].v.state == state) && (!kind || s.jobs[i].v.kind == kind)) {
+			cmd_jobs_line(&s.jobs[i]);
+			n++;
+		}
+	if (s.jobs_unreadable)
+		fprintf(stderr, "provisor jobs: %u job records unreadable\n", s.jobs_unreadable);
+	snap_free(&s);
+	snap_reader_close(&r);
+	return fflush(stdout) ? 1 : 0;
+}
+
+static const struct option cmd_result_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int cmd_result(int argc, char **argv)
+{
+	const char *name = "default";
+	char path[200], why[300];
+	struct snap_reader r;
+	struct snap s = { 0 };
+	struct stat st;
+	int opt, rc = 1;
+	long id;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = cli_getopt(argc, argv)) != -1) {
+		switch (opt) {
+		case 'n': name = optarg; break;
+		case 'h': return cli_help("result");
+		default: return cli_bad_option(opt, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error("result", "expected 1 argument, the job id");
+	if (cli_parse_int(argv[optind], 1, INT64_MAX, &id) < 0)
+		return cli_usage_error("result", "'%s' is not a job id", argv[optind]);
+	if (cmd_jobs_snap("result", name, &r, &s))
+		return 1;
+	if (status_result_path(&s, (uint64_t)id, path, sizeof path) < 0) {
+		fprintf(stderr, "provisor result: instance '%s' publishes no state directory\n", name);
+		goto out;
+	}
+	for (uint32_t i = 0; i < s.njobs; i++) {
+		const struct shm_job *v = &s.jobs[i].v;
+		if (v->id != (uint64_t)id)
+			continue;
+		if (v->state == SHM_JOB_DONE) {
+			printf("%s\n", path);
+			rc = 0;
+		} else {
+			fprintf(stderr, "provisor result: job %ld is %s%s%s, not done\n", id,
+				fmt_job_state(v->state), v->reason[0] && v->state != SHM_JOB_CANCELLED ? ": " : "",
+				v->reason[0] && v->state != SHM_JOB_CANCELLED ?
+				util_cleann(why, sizeof why, v->reason, sizeof v->reason) : "");
+		}
+		goto out;
+	}
+	/* Gone from the table (it keeps the recent jobs): its file says. */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		printf("%s\n", path);
+		rc = 0;
+	} else
+		fprintf(stderr, "provisor result: no job %ld in instance '%s' (and no %s)\n", id, name, path);
+out:
+	snap_free(&s);
+	snap_reader_close(&r);
+	return rc;
+}
+
+static const struct option cmd_log_options[] = {
+	{ "name", required_argument, NULL, 'n' },
+	{ "state-dir", required_argument, NULL, 'd' },
+	{ "follow", no_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+/* The state directory of instance name: from its segment while it runs,
+ * else the default (conf_finish). 0, or -1 (a bad name, said). */
+static int cmd_log_dir(const char *name, char *dir, size_t len)
+{
+	struct snap_reader r;
+	struct snap s = { 0 };
+	struct conf c;
+	char err[256];
+
+	if (snap_reader_init(&r, name, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor log: %s\n", err);
+		return -1;
+	}
+	if (snap_take(&r, &s) == 0 && s.control_path[0] && strrchr(s.control_path, '/') != s.control_path) {
+		snprintf(dir, len, "%.*s", (int)(strrchr(s.control_path, '/') - s.control_path),
+			 s.control_path);
+	} else {
+		conf_defaults(&c);
+		snprintf(c.name, sizeof c.name, "%s", name);
+		conf_finish(&c);
+		snprintf(dir, len, "%s", c.state_dir);
+	}
+	snap_free(&s);
+	snap_reader_close(&r);
+	return 0;
+}
+
+/* Copy fd to stdout from where it is: 0, or -1 on an error. A byte
+ * outside printable ASCII (but newline and tab) shows as \xNN, as in the
+ * status views: no escape sequence in a logged text reaches the terminal. */
+static int cmd_log_copy(int fd)
+{
+	unsigned char buf[65536];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			unsigned char b = buf[i];
+			if ((b >= 0x20 && b < 0x7f) || b == '\n' || b == '\t')
+				putchar(b);
+			else
+				printf("\\x%02x", b);
+		}
+	if (fflush(stdout) || ferror(stdout))
+		return -1;
+	return n < 0 ? -1 : 0;
+}
+
+static int cmd_log(int argc, char **argv)
+{
+	const char *name = "default", *sdir = NULL;
+	char dir[PATH_MAX], path[PATH_MAX + 8];
+	int opt, follow = 0, fd;
+	struct stat st, now;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = cli_getopt(argc, argv)) != -1) {
+		switch (opt) {
+		case 'n': name = optarg; break;
+		case 'd': sdir = optarg; break;
+		case 'f': follow = 1; break;
+		case 'h': return cli_help("log");
+		default: return cli_bad_option(opt, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_extra_arg(argv);
+	if (sdir)
+		snprintf(dir, sizeof dir, "%s", sdir);
+	else if (cmd_log_dir(name, dir, sizeof dir) < 0)
+		return 2;
+	snprintf(path, sizeof path, "%s/%s", dir, SUP_LOG_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "provisor log: no log file %s (%s); under systemd the supervisor logs to "
+			"the journal: journalctl -u provisor@%s\n", path, strerror(errno), name);
+		return 1;
+	}
+	if (cmd_log_copy(fd) < 0) {
+		fprintf(stderr, "provisor log: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	/* -f: poll for more; when the supervisor rotated the file (a new
+	 * inode at the path), go on with the new one from its start. */
+	while (follow) {
+		nanosleep(&(struct timespec){ .tv_nsec = 200000000 }, NULL);
+		if (cmd_log_copy(fd) < 0)
+			break;
+		if (stat(path, &now) == 0 && fstat(fd, &st) == 0 &&
+		    (now.st_ino != st.st_ino || now.st_dev != st.st_dev)) {
+			int nfd = open(path, O_RDONLY | O_CLOEXEC);
+			if (nfd >= 0) {
+				cmd_log_copy(fd);	/* the old file's last lines */
+				close(fd);
+				fd = nfd;
+			}
+		}
+	}
+	close(fd);
+	return follow ? 1 : 0;
+}
+
+const struct cli_entry cli_cmd_jobs = {
+	.name = "jobs",
+	.usage = "jobs [--state STATE] [--kind KIND] [--name NAME]",
+	.help = "List the instance's jobs (its status segment's job table: the active\n"
+		"and the recent ones), one line each: id, kind, state, partitions done,\n"
+		"progress, elapsed time, ETA (\"-\" once it ended), and the reason of a\n"
+		"failed, cancelled or blocked job.\n"
+		"  --state STATE  only jobs in STATE: queued, running, done, failed,\n"
+		"                 cancelled or blocked (default: every state)\n"
+		"  --kind KIND    only jobs of KIND (default: every kind)\n"
+		CLI_HELP_NAME CLI_HELP_KINDS,
+	.options = cmd_jobs_options,
+	.optstring = ":h",
+	.exec = cmd_jobs,
+};
+
+const struct cli_entry cli_cmd_result = {
+	.name = "result",
+	.usage = "result JOB [--name NAME]",
+	.help = "Print the path of job JOB's result file, STATE/results/job-JOB.result,\n"
+		"where STATE is the state directory of the running instance (the one\n"
+		"its control socket is in). Exit 1 with one line when the job is not\n"
+		"done (queued, running, failed, cancelled, blocked) or unknown.\n"
+		CLI_HELP_NAME,
+	.options = cmd_result_options,
+	.optstring = ":h",
+	.exec = cmd_result,
+};
+
+const struct cli_entry cli_cmd_log = {
+	.name = "log",
+	.usage = "log [-f] [--name NAME] [--state-dir DIR]",
+	.help = "Print the supervisor's log file, STATE/log (the last rotation is\n"
+		"STATE/log.1). A supervisor run outside systemd writes it, besides\n"
+		"standard error; under systemd it logs to the journal only:\n"
+		"use journalctl -u provisor@NAME there.\n"
+		"  -f, --follow       keep printing what is appended (until interrupted)\n"
+		"  --state-dir DIR    the state directory (default: the running instance's,\n"
+		"                     else NAME's default, see below)\n"
+		CLI_HELP_NAME CLI_HELP_STATE,
+	.options = cmd_log_options,
+	.optstring = ":fh",
+	.exec = cmd_log,
+};
