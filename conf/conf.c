@@ -176,6 +176,7 @@ void conf_defaults(struct conf *c)
 	c->verify_sample = 1;
 	c->heartbeat_timeout_ms = 5000;
 	c->stop_timeout_ms = 10000;
+	c->preempt_after_ms = 100;
 	memcpy(c->kind, kinds, sizeof kinds);
 	/* state_dir stays "" (= not set explicitly) until conf_finish. */
 }
@@ -206,6 +207,7 @@ enum conf_type {
 	CK_DUR,		/* uint64_t ms, 0 allowed */
 	CK_MODE,	/* mode_t, octal */
 	CK_FN,		/* set(), 0 or -1 */
+	CK_SLOTS,	/* uint64_t[CONF_MAX_SLOTS / 64], "gpu.N,gpu.M" */
 };
 
 struct conf_key {
@@ -300,6 +302,7 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_NUM("verify_sample", CK_U32, conf, verify_sample, 0, 1000000),
 	CK_FIELD("heartbeat_timeout", CK_MS, conf, heartbeat_timeout_ms),
 	CK_FIELD("stop_timeout", CK_MS, conf, stop_timeout_ms),
+	CK_FIELD("preempt_after", CK_DUR, conf, preempt_after_ms),
 };
 
 static const struct conf_key conf_kind_keys[] = {
@@ -307,9 +310,47 @@ static const struct conf_key conf_kind_keys[] = {
 	CK_NUM("partitions", CK_U32, conf_kind, partitions, 1, VOCAB_MAX_PARTS),
 	CK_NUM("priority", CK_U32, conf_kind, priority, 0, 255),
 	CK_FIELD("deadline", CK_DUR, conf_kind, deadline_ms),
+	CK_NUM("reserve", CK_U32, conf_kind, reserve, 0, CONF_MAX_SLOTS - 1),
+	{ "slots", CK_SLOTS, offsetof(struct conf_kind, slot_mask), 0, 0, NULL,
+	  "a list of GPU slots (gpu.0,gpu.1,...)" },
 };
 
 static_assert(CONF_MAX_SLOTS == 256, "the gpus key's message says 1..256");
+
+/* "gpu.0,gpu.3": a set of GPU slots into mask (at least one, each once,
+ * below CONF_MAX_SLOTS). 0 or -1. */
+static int conf_parse_slots(const char *v, uint64_t *mask)
+{
+	uint64_t m[CONF_MAX_SLOTS / 64] = { 0 };
+
+	for (;;) {
+		char num[8];
+		size_t n;
+		uint64_t u;
+
+		v += strspn(v, " \t");
+		if (strncmp(v, "gpu.", 4))
+			return -1;
+		v += 4;
+		n = strspn(v, "0123456789");
+		if (!n || n >= sizeof num)
+			return -1;
+		memcpy(num, v, n);
+		num[n] = '\0';
+		if (util_num(num, UTIL_NUM_DIGITS, 0, CONF_MAX_SLOTS - 1, &u) ||
+		    (m[u / 64] >> (u % 64) & 1))
+			return -1;
+		m[u / 64] |= 1ull << (u % 64);
+		v += n;
+		v += strspn(v, " \t");
+		if (!*v)
+			break;
+		if (*v++ != ',')
+			return -1;
+	}
+	memcpy(mask, m, sizeof m);
+	return 0;
+}
 
 /* Parse v into key k's field, which lives at base + k->off. */
 static int conf_apply(const struct conf_key *k, struct conf *c, void *base, const char *v)
@@ -338,6 +379,8 @@ static int conf_apply(const struct conf_key *k, struct conf *c, void *base, cons
 		return conf_parse_mode(v, (mode_t *)f);
 	case CK_FN:
 		return k->set(c, v);
+	case CK_SLOTS:
+		return conf_parse_slots(v, (uint64_t *)f);
 	}
 	return -1;
 }
@@ -357,6 +400,7 @@ static const char *conf_what(const struct conf_key *k, char *buf, size_t len)
 	case CK_MODE:
 		return "an octal mode up to 0777";
 	case CK_FN:
+	case CK_SLOTS:
 		break;
 	}
 	return k->what;
@@ -465,6 +509,35 @@ static uint64_t conf_part_bytes(uint32_t k)
 	return (uint64_t)3 * 32 << k;
 }
 
+/* Reservations and affinities against the GPU slots, when their number
+ * is known (gpus = auto is checked by the supervisor once it counted):
+ * every slot named exists, and the reservations leave a slot to the
+ * kinds without one. */
+int conf_check_slots(const struct conf *c, char *err, size_t errlen)
+{
+	long nslots = (long)c->gpus * c->workers_per_gpu, reserved = 0;
+
+	if (c->gpus < 1)
+		return 0;
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
+		const struct conf_kind *ck = &c->kind[k];
+
+		reserved += ck->reserve;
+		for (long i = nslots; i < CONF_MAX_SLOTS; i++)
+			if (ck->slot_mask[i / 64] >> (i % 64) & 1) {
+				snprintf(err, errlen, "kind.%s: slots names gpu.%ld, but there are %ld GPU slots "
+					 "(gpu.0..gpu.%ld)", vocab_kind_name(k), i, nslots, nslots - 1);
+				return -1;
+			}
+	}
+	if (reserved >= nslots) {
+		snprintf(err, errlen, "reserve: %ld GPU slots reserved of %ld leaves none for the other kinds",
+			 reserved, nslots);
+		return -1;
+	}
+	return 0;
+}
+
 int conf_check(const struct conf *c, char *err, size_t errlen)
 {
 	int gpus = c->gpus < 0 ? 1 : c->gpus;	/* auto: at least one */
@@ -502,7 +575,7 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	return 0;
+	return conf_check_slots(c, err, errlen);
 }
 
 int conf_load(struct conf *c, const char *path, char *err, size_t errlen)

@@ -25,12 +25,15 @@
  *   verify_sample = 1         ; verify 1 in N results of each gpu slot (0 never)
  *   heartbeat_timeout = 5s    ; a worker silent this long is killed as hung
  *   stop_timeout = 10s        ; graceful stop: in-flight work finishes within
+ *   preempt_after = 100ms     ; pre-empt a running lower-priority partition after; 0 = never
  *   max_log_size = 20         ; largest k accepted (config and submit)
  *   [kind.porep]              ; also kind.snap-deals, kind.window-post,
  *   log_size = 16             ;      kind.winning-post
  *   partitions = 10
  *   priority = 2              ; lower runs first
  *   deadline = 60s            ; per partition, for the watchdog
+ *   reserve = 0               ; GPU slots kept free of other kinds for this kind
+ *   slots = gpu.0,gpu.1       ; the GPU slots this kind runs on (default: any)
  */
 #ifndef CONF_CONF_H
 #define CONF_CONF_H
@@ -48,6 +51,8 @@ struct conf_kind {
 	uint32_t partitions;	/* default partitions per job (1..64) */
 	uint32_t priority;	/* 0 = first */
 	uint64_t deadline_ms;	/* per partition; 0 = derive from measurements */
+	uint32_t reserve;	/* GPU slots kept free of other kinds for this one (0 = none) */
+	uint64_t slot_mask[CONF_MAX_SLOTS / 64];	/* the GPU slots it may run on; none set = any */
 };
 
 struct conf {
@@ -73,6 +78,9 @@ struct conf {
 	uint32_t verify_sample;		/* verify 1 in N stored results per gpu slot; 1 all, 0 none */
 	uint64_t heartbeat_timeout_ms;	/* a worker silent this long is hung */
 	uint64_t stop_timeout_ms;	/* graceful stop: in-flight partitions finish within */
+	uint64_t preempt_after_ms;	/* a running lower-priority partition is pre-empted once a
+					 * higher one has waited this long; 0 = never (prefetched
+					 * ones are still revoked) */
 	struct conf_kind kind[VOCAB_NKINDS + 1];
 };
 
@@ -88,6 +96,10 @@ int conf_load(struct conf *c, const char *path, char *err, size_t errlen);
  * every kind's k <= max_log_size, one partition fits mem_budget). Call it
  * again after command-line flags: 0, or -1 with the reason in err. */
 int conf_check(const struct conf *c, char *err, size_t errlen);
+/* The kinds' reserve and slots against gpus x workers_per_gpu GPU slots
+ * (conf_check calls it; the supervisor again once gpus = auto is
+ * counted): 0, or -1 with the reason in err. */
+int conf_check_slots(const struct conf *c, char *err, size_t errlen);
 /* When state_dir is still "": /var/lib/provisor/NAME for root, else
  * $XDG_STATE_HOME (or ~/.local/state)/provisor/NAME. Call it after the
  * file and the flags, so a name from either counts. */

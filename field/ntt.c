@@ -326,9 +326,25 @@ static void ntt_stage(fr_t *x, size_t m, size_t h, const fr_t *tw, const struct 
 	}
 }
 
+static int (*ntt_stop_fn)(void *);
+static void *ntt_stop_arg;
+
+void ntt_set_stop(int (*stop)(void *arg), void *arg)
+{
+	ntt_stop_fn = stop;
+	ntt_stop_arg = arg;
+}
+
+static int ntt_stopped(void)
+{
+	return ntt_stop_fn && ntt_stop_fn(ntt_stop_arg);
+}
+
 /* Every stage of a transform of size m on bit-reversed x, depth first. */
 static void ntt_dit(fr_t *x, size_t m, const fr_t *tw, const struct ntt_mul *mm)
 {
+	if (ntt_stop_fn && ntt_stopped())
+		return;		/* abandoned: the caller reports NTT_STOPPED */
 	if (m <= NTT_BLOCK) {
 		for (size_t h = 1; h < m; h *= 2)
 			ntt_stage(x, m, h, tw, mm);
@@ -388,6 +404,8 @@ static void ntt_dif_stage(fr_t *x, size_t m, size_t h, const fr_t *tw, const str
 /* Every DIF stage of a size-m transform, depth first (mirror of ntt_dit). */
 static void ntt_dif(fr_t *x, size_t m, const fr_t *tw, const struct ntt_mul *mm)
 {
+	if (ntt_stop_fn && ntt_stopped())
+		return;		/* abandoned: the caller reports NTT_STOPPED */
 	if (m <= NTT_BLOCK) {
 		for (size_t h = m / 2; h >= 1; h /= 2)
 			ntt_dif_stage(x, m, h, tw, mm);
@@ -473,7 +491,7 @@ int ntt_forward(fr_t *x, unsigned k)
 	if (!d)
 		return -1;
 	ntt_run(x, k, d);
-	return 0;
+	return ntt_stop_fn && ntt_stopped() ? NTT_STOPPED : 0;
 }
 
 int ntt_inverse(fr_t *x, unsigned k)
@@ -484,7 +502,7 @@ int ntt_inverse(fr_t *x, unsigned k)
 		return -1;
 	ntt_run(x, k, d);
 	ntt_negate_scale(x, d->n, NULL, &d->n_inv, NULL);
-	return 0;
+	return ntt_stop_fn && ntt_stopped() ? NTT_STOPPED : 0;
 }
 
 int ntt_coset_forward(fr_t *x, unsigned k)
@@ -495,7 +513,7 @@ int ntt_coset_forward(fr_t *x, unsigned k)
 		return -1;
 	ntt_scale(x, d->n, d->coset, &FR_ONE, &FR_GENERATOR);
 	ntt_run(x, k, d);
-	return 0;
+	return ntt_stop_fn && ntt_stopped() ? NTT_STOPPED : 0;
 }
 
 int ntt_coset_inverse(fr_t *x, unsigned k)
@@ -506,7 +524,7 @@ int ntt_coset_inverse(fr_t *x, unsigned k)
 		return -1;
 	ntt_run(x, k, d);
 	ntt_negate_scale(x, d->n, d->icoset, &d->n_inv, &d->g_inv);
-	return 0;
+	return ntt_stop_fn && ntt_stopped() ? NTT_STOPPED : 0;
 }
 
 /*
@@ -522,10 +540,11 @@ int ntt_domain_to_coset(fr_t *x, unsigned k)
 	if (!d)
 		return -1;
 	if (!d->to_coset)
-		return ntt_inverse(x, k) || ntt_coset_forward(x, k) ? -1 : 0;
+		return ntt_inverse(x, k) < 0 || ntt_coset_forward(x, k) < 0 ? -1
+			: ntt_stop_fn && ntt_stopped() ? NTT_STOPPED : 0;
 	struct ntt_mul mm = ntt_mul_pick();
 	ntt_dif(x, d->n, d->tw, &mm);
 	ntt_scale(x, d->n, d->to_coset, NULL, NULL);
 	ntt_dit(x, d->n, d->tw, &mm);
-	return 0;
+	return ntt_stop_fn && ntt_stopped() ? NTT_STOPPED : 0;
 }

@@ -16,7 +16,16 @@
 #include "field/fr.h"
 #include "util/vocab.h"
 
-/* Each returns 0, or -1 when k is out of range or memory ran out. */
+/* Each returns 0, or -1 when k is out of range or memory ran out, or
+ * NTT_STOPPED when the stop hook ended it early (x is then garbage). */
+#define NTT_STOPPED 1
+/* A hook asked between blocks of butterflies (every NTT_BLOCK-sized piece
+ * and every large stage, a few milliseconds apart at most sizes): when
+ * stop(arg) returns 1 the transform in progress ends early. For a worker
+ * that must abandon a long computation on request; NULL = none. Set it
+ * before the transforms it is for (it is read without a lock). */
+void ntt_set_stop(int (*stop)(void *arg), void *arg);
+
 int ntt_forward(fr_t *x, unsigned k);
 int ntt_inverse(fr_t *x, unsigned k);
 int ntt_coset_forward(fr_t *x, unsigned k);

@@ -69,8 +69,13 @@ int hterm_run(enum vocab_backend be, int dev, fr_t *a, fr_t *b, fr_t *c,
 {
 	switch (be) {
 	case VOCAB_BACKEND_CPU:
-		if (hterm_cpu(a, b, c, k) == 0)
+		switch (hterm_cpu(a, b, c, k)) {
+		case 0:
 			return 0;
+		case HTERM_STOPPED:
+			snprintf(err, errlen, "stopped on request");
+			return HTERM_STOPPED;
+		}
 		snprintf(err, errlen, "hterm_cpu failed at k=%u (k out of range 1..%d, "
 			 "or out of memory)", k, VOCAB_LOG_MAX);
 		return -1;

@@ -17,8 +17,15 @@
 #include "util/vocab.h"
 
 /* CPU: a, b, c are overwritten; H is left in a. Returns 0 or -1 (bad k,
- * no memory). */
+ * no memory), or HTERM_STOPPED when the stop hook asked it to end at a
+ * safe point (between its stages: the transforms to the coset, the
+ * quotient, the inverse transform), with nothing useful in a, b, c. */
 int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k);
+#define HTERM_STOPPED 1
+/* The stop hook (the gpuworker's pre-emption): stop(arg) is called at
+ * each safe point and returns 1 to abandon the computation. NULL = none.
+ * Set it before the computations it is for. */
+void hterm_set_stop(int (*stop)(void *arg), void *arg);
 
 /* CUDA on device ordinal dev: H into a; b and c are left unchanged.
  * Returns 0, or -1 with the CUDA error string in err. */
@@ -44,7 +51,8 @@ extern int hterm_backend_quiet;
 #define GPUWORKER_EXIT_NO_DEVICE 3
 int hterm_backend_resolve(enum vocab_backend want, enum vocab_backend *got,
 			  char *err, size_t errlen);
-/* Run the chosen (resolved) backend. */
+/* Run the chosen (resolved) backend: 0, -1 (err), or HTERM_STOPPED (the
+ * stop hook; CPU only). */
 int hterm_run(enum vocab_backend be, int dev, fr_t *a, fr_t *b, fr_t *c,
 	      unsigned k, char *err, size_t errlen);
 

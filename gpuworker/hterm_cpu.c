@@ -11,12 +11,29 @@
 #include "gpuworker/hterm.h"
 
 #include <pthread.h>
+#include <assert.h>
 #include <stdlib.h>
 
 #include "field/ntt.h"
 
 /* Below this size a thread costs more than the transforms it runs. */
 #define HTERM_THREAD_MIN_LOG 12
+
+static int (*hterm_stop)(void *);
+static void *hterm_stop_arg;
+
+void hterm_set_stop(int (*stop)(void *arg), void *arg)
+{
+	hterm_stop = stop;
+	hterm_stop_arg = arg;
+	ntt_set_stop(stop, arg);	/* and inside the transforms, between blocks */
+}
+
+/* A safe point: nothing is half-written that anyone will read. */
+static int hterm_stopped(void)
+{
+	return hterm_stop && hterm_stop(hterm_stop_arg);
+}
 
 struct hterm_job {
 	fr_t *x;
@@ -60,7 +77,9 @@ static int hterm_run_jobs(struct hterm_job *jobs, unsigned k)
 		else
 			hterm_to_coset(&jobs[i + 1]);
 	}
-	return jobs[0].rc || jobs[1].rc || jobs[2].rc ? -1 : 0;
+	if (jobs[0].rc < 0 || jobs[1].rc < 0 || jobs[2].rc < 0)
+		return -1;
+	return jobs[0].rc || jobs[1].rc || jobs[2].rc ? HTERM_STOPPED : 0;
 }
 
 int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
@@ -73,8 +92,13 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 	if (k < 1 || k > VOCAB_LOG_MAX)
 		return -1;
 	size_t n = (size_t)1 << k;
-	if (hterm_run_jobs(jobs, k))
-		return -1;
+	if (hterm_stopped())
+		return HTERM_STOPPED;
+	int rc = hterm_run_jobs(jobs, k);
+	if (rc)
+		return rc;
+	if (hterm_stopped())
+		return HTERM_STOPPED;
 
 	/* Z(x) = x^n - 1 is the constant g^n - 1 on the coset g*domain
 	 * (non-zero: 7 is a non-residue, so g^n != 1 for n <= 2^32). */
@@ -93,6 +117,9 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k)
 			fr_sub(&t[j], &t[j], &c[i + j]);
 		fr_muln_const(a + i, t, &zinv, m);
 	}
+	if (hterm_stopped())
+		return HTERM_STOPPED;
+	static_assert(NTT_STOPPED == HTERM_STOPPED, "passed through");
 	return ntt_coset_inverse(a, k);
 }
 

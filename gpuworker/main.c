@@ -34,6 +34,14 @@
  * 4 the H-term failed (CUDA error): the context may be poisoned, so the
  * process ends and the supervisor restarts it.
  *
+ * Pre-emption (proto/frame.h, FRAME_ABANDON_SIGNAL): the main thread
+ * takes the supervisor's queued real-time signal with a generation and records it
+ * (the last GW_ABANDON_MAX). A received partition not yet begun is
+ * answered FAIL FRAME_FAIL_PREEMPTED at once; one being received is read
+ * to its end without decoding and answered so; the one being proved is
+ * abandoned at the H-term's next safe point (hterm_set_stop), its slot
+ * ended with shm_slot_preempt (neither done nor failed).
+ *
  * Fault points (fault/fault.h, tests only): start before HELLO (no thread
  * runs yet, so start:hang beats no heartbeat); before, shm, during and
  * after in the prover thread around one partition (after: the result
@@ -62,6 +70,7 @@
 
 #define GW_CHUNK (1u << 20)	/* bytes per read of a payload: 32768 elements */
 #define GW_BEAT_NS 250000000L
+#define GW_ABANDON_MAX 8	/* abandon requests remembered (it holds at most 3 partitions) */
 
 /* A received partition: its PART_DATA header and a, b, c (3n elements). */
 struct gw_part {
@@ -76,6 +85,7 @@ struct gw_out {
 	struct frame_hdr hdr;	/* sealed */
 	uint8_t *payload;	/* malloc'd, freed by the sender */
 	int end;		/* shm_slot_end(hdr.gen, ok) after writing */
+	int preempt;		/* shm_slot_preempt(hdr.gen) after writing instead */
 	int ok;
 	int exit_after;		/* -1, or the status to exit with after it */
 };
@@ -97,6 +107,9 @@ static struct {
 	pthread_mutex_t shm_lock;	/* every shm_slot_* call, and the trace */
 	struct shm_slot_writer w;
 	FILE *trace;		/* PROVISOR_TRACE_DIR: ground truth for tests */
+	_Atomic uint64_t abandon[GW_ABANDON_MAX];	/* generations to abandon */
+	unsigned nabandon;	/* main thread only: the next entry to write */
+	_Atomic uint64_t proving_gen;	/* the H-term's partition, for the stop hook */
 } gw = {
 	.jobs_fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -205,6 +218,33 @@ static void gw_proved(uint64_t gen)
 	gw_trace("P %llu %llu\n", (unsigned long long)gen, (unsigned long long)shm_now_mono());
 	pthread_mutex_unlock(&gw.shm_lock);
 }
+
+/* Did the supervisor ask for generation gen to be abandoned? */
+static int gw_abandoned(uint64_t gen)
+{
+	for (unsigned i = 0; i < GW_ABANDON_MAX; i++)
+		if (atomic_load_explicit(&gw.abandon[i], memory_order_acquire) == gen)
+			return 1;
+	return 0;
+}
+
+/* The H-term's safe points (hterm_set_stop). */
+static int gw_stop_hook(void *arg)
+{
+	(void)arg;
+	return gw_abandoned(atomic_load_explicit(&gw.proving_gen, memory_order_relaxed));
+}
+
+static void gw_preempted(uint64_t gen)
+{
+	pthread_mutex_lock(&gw.shm_lock);
+	shm_slot_preempt(&gw.w, gen);
+	if (gw.trace)
+		gw_trace("X %llu %llu\n", (unsigned long long)gen, (unsigned long long)gw_trace_now());
+	pthread_mutex_unlock(&gw.shm_lock);
+}
+
+static void gw_answer_preempted(const struct frame_hdr *h, int begun);
 
 /* ---- receiver ---- */
 
@@ -322,7 +362,8 @@ static int gw_recv(struct gw_part *p)
 			uint64_t at = got;
 
 			gw_read_payload(h, v + first, rows * FR_BYTES, &got, &sum);
-			gw_decode(h, v, vec, first, rows, at);
+			if (!gw_abandoned(h->gen))	/* else only read to its end */
+				gw_decode(h, v, vec, first, rows, at);
 		}
 	gw_read_payload(h, trailer, sizeof trailer, &got, NULL);
 	/* The stream is still framed (the header was sound): refuse this one
@@ -363,6 +404,21 @@ static void *gw_receiver(void *arg)
 
 		pthread_mutex_lock(&gw.lock);
 		gw.receiving = NULL;
+		/* revoked while it came (checked under the lock gw_abandon
+		 * records requests under, so none falls between) */
+		if (!eof && gw_abandoned(p->hdr.gen)) {
+			pthread_mutex_unlock(&gw.lock);
+			gw_answer_preempted(&p->hdr, 0);
+			pthread_mutex_lock(&gw.lock);
+			if (gw.spare) {
+				free(p->buf);
+				free(p);
+			} else {
+				gw.spare = p;
+			}
+			pthread_mutex_unlock(&gw.lock);
+			continue;
+		}
 		if (eof) {
 			if (gw.spare) {	/* the prover left one meanwhile: keep one */
 				free(p->buf);
@@ -408,6 +464,18 @@ static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, const char 
 	}
 	memcpy(o->payload, why, len);
 	frame_seal(&o->hdr, o->payload, len);
+}
+
+/* Answer FAIL FRAME_FAIL_PREEMPTED for h's partition; its slot is ended
+ * (begun) or just counted by shm_slot_preempt once the frame is out. */
+static void gw_answer_preempted(const struct frame_hdr *h, int begun)
+{
+	struct gw_out o = { .exit_after = -1, .preempt = 1 };
+
+	gw_log("job %llu partition %u: abandoned on the supervisor's request%s",
+	       (unsigned long long)h->job, h->partition, begun ? " (pre-empted while proving)" : "");
+	gw_fail_out(&o, h, FRAME_FAIL_PREEMPTED);
+	gw_hand(&o);
 }
 
 /* Store h's partition's H (n elements in Montgomery form at H, turned
@@ -513,6 +581,10 @@ static int gw_prove(struct gw_part *p)
 		return 0;
 	}
 	fault_point(FAULT_BEFORE);
+	if (gw_abandoned(h->gen)) {
+		gw_answer_preempted(h, 0);
+		return 0;
+	}
 	fault_point(FAULT_SHM);	/* this thread's next status write is the begin */
 	if (gw_begin(h->gen, &as)) {
 		snprintf(why, sizeof why, "generation %llu is not newer than the slot's",
@@ -526,8 +598,15 @@ static int gw_prove(struct gw_part *p)
 	o.end = 1;
 	fault_point(FAULT_DURING);
 	t0 = shm_now_mono();
-	if (hterm_run(gw.be, gw.gpu, p->buf, p->buf + n, p->buf + 2 * n, h->log_size,
-		      err, sizeof err)) {
+	atomic_store_explicit(&gw.proving_gen, h->gen, memory_order_relaxed);
+	int hrc = hterm_run(gw.be, gw.gpu, p->buf, p->buf + n, p->buf + 2 * n, h->log_size,
+			    err, sizeof err);
+	if (hrc == HTERM_STOPPED) {
+		gw_proved(h->gen);
+		gw_answer_preempted(h, 1);
+		return 0;
+	}
+	if (hrc) {
 		snprintf(why, sizeof why, "H-term failed: %s", err);
 		gw_log("job %llu partition %u: %s; exiting for a restart",
 		       (unsigned long long)h->job, h->partition, why);
@@ -614,6 +693,8 @@ static void *gw_sender(void *arg)
 		}
 		if (o.end)
 			gw_end(o.hdr.gen, o.ok);
+		else if (o.preempt)
+			gw_preempted(o.hdr.gen);
 		free(o.payload);
 		if (o.exit_after >= 0)
 			gw_exit(o.exit_after);
@@ -632,6 +713,34 @@ static void *gw_heartbeat(void *arg)
 	}
 	gw_log("heartbeat: nanosleep: %s", strerror(errno));
 	return NULL;
+}
+
+/* The supervisor asks for generation gen to be abandoned (main thread):
+ * remembered for the receiver, the prover and the H-term's safe points;
+ * a received partition waiting for the prover is answered now. */
+static void gw_abandon(uint64_t gen)
+{
+	struct gw_part *p = NULL;
+
+	pthread_mutex_lock(&gw.lock);
+	atomic_store_explicit(&gw.abandon[gw.nabandon++ % GW_ABANDON_MAX], gen, memory_order_release);
+	if (gw.ready && gw.ready->hdr.gen == gen) {
+		p = gw.ready;
+		gw.ready = NULL;
+		pthread_cond_broadcast(&gw.cond);	/* the receiver may read the next */
+	}
+	pthread_mutex_unlock(&gw.lock);
+	if (!p)
+		return;		/* the others see it themselves */
+	gw_answer_preempted(&p->hdr, 0);
+	pthread_mutex_lock(&gw.lock);
+	if (gw.spare) {
+		free(p->buf);
+		free(p);
+	} else {
+		gw.spare = p;
+	}
+	pthread_mutex_unlock(&gw.lock);
 }
 
 /* ---- start ---- */
@@ -760,7 +869,9 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, FRAME_ABANDON_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	hterm_set_stop(gw_stop_hook, NULL);
 	gw_attach(name, &seg);
 	fault_point(FAULT_START);
 	gw_hello();
@@ -772,8 +883,18 @@ int main(int argc, char **argv)
 		}
 		pthread_detach(t);
 	}
-	while (sigwait(&set, &sig) != 0)
-		;
+	for (;;) {
+		siginfo_t si;
+
+		sig = sigwaitinfo(&set, &si);
+		if (sig == FRAME_ABANDON_SIGNAL) {
+			if (si.si_code == SI_QUEUE && si.si_pid == getppid())
+				gw_abandon((uint64_t)(uintptr_t)si.si_value.sival_ptr);
+			continue;
+		}
+		if (sig > 0)
+			break;
+	}
 	gw_log("%s: exiting", strsignal(sig));
 	gw_exit(0);
 }

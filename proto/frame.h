@@ -29,6 +29,7 @@
 #ifndef PROTO_FRAME_H
 #define PROTO_FRAME_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,16 @@
 /* The FAIL reason a gpuworker gives for a PART_DATA whose payload failed
  * its checksum: the synth that produced it is to blame, not the partition. */
 #define FRAME_FAIL_CHECKSUM "payload checksum mismatch"
+/* The FAIL reason of a partition the gpuworker abandoned because the
+ * supervisor asked it to (pre-emption): not the partition's fault.
+ * The request is out of band, since the gpuworker's stdin may be in the
+ * middle of a spliced payload: a real-time signal (so that requests queue
+ * rather than merge), sent with sigqueue (si_code SI_QUEUE) by the parent,
+ * with the assignment's generation in si_value.sival_ptr. A received partition not yet begun is answered
+ * at once; one being proved at the H-term's next safe point. A request
+ * for a generation the worker no longer holds is ignored. */
+#define FRAME_FAIL_PREEMPTED "pre-empted on request"
+#define FRAME_ABANDON_SIGNAL (SIGRTMIN + 2)
 
 enum frame_type {
 	FRAME_HELLO = 1,	/* worker ready; payload struct frame_hello */

@@ -169,6 +169,28 @@ int shm_slot_end(struct shm_slot_writer *w, uint64_t gen, int ok)
 	return idle;
 }
 
+int shm_slot_preempt(struct shm_slot_writer *w, uint64_t gen)
+{
+	struct shm_slot *v = &w->cur;
+	uint64_t now;
+	int idle = 0;
+
+	if (gen == 0)
+		return -EINVAL;
+	now = shm_now_mono();
+	v->preempted++;
+	if (gen <= v->gen && gen > v->end_gen)
+		v->end_gen = gen;
+	if (gen == v->gen && v->state == SHM_SLOT_BUSY) {
+		v->busy_ns += now - v->busy_since_ns;
+		slot_set_state(v, SHM_SLOT_IDLE, now);
+		idle = 1;
+	}
+	v->heartbeat_mono_ns = now;
+	slot_publish(w);
+	return idle;
+}
+
 /* --- the supervisor's records --- */
 
 int shm_slot_repair(struct shm_seg *s, enum shm_table_id t, uint32_t i,

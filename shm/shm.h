@@ -138,6 +138,11 @@ int shm_slot_begin(struct shm_slot_writer *w, uint64_t gen, const struct shm_ass
  * the slot went idle, 0 when a newer begin keeps it busy, -EINVAL for a
  * generation that never began. */
 int shm_slot_end(struct shm_slot_writer *w, uint64_t gen, int ok);
+/* As shm_slot_end, but the partition was abandoned on the supervisor's
+ * request (pre-empted): counted in preempted, neither done nor failed.
+ * A generation newer than the slot's (abandoned before its begin) is
+ * only counted. */
+int shm_slot_preempt(struct shm_slot_writer *w, uint64_t gen);
 /* STARTING -> IDLE once the worker is ready; records the backend. */
 void shm_slot_ready(struct shm_slot_writer *w, uint32_t backend);
 void shm_slot_heartbeat(struct shm_slot_writer *w);

@@ -484,6 +484,15 @@ static void backoff(struct sup *s, uint32_t ci, const struct child_ctx *x)
 	struct shm_slot *v = x->v;
 	uint64_t delay_ms = c->crashes ? 100ull << (c->crashes - 1 < 20 ? c->crashes - 1 : 20) : 0;
 
+	if (c->preempt_kill) {	/* killed to take its work back: no crash */
+		c->preempt_kill = 0;
+		c->restart_at_ns = shm_now_mono();
+		v->state = SHM_SLOT_CRASHED;	/* restarts counts crashes' restarts only */
+		show_slot(s, c, v);
+		sup_log("%s.%u: replaced after a pre-emption kill", kind_name(c), c->slot);
+		c->kill_why[0] = '\0';
+		return;
+	}
 	if (delay_ms > s->conf.backoff_max_ms)
 		delay_ms = s->conf.backoff_max_ms;
 	c->crashes++;
@@ -579,8 +588,15 @@ static void repair_slot(struct sup *s, uint32_t ci, uint32_t kind, int32_t code,
 	int rc = shm_slot_repair(&s->seg, table_of(c), c->slot, kind, code, v);
 
 	if (rc == 0) {
-		if (have_pre && v->failed > pre.failed)
+		if (have_pre && v->failed > pre.failed && c->preempt_kill) {
+			/* killed to pre-empt it: the partition it had begun was
+			 * taken back, not lost */
+			v->preempted += v->failed - pre.failed;
+			v->failed = pre.failed;
+			shm_owner_write_slot(&s->seg, table_of(c), c->slot, v);
+		} else if (have_pre && v->failed > pre.failed) {
 			s->stats.parts_failed += v->failed - pre.failed;
+		}
 		return;
 	}
 	/* Not repaired: publish what is known, never an unset record. */
@@ -617,13 +633,21 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 	}
 
 	repair_slot(s, ci, kind, x.code, &v);
+	if (c->preempt_kill)
+		for (int h = 0; h < c->nhold; h++)
+			if (jobs_wanted(s, &c->hold[h]) && s->jobs[c->hold[h].job].part[c->hold[h].part].preempting)
+				preempt_note(s, ci, &c->hold[h], "its worker killed");
 	sched_requeue(s, ci, kind == SHM_EXIT_SIGNAL ? "worker killed" : "worker exited");
 	c->pid = 0;
 	if (c->disabled) {
+		c->preempt_kill = 0;
 		ev = CEV_EXIT_DISABLE;
 		x.code = 0;
 	} else if (s->stopping) {
+		c->preempt_kill = 0;
 		ev = CEV_EXIT_STOPPED;
+	} else if (c->preempt_kill) {
+		ev = CEV_EXIT_CRASH;	/* restarted at once, no crash counted (backoff) */
 	} else if (c->kind == CHILD_GPU && kind == SHM_EXIT_CODE && x.code == GPUWORKER_EXIT_NO_DEVICE) {
 		/* backend cuda and no device: restarting it cannot help */
 		ev = CEV_EXIT_DISABLE;

@@ -455,6 +455,12 @@ static void requeue_one(struct sup *s, const struct part_ref *r, const char *why
 	j = &s->jobs[r->job];
 	pt = &j->part[r->part];
 	pt->synth_child = pt->gpu_child = -1;
+	if (pt->preempting) {	/* taken back (preempt.c): no attempt, no failure */
+		pt->preempting = 0;
+		pt->state = SHM_PART_QUEUED;
+		jobs_publish(s, r->job);
+		return;
+	}
 	if (++pt->attempts >= s->conf.poison_attempts) {
 		char reason[SUP_REASON_MAX];
 		pt->state = SHM_PART_FAILED;
@@ -626,6 +632,16 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 	 * partition has failed poison_attempts times, then its job fails. A
 	 * payload that failed its checksum was the producing synth's fault. */
 	int counted = 0;	/* its loss was counted already */
+	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_PREEMPTED)) {
+		/* it abandoned the partition on request (preempt.c): requeued
+		 * with no attempt counted, not a failure */
+		if (jobs_wanted(s, &r)) {
+			s->jobs[r.job].part[r.part].preempting = 1;
+			preempt_note(s, ci, &r, "abandoned on request");
+		}
+		requeue_one(s, &r, "pre-empted");
+		return;
+	}
 	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM)) {
 		if (r.from_child >= 0 && s->child[r.from_child].pid == r.from)
 			child_kill(s, (uint32_t)r.from_child, "sent a partition that failed its checksum");

@@ -17,7 +17,10 @@
  * 3 * 2^k * 32 bytes; at a synth, which streams its rows, one chunk and
  * the pipe's worth at most. A synth is given work, and a relay to a
  * gpuworker is started, only within the budget, so memory is throttled
- * instead of filled. One partition is always allowed so an oversized one
+ * instead of filled. Last, preempt_run (preempt.c) takes work back from
+ * lower-priority partitions for the most urgent one that waits, and
+ * placement honours the kinds' slots and reservations (preempt_gpu_ok).
+ * One partition is always allowed so an oversized one
  * cannot stall everything. Nothing new is synthesized
  * while stopping; nothing at all moves once the children are being ended.
  */
@@ -124,13 +127,14 @@ static void dispatch_synth(struct sup *s, uint32_t ci, int ji, uint32_t p)
 	jobs_publish(s, ji);
 }
 
-static int gpu_pick(struct sup *s)
+static int gpu_pick(struct sup *s, const struct job *j)
 {
 	int best = -1;
 
 	for (uint32_t i = 0; i < s->ngpu; i++) {
 		struct child *g = &s->child[i];
-		if (!child_takes_work(g) || g->nhold >= SUP_GPU_DEPTH || g->src_child >= 0)
+		if (!child_takes_work(g) || g->nhold >= SUP_GPU_DEPTH || g->src_child >= 0 ||
+		    !preempt_gpu_ok(s, j, i))
 			continue;
 		if (best < 0 || g->nhold < s->child[best].nhold)
 			best = (int)i;
@@ -138,8 +142,10 @@ static int gpu_pick(struct sup *s)
 	return best;
 }
 
-/* The synth holding the first ready partition by priority; -1 if none. */
-static int ready_pick(struct sup *s)
+/* The synth holding the first ready partition by priority that has a
+ * gpuworker to go to (*gi; its kind's slots, reservations and pre-emption
+ * permitting: preempt_gpu_ok); -1 if none. */
+static int ready_pick(struct sup *s, int *gi)
 {
 	int best = -1;
 
@@ -147,10 +153,14 @@ static int ready_pick(struct sup *s)
 		struct child *c = &s->child[i];
 		if (!child_serving(c) || c->rd != RD_HELD || c->nhold != 1 || relay_busy(c))
 			continue;
+		if (gpu_pick(s, &s->jobs[c->hold[0].job]) < 0)
+			continue;
 		if (best < 0 || part_cmp(s, c->hold[0].job, c->hold[0].part,
 					 s->child[best].hold[0].job, s->child[best].hold[0].part) < 0)
 			best = (int)i;
 	}
+	if (best >= 0)
+		*gi = gpu_pick(s, &s->jobs[s->child[best].hold[0].job]);
 	return best;
 }
 
@@ -175,7 +185,7 @@ void sched_run(struct sup *s)
 	/* Ready partitions to GPUs with room, most urgent first, within the
 	 * memory budget (a relay makes a synth's partition a gpuworker's). */
 	uint64_t used = sched_mem_used(s), at_gpus = mem_used(s, 1);
-	while ((si = ready_pick(s)) >= 0 && (gi = gpu_pick(s)) >= 0) {
+	while ((si = ready_pick(s, &gi)) >= 0) {
 		const struct job *j = &s->jobs[s->child[si].hold[0].job];
 		uint64_t more = part_bytes(j) - synth_bytes(j);
 		if (at_gpus && used + more > s->conf.mem_budget)
@@ -184,8 +194,13 @@ void sched_run(struct sup *s)
 		used += more;
 		at_gpus += part_bytes(j);
 	}
-	/* Verifications first: a job's commit waits for them (check.c). */
-	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
+	/* Verifications first: a job's commit waits for them (check.c);
+	 * but not before a queued partition of a more urgent job (it would
+	 * wait behind a lower-priority job's work, preempt.c). */
+	int vj = preempt_verify_job(s);
+	int urgent = vj >= 0 && (ji = next_queued(s, &p)) >= 0 &&
+		s->jobs[ji].priority < s->jobs[vj].priority;
+	for (uint32_t i = s->ngpu; i < s->nchild && !urgent; i++) {
 		if (!child_takes_work(&s->child[i]) || !child_idle(&s->child[i]))
 			continue;
 		if (used && used + check_mem(s) > s->conf.mem_budget)
@@ -212,4 +227,5 @@ void sched_run(struct sup *s)
 		dispatch_synth(s, i, ji, p);
 		used += synth_bytes(&s->jobs[ji]);
 	}
+	preempt_run(s);
 }

@@ -3,13 +3,13 @@
 SUP_SRCS := supervisor/run.c supervisor/loop.c supervisor/child.c \
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/ctlsrv.c supervisor/notify.c \
-	    supervisor/statedir.c supervisor/check.c
+	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor
 
 # Integration tests: a real supervisor with real children.
-PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive
+PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive preempt
 TESTS += $(patsubst %,$(BIN)/tests/pipeline_%,$(PIPELINE_TESTS))
 $(foreach t,$(PIPELINE_TESTS),$(eval $(BIN)/tests/pipeline_$(t): $(call objs,tests/pipeline/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs,libsodium)))
@@ -18,6 +18,8 @@ $(BIN)/tests/pipeline_keepalive: | $(BIN)/bench/ctl-rtt
 BENCHES += $(BIN)/bench/relay
 # bench/scale.sh: the whole rig at k = 16..24 (issue 11); runs ctl-rtt
 BENCHES += bench/scale.sh
+# bench/preempt.sh: winning-post latency behind a saturated load (issue 14)
+BENCHES += bench/preempt.sh
 bench/scale.sh: $(BIN)/bench/ctl-rtt
 $(BIN)/bench/relay: $(call objs,bench/relay_bench.c)
 LDLIBS_bench/relay = $(call pc_libs,liburing)

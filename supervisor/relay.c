@@ -21,7 +21,9 @@
 
 #include "supervisor/sup.h"
 
-static const uint8_t zeros[64 << 10];
+/* Padding goes out a relay chunk at a time: a frame cut short by a dead
+ * (or pre-empted) synth must end quickly. */
+static const uint8_t zeros[SUP_RELAY_CHUNK];
 
 /* What the operation in flight does. */
 enum { OP_NONE, OP_HEADER, OP_TO_GPU, OP_TO_NULL, OP_PAD };

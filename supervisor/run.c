@@ -514,6 +514,15 @@ static int make_children(struct sup *s)
 	s->ngpu = (uint32_t)((gpus ? gpus : 1) * c->workers_per_gpu);	/* no GPU: one CPU "GPU" */
 	s->nsynth = (uint32_t)c->synth;
 	s->nchild = s->ngpu + s->nsynth;
+	if (c->gpus < 0) {	/* auto: the kinds' reserve and slots meet the count now */
+		struct conf known = *c;
+		char err[200];
+		known.gpus = (int)s->ngpu / c->workers_per_gpu;
+		if (conf_check_slots(&known, err, sizeof err) < 0) {
+			fprintf(stderr, "provisor run: %s\n", err);
+			return -1;
+		}
+	}
 	if (s->nchild > CONF_MAX_SLOTS) {
 		fprintf(stderr, "provisor run: %u worker slots is more than %d\n", s->nchild, CONF_MAX_SLOTS);
 		return -1;

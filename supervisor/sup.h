@@ -7,6 +7,8 @@
  *   child_fsm.c  the workers' lifecycle: the state x event table (pure)
  *   jobs.c       the job table: submit, cancel, resume, requeue, publish
  *   policy.c     which partition goes where (sched_run), the memory budget
+ *   preempt.c    taking work back for more urgent work; slot reservation
+ *                and affinity
  *   relay.c      moving a partition synth -> gpuworker by splice
  *   relay_fsm.c  the relay's mode x event table (pure)
  *   results.c    H files and result files in the state directory
@@ -48,6 +50,9 @@
 #define SUP_WORKER_NICE 5
 #define SUP_HDR_BYTES 80	/* a result file's header (format/pfile.h) */
 #define SUP_REASON_MAX 256	/* a reason's full text */
+/* A gpuworker asked to abandon a partition has this long to answer
+ * before it is killed and replaced (preempt.c). */
+#define SUP_PREEMPT_GRACE_MS 100
 #define CHECK_RECENT 16		/* a gpu slot's last unsampled results, remembered (check.c) */
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };
@@ -69,6 +74,7 @@ struct part_ref {
 	int job;	/* job table index */
 	uint32_t part;
 	uint64_t gen;
+	uint64_t abandon_ns;	/* gpu holds: when it was asked to abandon it (preempt.c); 0 = not */
 };
 
 struct child {
@@ -90,6 +96,9 @@ struct child {
 	uint64_t window_start_ns;
 	char kill_why[96];	/* why the supervisor killed it, for the event */
 	int disabled;		/* by an operator: drained, then kept down (CA_MARK_DISABLED) */
+	int preempt_kill;	/* killed to pre-empt its work: no crash, restarted at once */
+	int claimed;		/* gpu: being cleared for a partition of priority claim_prio */
+	uint32_t claim_prio;	/* (preempt.c): nothing less urgent is relayed to it */
 	uint32_t disable_reason;	/* enum shm_disable_reason of the last disable (published while disabled) */
 
 	/* Reading frames from its stdout. */
@@ -147,6 +156,7 @@ struct part {
 	uint64_t synth_ns, gpu_ns;
 	uint64_t ready_ns;	/* when it became READY (dispatch latency) */
 	uint64_t synth_start_ns;	/* its SYNTH_REQ went out */
+	uint8_t preempting;	/* being taken back: its requeue counts no attempt */
 	uint8_t verify;		/* enum check_state (check.c) */
 	int16_t stored_by;	/* the gpu child that stored it, + 1 (0 = none) */
 };
@@ -245,6 +255,10 @@ struct sup {
 	uint64_t slow_quiet, slow_quiet_ns;
 	char slow_quiet_what[LOOP_WHAT_NAME];
 	uint64_t ctl_idle_ns;	/* an open connection's wait for its next request (ctlsrv.c) */
+	/* preempt.c: a timeout armed for its next deadline (an iteration, so
+	 * sched_run, then), and when it fires; 0 = none armed */
+	uint64_t preempt_wake_ns;
+	struct __kernel_timespec preempt_ts;
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
@@ -316,6 +330,24 @@ int jobs_wanted(const struct sup *s, const struct part_ref *r);
 void sched_run(struct sup *s);
 int sched_inflight(const struct sup *s);
 uint64_t sched_mem_used(const struct sup *s);
+
+/* preempt.c */
+/* Take work back from lower-priority partitions for the most urgent one
+ * that waits (sched_run's last step). */
+void preempt_run(struct sup *s);
+/* May a partition of job j be relayed to gpuworker gi: its kind's slots,
+ * the other kinds' reservations, and (pre-emption on) nothing of lower
+ * priority held there that it would wait behind. */
+int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi);
+/* A partition was taken back from child ci (its FAIL FRAME_FAIL_PREEMPTED,
+ * or its death after a pre-emption kill): counter and event. */
+void preempt_note(struct sup *s, uint32_t ci, const struct part_ref *r, const char *how);
+/* The most urgent job with a verification waiting for a synth
+ * (check.c's PV_PENDING), or -1. */
+int preempt_verify_job(const struct sup *s);
+/* Kill child ci to take its work back: no crash counted, restarted at
+ * once, its partitions requeued without an attempt. */
+void preempt_kill(struct sup *s, uint32_t ci, const char *why);
 
 /* relay.c */
 void sched_on_write(struct sup *s, uint32_t ci, int res);

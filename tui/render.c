@@ -134,6 +134,9 @@ static void header(struct canvas *cv, struct cv_rect r, const struct snap *s, co
 	}
 	if (s->parts_per_min >= 0)
 		x += cv_printf(cv, r.y + 1, x, -1, CV_NORMAL, "%.1f parts/min  ", s->parts_per_min);
+	if (s->sup.preemptions)	/* work taken back for more urgent work */
+		x += cv_printf(cv, r.y + 1, x, -1, CV_NORMAL, "%llu preempted  ",
+			       (unsigned long long)s->sup.preemptions);
 	x = loop_text(cv, r.y + 1, x, r.x + r.w - x, s);
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		char done[48];
@@ -215,6 +218,8 @@ static void detail_slot(struct canvas *cv, struct cv_rect r, const struct snap *
 	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "partitions done %llu, failed %llu; restarts %llu; last exit %s",
 		  (unsigned long long)x->done, (unsigned long long)x->failed,
 		  (unsigned long long)x->restarts, ex);
+	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "partitions pre-empted %llu (taken back for more urgent work)",
+		  (unsigned long long)x->preempted);
 	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "last heartbeat %s ago", c);
 }
 

@@ -55,6 +55,7 @@ static json_object *slot_json(const struct snap *s, uint32_t t, uint32_t i, cons
 	J_ADD(j, "done", j_u64(v->done));
 	J_ADD(j, "failed", j_u64(v->failed));
 	J_ADD(j, "restarts", j_u64(v->restarts));
+	J_ADD(j, "preempted", j_u64(v->preempted));
 	J_ADD(j, "heartbeat_age_seconds", v->heartbeat_mono_ns && s->now_mono_ns > v->heartbeat_mono_ns ?
 			j_sec(s->now_mono_ns - v->heartbeat_mono_ns) : NULL);
 	ex = NULL;
@@ -205,6 +206,7 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "partitions_failed", j_u64(s->sup.parts_failed));
 	J_ADD(j, "quarantines", j_u64(s->sup.quarantines));
 	J_ADD(j, "partitions_per_minute", j_frac(s->parts_per_min));
+	J_ADD(j, "preemptions", j_u64(s->sup.preemptions));
 	J_ADD(j, "memory_budget_bytes", j_u64(s->sup.mem_budget));
 	J_ADD(j, "memory_used_bytes", j_u64(s->sup.mem_used));
 	J_ADD(j, "loop", loop_json(s));

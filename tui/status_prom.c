@@ -76,6 +76,7 @@ static void per_slot(FILE *f, const struct snap *s, const char *name, const char
 static double v_busy_s(const struct snap_slot *o) { return (double)o->busy_total_ns / 1e9; }
 static double v_done(const struct snap_slot *o) { return (double)o->v.done; }
 static double v_failed(const struct snap_slot *o) { return (double)o->v.failed; }
+static double v_preempted(const struct snap_slot *o) { return (double)o->v.preempted; }
 static double v_restarts(const struct snap_slot *o) { return (double)o->v.restarts; }
 static double v_gen(const struct snap_slot *o) { return (double)o->v.gen; }
 static double v_wrong(const struct snap_slot *o)
@@ -188,6 +189,9 @@ static void supervisor(FILE *f, const struct snap *s)
 	COUNTER("provisor_partitions_failed_total",
 		"Partition attempts that failed (retried or not): FAIL answers, and workers that died busy.",
 		s->sup.parts_failed);
+	COUNTER("provisor_preemptions_total",
+		"Partitions taken back from a worker for more urgent work (requeued, not failed).",
+		s->sup.preemptions);
 	COUNTER("provisor_quarantines_total",
 		"Worker slots quarantined (disabled: a result failed verification).", s->sup.quarantines);
 	head(f, "provisor_memory_budget_bytes", "gauge", "Bytes of synthesized partitions allowed in flight.");
@@ -260,6 +264,8 @@ int status_prom(FILE *f, const struct snap *s)
 			 "Partitions that failed on the worker slot or were lost in a crash.", v_failed, 0);
 		per_slot(f, s, "provisor_worker_restarts_total", "counter",
 			 "Restarts of the worker slot's process.", v_restarts, 0);
+		per_slot(f, s, "provisor_worker_preempted_total", "counter",
+			 "Partitions taken back from the worker slot for more urgent work.", v_preempted, 0);
 		per_slot(f, s, "provisor_worker_quarantined", "gauge",
 			 "1 while the slot is disabled for a wrong result (quarantined).", v_wrong, 0);
 		per_slot(f, s, "provisor_worker_generation", "gauge",

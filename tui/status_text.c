@@ -85,6 +85,8 @@ static void header(FILE *f, const struct snap *s)
 		fprintf(f, "; %" PRIu64 " slot(s) quarantined (wrong result)", s->sup.quarantines);
 	fprintf(f, "; memory %s of %s\n", used, budget);
 	loop_line(f, s);
+	fprintf(f, "pre-emptions: %" PRIu64 " partitions taken back for more urgent work\n",
+		s->sup.preemptions);
 }
 
 static void slots(FILE *f, const struct snap *s, uint32_t t)

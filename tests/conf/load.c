@@ -108,6 +108,7 @@ static void test_full(void)
 		   "socket_group = root\n"
 		   "max_jobs = 99\n"
 		   "max_log_size = 22\n"
+		   "preempt_after = 250ms\n"
 		   "\t\n"
 		   "[kind.porep]\n"
 		   "log_size = 22\n"
@@ -116,6 +117,8 @@ static void test_full(void)
 		   "deadline = 90s\n"
 		   "[kind.winning-post]\n"
 		   "deadline = 1500ms\n"
+		   "reserve = 2\n"
+		   "slots = gpu.0, gpu.11,gpu.3\n"
 		   "[kind.window-post]\n"
 		   "partitions = 3\n"
 		   "[kind.snap-deals]\n"
@@ -132,6 +135,12 @@ static void test_full(void)
 	CHECK(c.kind[VOCAB_KIND_WINNING_POST].deadline_ms == 1500 &&
 	      c.kind[VOCAB_KIND_WINNING_POST].log_size == 14, "winning-post (rest default)");
 	CHECK(c.kind[VOCAB_KIND_WINDOW_POST].partitions == 3, "window-post");
+	CHECK(c.preempt_after_ms == 250, "preempt_after %llu", (unsigned long long)c.preempt_after_ms);
+	CHECK(c.kind[VOCAB_KIND_WINNING_POST].reserve == 2 && c.kind[VOCAB_KIND_POREP].reserve == 0,
+	      "reserve");
+	CHECK(c.kind[VOCAB_KIND_WINNING_POST].slot_mask[0] == (1u << 0 | 1u << 3 | 1u << 11) &&
+	      !c.kind[VOCAB_KIND_WINNING_POST].slot_mask[1] && !c.kind[VOCAB_KIND_POREP].slot_mask[0],
+	      "slots mask %#llx", (unsigned long long)c.kind[VOCAB_KIND_WINNING_POST].slot_mask[0]);
 	CHECK(c.kind[VOCAB_KIND_SNAP_DEALS].log_size == 12 &&
 	      c.kind[VOCAB_KIND_SNAP_DEALS].deadline_ms == 120000, "snap-deals");
 
@@ -176,6 +185,17 @@ static void test_errors(void)
 	refuse("[kind.snap-deals]\npartitions = 0\n", 2, "partitions: '0' is not a number in 1..64");
 	refuse("[kind.snap-deals]\npartitions = 65\n", 2, "partitions: '65' is not a number in 1..64");
 	refuse("[kind.porep]\ndeadline = 30\n", 2, "deadline: '30' is not a duration");
+	refuse("[supervisor]\npreempt_after = soon\n", 2, "preempt_after: 'soon' is not a duration");
+	refuse("[kind.porep]\nreserve = 256\n", 2, "reserve: '256' is not a number in 0..255");
+	refuse("[kind.porep]\nslots = gpu.0,\n", 2, "slots: 'gpu.0,' is not a list of GPU slots");
+	refuse("[kind.porep]\nslots = 0,1\n", 2, "slots: '0,1' is not a list");
+	refuse("[kind.porep]\nslots = gpu.1,gpu.1\n", 2, "slots: 'gpu.1,gpu.1' is not");
+	refuse("[kind.porep]\nslots = gpu.256\n", 2, "slots: 'gpu.256' is not");
+	refuse("[kind.porep]\nslots =\n", 2, "slots: '' is not");
+	refuse("[supervisor]\ngpus = 1\nworkers_per_gpu = 2\n[kind.porep]\nslots = gpu.2\n", 0,
+	       "kind.porep: slots names gpu.2, but there are 2 GPU slots");
+	refuse("[supervisor]\ngpus = 1\nworkers_per_gpu = 2\n[kind.porep]\nreserve = 1\n"
+	       "[kind.winning-post]\nreserve = 1\n", 0, "reserve: 2 GPU slots reserved of 2");
 	refuse("[supervisor]\nsynth = 2\nsynth = 3\n", 3, "duplicate key 'synth'");
 	refuse("[supervisor]\nthis line has no equals sign\n", 2, "syntax error");
 	refuse("[supervisor\nsynth = 2\n", 1, "syntax error");

@@ -19,6 +19,12 @@
  *   worker carries on.
  * - A result file that is not there gets an H_DONE with the error (ENOENT
  *   at open) and no digest; the worker carries on.
+ * - Abandon on request (proto/frame.h: a real-time signal queued with a generation):
+ *   a received partition waiting behind the running one is answered FAIL
+ *   FRAME_FAIL_PREEMPTED at once, the running one at the H-term's next
+ *   safe point, well before it would have finished; the slot counts both
+ *   preempted (neither done nor failed) and goes idle; a request for a
+ *   generation it does not hold changes nothing; it carries on.
  * - A non-canonical element or a bad header ends it with 2 and one
  *   log line; --backend cuda without a device ends it with 3.
  *
@@ -360,6 +366,92 @@ static void test_unsat_and_term(void)
 	free_part(&big);
 }
 
+static void abandon(pid_t pid, uint64_t gen)
+{
+	union sigval v = { .sival_ptr = (void *)(uintptr_t)gen };
+
+	CHECK(sigqueue(pid, FRAME_ABANDON_SIGNAL, v) == 0, "sigqueue");
+}
+
+static void expect_preempted(int fd, uint64_t gen)
+{
+	struct frame_hdr h;
+	uint8_t *p;
+
+	t_recv(fd, &h, &p);
+	CHECK(h.type == FRAME_FAIL && h.gen == gen && h.payload_len == strlen(FRAME_FAIL_PREEMPTED) &&
+	      !memcmp(p, FRAME_FAIL_PREEMPTED, h.payload_len), "gen %llu: %s gen %llu \"%.*s\"",
+	      (unsigned long long)gen, frame_type_name(h.type), (unsigned long long)h.gen,
+	      (int)h.payload_len, (char *)p);
+	free(p);
+}
+
+static void test_abandon(void)
+{
+	struct t_part big, small, after;
+	struct t_child c;
+	struct frame_hdr h;
+	struct shm_slot sl, before;
+	uint8_t *p;
+	uint64_t t0, t_big;
+
+	make_part(&big, "ab1e", 0, 18, 960, 1011);
+	make_part(&small, "ab1e", 1, 12, 960, 1012);
+	make_part(&after, "ab1e", 2, 12, 960, 1013);
+	spawn_gpu(&c, "1", "cpu", 0);
+	t_recv(c.out, &h, &p);
+	free(p);
+	CHECK(shm_read_slot(t_sg, SHM_T_GPU, 1, &before) == 0, "read slot");
+	/* How long the big one takes, to show the abandon cut it short. */
+	fr_t *tmp = calloc((size_t)3 << 18, sizeof(fr_t));
+	CHECK(tmp, "calloc");
+	t0 = t_now_ns();
+	CHECK(hterm_cpu(tmp, tmp + ((size_t)1 << 18), tmp + ((size_t)2 << 18), 18) == 0, "hterm_cpu");
+	t_big = t_now_ns() - t0;
+	free(tmp);
+	CHECK(frame_send(c.in, &big.hdr, big.payload) == 0, "send");
+	for (t0 = t_now_ns(); t_now_ns() - t0 < 5000000000ull; usleep(200)) {
+		CHECK(shm_read_slot(t_sg, SHM_T_GPU, 1, &sl) == 0, "read slot");
+		if (sl.gen == 1011 && sl.state == SHM_SLOT_BUSY)
+			break;
+	}
+	CHECK(sl.gen == 1011 && sl.state == SHM_SLOT_BUSY, "the big partition did not begin");
+	CHECK(frame_send(c.in, &small.hdr, small.payload) == 0, "send");
+	usleep(20000);	/* received: it waits behind the running one */
+	t0 = t_now_ns();
+	abandon(c.pid, 1099);	/* not held: ignored */
+	abandon(c.pid, 1012);
+	expect_preempted(c.out, 1012);
+	printf("info: a received partition abandoned in %.1f ms\n", (t_now_ns() - t0) / 1e6);
+	t0 = t_now_ns();
+	abandon(c.pid, 1011);
+	expect_preempted(c.out, 1011);
+	double ms = (t_now_ns() - t0) / 1e6;
+	printf("info: the running one (k=18, %.0f ms in all) abandoned in %.1f ms\n", t_big / 1e6, ms);
+	CHECK(ms * 1e6 < t_big * 0.5, "abandon took %.1f ms of the partition's %.0f ms", ms, t_big / 1e6);
+	for (t0 = t_now_ns(); t_now_ns() - t0 < 2000000000ull; usleep(1000)) {
+		CHECK(shm_read_slot(t_sg, SHM_T_GPU, 1, &sl) == 0, "read slot");
+		if (sl.preempted == before.preempted + 2 && sl.state == SHM_SLOT_IDLE)
+			break;
+	}
+	CHECK(sl.preempted == before.preempted + 2 && sl.state == SHM_SLOT_IDLE &&
+	      sl.done == before.done && sl.failed == before.failed,
+	      "slot: preempted %llu (was %llu), state %u, done %llu, failed %llu",
+	      (unsigned long long)sl.preempted, (unsigned long long)before.preempted, sl.state,
+	      (unsigned long long)sl.done, (unsigned long long)sl.failed);
+	/* It carries on. */
+	CHECK(frame_send(c.in, &after.hdr, after.payload) == 0, "send");
+	check_result(c.out, &after);
+	close(c.in);
+	c.in = -1;
+	int st = t_wait(&c, 5000);
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
+	t_close_fds(&c);
+	free_part(&big);
+	free_part(&small);
+	free_part(&after);
+}
+
 /* Send tp to a fresh worker: it must exit 2 with one log line saying
  * what. */
 static void expect_refused(const struct t_part *tp, const char *what)
@@ -549,6 +641,7 @@ int main(void)
 	test_stream();
 	test_unsat_and_term();
 	test_checksum_refused();
+	test_abandon();
 	test_store_failed();
 	test_bad_input();
 	test_cuda_absent();
