@@ -643,6 +643,13 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 		return;
 	}
 	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM)) {
+		if (jobs_wanted(s, &r) && s->jobs[r.job].part[r.part].preempting) {
+			/* its synth was killed to pre-empt this relay (preempt.c)
+			 * and the relay padded the stream: taken back, not lost,
+			 * whether or not the synth's death was reaped yet */
+			requeue_one(s, &r, "pre-empted");
+			return;
+		}
 		if (r.from_child >= 0 && s->child[r.from_child].pid == r.from)
 			child_kill(s, (uint32_t)r.from_child, "sent a partition that failed its checksum");
 		else	/* the synth died mid-stream (the relay padded it with

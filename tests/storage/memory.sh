@@ -16,7 +16,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' TERM INT HUP
-printf '[supervisor]\nmax_log_size = 20\nmem_budget = 1GiB\n' >"$T/conf"
+# The deadline fixed: derived from the 2^12 job it would be 10 s, which a
+# 2^20 partition passes under the sanitizers (its synth verifies too).
+printf '[supervisor]\nmax_log_size = 20\nmem_budget = 1GiB\n[kind.porep]\ndeadline = 5m\n' >"$T/conf"
 "$P" run --config "$T/conf" --name "$name" --state-dir "$T/state" --gpus 1 --workers-per-gpu 1 \
   --synth 1 --backend cpu >"$T/sup.log" 2>&1 &
 sup=$!
