@@ -3,10 +3,11 @@
  * keeps the partitions that were done. One gpu slot; its worker proves
  * four partitions (one synth: they come in order), then is killed at the
  * fifth three times (fault rule
- * gpu:during:kill:3@4): the job fails with 4 of 10 partitions done. Its
+ * gpu:during:kill:3@4): the job fails with 4 of 10 partitions done (or,
+ * depending on timing, 3). Its
  * fault spent, `retry` queues it again; it completes, its result
- * verifies, and the supervisor took exactly the 6 partitions that were
- * not done (the 4 kept were not computed again). Bad retries are refused.
+ * verifies, and the supervisor took exactly the partitions that were
+ * not done (those kept were not computed again). Bad retries are refused.
  */
 #include "tests/crash/common.h"
 
@@ -38,7 +39,12 @@ int main(void)
 	uint32_t kept = parts_in(&j, SHM_PART_DONE);
 	printf("info: job %llu failed (%s) with %u of %u partitions done\n", (unsigned long long)id,
 	       j.reason, kept, j.nparts);
-	CHECK(kept == 4, "4 partitions done before the poison, not %u", kept);
+	/* Usually 4; 3 was seen once in a clean-clone CI run (the job failed
+	 * at partition 3: a partition is done only once a synth has verified
+	 * it, and the fault counts the gpuworker's passes, so timing can move
+	 * the poison one partition earlier). Either way the retry must prove
+	 * exactly the partitions not done: checked below. */
+	CHECK(kept == 4 || kept == 3, "4 (or 3) partitions done before the poison, not %u", kept);
 	/* The supervisor's count of partitions it took (published at its
 	 * 100 ms tick): a worker's late result for the failed job is not. */
 	struct shm_sup sup;
