@@ -23,6 +23,20 @@
 #define VERIFY_TAG "provisor/verify/r/v1"
 #define VERIFY_CHUNK 4096
 
+static void (*verify_progress)(void);
+
+void verify_set_progress(void (*fn)(void))
+{
+	verify_progress = fn;
+}
+
+/* Every 2^16 elements of a pass over n. */
+static inline void verify_tick(size_t i)
+{
+	if (verify_progress && (i & 0xffff) == 0)
+		verify_progress();
+}
+
 /* sodium_init picks the fastest BLAKE2b; it is idempotent and thread-safe.
  * Its failure (it does not fail on Linux) would leave the portable code,
  * which computes the same digests, so the result is not needed. */
@@ -71,6 +85,7 @@ void verify_point(const struct synth_id *id, const fr_t *h, fr_t *r)
 	crypto_generichash_update(&base, w4, 4);
 	for (size_t i = 0; i < n;) {
 		size_t m = 0;
+		verify_tick(i);
 		for (; m < 256 && i < n; m++, i++)
 			fr_to_bytes(buf + m * FR_BYTES, &h[i]);
 		crypto_generichash_update(&base, buf, m * FR_BYTES);
@@ -127,6 +142,7 @@ int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t
 
 	hr = FR_ZERO;	/* Horner, from the top coefficient down */
 	for (size_t i = n; i-- > 0;) {
+		verify_tick(i);
 		fr_mul(&hr, &hr, &r);
 		fr_add(&hr, &hr, &h[i]);
 	}
@@ -136,6 +152,8 @@ int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t
 	wcur = FR_ONE;
 	for (size_t i = 0; i < n; i += VERIFY_CHUNK) {
 		size_t m = n - i < VERIFY_CHUNK ? n - i : VERIFY_CHUNK;
+		if (verify_progress)
+			verify_progress();
 		synth_stream_rows(&s, a, b, c, m);
 		for (size_t j = 0; j < m; j++) {
 			wi[j] = wcur;

@@ -23,6 +23,12 @@
  * why when it is not; -EINVAL (bad id) or -ENOMEM with why filled too. */
 int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t whylen);
 
+/* A function verify_partition and verify_point call every 2^16 elements
+ * or so, for a caller that must show it is alive meanwhile (the synth
+ * worker beats its heartbeat: at 2^24 and more a check takes longer than
+ * the heartbeat timeout). NULL, the default: none. Process-wide. */
+void verify_set_progress(void (*fn)(void));
+
 /* The Fiat-Shamir point for (id, h): never a point of the domain. */
 void verify_point(const struct synth_id *id, const fr_t *h, fr_t *r);
 

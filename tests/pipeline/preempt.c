@@ -127,6 +127,12 @@ static double run_case(struct sv *v, double part_ms, int kill_expected)
 	       (unsigned long long)st.preemptions, (unsigned long long)slots_sum(v, 0),
 	       slots_sum(v, 3) != pids0 ? "yes" : "no");
 	CHECK(st.preemptions >= 1, "no pre-emption counted");
+	if (st.parts_failed) {	/* say which, from the events */
+		int b;
+		count_events(v, SHM_EV_NONE, SHM_EV_INFO, &b);
+		count_events(v, SHM_EV_NONE, SHM_EV_CRASH, &b);
+		count_events(v, SHM_EV_NONE, SHM_EV_PREEMPT, &b);
+	}
 	CHECK(st.parts_failed == 0, "%llu partitions counted failed", (unsigned long long)st.parts_failed);
 	CHECK(slots_sum(v, 1) == 0, "GPU slots counted %llu failed", (unsigned long long)slots_sum(v, 1));
 	CHECK(slots_sum(v, 0) >= 1, "no GPU slot counted a pre-emption");
