@@ -585,6 +585,12 @@ const struct cli_entry cli_cmd_cancel = {
 const struct cli_entry cli_cmd_retry = {
 	.name = "retry",
 	.usage = "retry JOB [--name NAME] [--socket PATH]",
+	.help = "Queue failed or cancelled job JOB again: the partitions it had done\n"
+		"are kept and only the others are computed. Journaled before the\n"
+		"answer, so a restarted supervisor resumes it. Refused for a job that is\n"
+		"done, queued, running or unknown, and while draining. Prints the job's\n"
+		"id and the path its result will have.\n"
+		CLI_HELP_NAME CLI_HELP_SOCKET,
 	.options = cmd_ctl_options,
 	.optstring = ":n:S:h",
 	.exec = cmd_retry,
