@@ -41,7 +41,7 @@
 
 enum fault_action {
 	FAULT_A_EXIT, FAULT_A_SEGV, FAULT_A_ABORT, FAULT_A_KILL,
-	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT, FAULT_A_HOSTILE, FAULT_A_FLIP,
+	FAULT_A_HANG, FAULT_A_STOP, FAULT_A_CORRUPT, FAULT_A_HOSTILE, FAULT_A_FLIP, FAULT_A_HOLD,
 };
 
 struct fault_rule {
@@ -64,6 +64,9 @@ static struct {
 
 /* The next latch write of this thread is a begin (fault_point(FAULT_SHM)). */
 static _Thread_local int fault_shm_next;
+/* The worker's "give it up" test for the hold action (fault_set_stop). */
+static int (*fault_stop)(void *);
+static void *fault_stop_arg;
 
 static const char *const fault_point_names[FAULT_NPOINTS] = {
 	"start", "before", "during", "after", "frame", "shm", "store",
@@ -114,7 +117,7 @@ static int fault_who(const char *rule, const char *who, const char *kind, unsign
 static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 {
 	static const char *const names[] = {
-		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt", "hostile", "flip",
+		"exit", "segv", "abort", "kill", "hang", "stop", "corrupt", "hostile", "flip", "hold",
 	};
 	unsigned long code;
 
@@ -132,7 +135,7 @@ static void fault_action(const char *rule, const char *a, struct fault_rule *r)
 			return;
 		}
 	fault_bad(rule, "unknown ACTION \"%s\" (exit[=CODE], segv, abort, kill, hang, "
-		  "stop, corrupt, hostile, flip)", a);
+		  "hold, stop, corrupt, hostile, flip)", a);
 }
 
 /* Parse one RULE (modified in place; text keeps a copy as written). */
@@ -269,6 +272,13 @@ static void fault_act(const struct fault_rule *r)
 		/* Only this thread: the others (the heartbeat) go on. */
 		for (;;)
 			pause();
+	case FAULT_A_HOLD:
+		/* Until the worker is asked to give its work up (its stop
+		 * hook, fault_set_stop), then on to the work's next safe
+		 * point; with no hook it is a hang. */
+		while (!fault_stop || !fault_stop(fault_stop_arg))
+			usleep(1000);
+		return;
 	case FAULT_A_STOP:
 		/* The whole process; after a SIGCONT it carries on as if
 		 * nothing happened, as a stopped process would. */
@@ -294,6 +304,12 @@ static void fault_shm_hook(int where)
 }
 
 /* ---- the interface ---- */
+
+void fault_set_stop(int (*stop)(void *), void *arg)
+{
+	fault_stop_arg = arg;
+	fault_stop = stop;
+}
 
 void fault_init(const char *kind, unsigned slot)
 {

@@ -23,6 +23,11 @@
  *                   digest: only verification can catch it)
  *   ACTION  exit[=CODE] (default 4) | segv | abort | kill (SIGKILL self)
  *           | hang (the working thread sleeps forever; heartbeats go on)
+ *           | hold (the working thread waits, heartbeats going on, until
+ *             the worker is asked to give its work up, fault_set_stop,
+ *             then goes on to the work's next safe point: a partition
+ *             that ends only by being pre-empted; a hang where no stop
+ *             test is set)
  *           | stop (SIGSTOP: the whole process, heartbeats too) | corrupt
  *           | hostile (frame point: the frame is replaced by a FAIL whose
  *             reason holds terminal escape sequences, FAULT_HOSTILE_REASON,
@@ -54,6 +59,9 @@ void fault_init(const char *kind, unsigned slot);
  * still has firings left. Returns only for actions that return (none but
  * corrupt and hostile, which fault_frame reports instead). */
 void fault_point(enum fault_point p);
+/* The hold action's test: stop(arg) != 0 once the work in hand is to be
+ * given up (the gpuworker's abandon requests). */
+void fault_set_stop(int (*stop)(void *), void *arg);
 /* At FAULT_FRAME: what to do to this frame (and counts it). */
 enum fault_frame { FAULT_FRAME_OK, FAULT_FRAME_CORRUPT, FAULT_FRAME_HOSTILE };
 enum fault_frame fault_frame(void);

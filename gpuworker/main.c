@@ -596,9 +596,9 @@ static int gw_prove(struct gw_part *p)
 		return 0;
 	}
 	o.end = 1;
+	atomic_store_explicit(&gw.proving_gen, h->gen, memory_order_relaxed);
 	fault_point(FAULT_DURING);
 	t0 = shm_now_mono();
-	atomic_store_explicit(&gw.proving_gen, h->gen, memory_order_relaxed);
 	int hrc = hterm_run(gw.be, gw.gpu, p->buf, p->buf + n, p->buf + 2 * n, h->log_size,
 			    err, sizeof err);
 	if (hrc == HTERM_STOPPED) {
@@ -872,6 +872,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, FRAME_ABANDON_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	hterm_set_stop(gw_stop_hook, NULL);
+	fault_set_stop(gw_stop_hook, NULL);
 	gw_attach(name, &seg);
 	fault_point(FAULT_START);
 	gw_hello();

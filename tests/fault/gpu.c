@@ -17,7 +17,13 @@
  *   during:hang       no result within 1 s, heartbeats go on; SIGTERM ends it
  *   during:stop       stopped (WUNTRACED), heartbeats too; SIGCONT and the
  *                     result comes
+ *   during:hold       no result within 1 s, busy, heartbeats go on; asked
+ *                     to abandon another generation it still holds; asked
+ *                     for its own, it answers FAIL "pre-empted" and proves
+ *                     the next partition as usual (COUNT 1)
  */
+#include <signal.h>
+
 #include "format/pfile.h"
 #include "synth/synth.h"
 #include "tests/fault/common.h"
@@ -181,6 +187,42 @@ static void test_stop(void)
 	tf_fired(&c, "gpu:during:stop", 1);
 }
 
+static void test_hold(void)
+{
+	struct t_child c;
+	struct frame_hdr h;
+	union sigval v;
+	uint64_t gen, beat;
+	uint8_t *p;
+
+	tf_spawn(&c, "gpuworker", "0", "gpu:during:hold", 0);
+	tf_hello(&c);
+	gen = send_part(&c, 10);
+	usleep(100000);
+	beat = tf_slot(SHM_T_GPU, 0).heartbeat_mono_ns;
+	v.sival_ptr = (void *)(uintptr_t)(gen + 100);	/* not its own: it holds on */
+	CHECK(sigqueue(c.pid, FRAME_ABANDON_SIGNAL, v) == 0, "sigqueue");
+	CHECK(!t_readable(c.out, 1000), "during:hold: a frame came");
+	tf_check_busy(SHM_T_GPU, 10, gen, 1);
+	CHECK(tf_slot(SHM_T_GPU, 0).heartbeat_mono_ns >= beat + 500000000ull,
+	      "during:hold: the heartbeat stopped");
+	v.sival_ptr = (void *)(uintptr_t)gen;
+	CHECK(sigqueue(c.pid, FRAME_ABANDON_SIGNAL, v) == 0, "sigqueue");
+	CHECK(tf_recv_raw(c.out, &h, &p), "hold: the answer's checksum fails");
+	CHECK(h.type == FRAME_FAIL && h.gen == gen && h.payload_len == strlen(FRAME_FAIL_PREEMPTED) &&
+	      !memcmp(p, FRAME_FAIL_PREEMPTED, h.payload_len), "hold: %s gen %llu \"%.*s\"",
+	      frame_type_name(h.type), (unsigned long long)h.gen, (int)h.payload_len, (char *)p);
+	free(p);
+	send_part(&c, 11);
+	expect_result(&c, 11);
+	close(c.in);
+	c.in = -1;
+	int st = t_wait(&c, 5000);
+
+	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "hold: EOF status 0x%x", st);
+	tf_fired(&c, "gpu:during:hold", 1);
+}
+
 int main(void)
 {
 	tf_setup("fgpu", 1, 1);
@@ -191,5 +233,6 @@ int main(void)
 	test_shm();
 	test_hang();
 	test_stop();
+	test_hold();
 	return 0;
 }

@@ -46,7 +46,7 @@ static const char *const good[] = {
 	"gpu.1:start:exit,synth.1:start:exit",
 	"gpu.0:frame:corrupt:inf,synth.0:frame:corrupt:3",
 	"any:before:exit=0:1000000,any:during:segv,any:after:abort,any:shm:hang,any:during:stop",
-	"gpu:during:kill:inf,synth:after:exit=255:inf,any:before:hang",
+	"gpu:during:kill:inf,synth:after:exit=255:inf,any:before:hang,gpu.3:during:hold",
 	"gpu.0:store:flip:2@3,gpu:during:kill:inf@5,any:store:flip",
 };
 
