@@ -9,6 +9,11 @@
 #   make CC=clang     the same with clang; CUDA=0 forces a CPU-only build
 #   make SAN=asan|tsan  sanitizer build (objects under build-SAN/)
 
+# Every core unless told otherwise (make -j1 for one job at a time).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
 ifeq ($(origin CC),default)
 CC := cc
 endif

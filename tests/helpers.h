@@ -38,6 +38,42 @@ static inline uint64_t t_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Under a sanitizer, T_SANITIZER is 1 (AddressSanitizer) or 2
+ * (ThreadSanitizer), else 0. */
+#if defined(__SANITIZE_THREAD__)
+#define T_SANITIZER 2
+#elif defined(__SANITIZE_ADDRESS__)
+#define T_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define T_SANITIZER 2
+#elif __has_feature(address_sanitizer)
+#define T_SANITIZER 1
+#endif
+#endif
+#ifndef T_SANITIZER
+#define T_SANITIZER 0
+#endif
+
+/* How many times slower than the plain build this one may run, for
+ * deadlines that only bound a hang or a wait: PROVISOR_TEST_SLOW when set
+ * (1..100), else 3 under ASan, 5 under TSan, 1 plain. A deadline that is
+ * the behaviour under test is tied to its configured value instead. */
+static inline unsigned t_slow(void)
+{
+	const char *e = getenv("PROVISOR_TEST_SLOW");
+	long v = e ? strtol(e, NULL, 10) : 0;
+
+	if (v >= 1 && v <= 100)
+		return (unsigned)v;
+	return T_SANITIZER == 2 ? 5 : T_SANITIZER == 1 ? 3 : 1;
+}
+
+/* A size or round count: plain in the plain build, san under a
+ * sanitizer, for claims that do not depend on size (every edge case runs
+ * in both; only the random rounds and repetitions shrink). */
+#define T_SIZE(plain, san) (T_SANITIZER ? (san) : (plain))
+
 /* Where a test puts its temp files: $TMPDIR when it is an absolute path
  * (tests/run.sh gives every test a fresh one of its own and counts what
  * is left in it against the test), else /tmp. */

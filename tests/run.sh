@@ -1,29 +1,43 @@
 #!/usr/bin/env bash
-# Runs each test given on the command line under its own timeout.
-# A test passes with exit 0, fails with anything else, and skips with 77
-# (its last output line says why). Timeouts come from tests/timeouts
-# ("name seconds"), default 120 s. A test that passes but leaves a status
-# segment or a provisor temp file of its own behind fails. Ends with
-# "N passed, N failed".
+# Runs each test given on the command line under its own timeout, up to
+# JOBS of them at once. A test passes with exit 0, fails with anything
+# else, and skips with 77 (its last output line says why). Ends with
+# "N passed, N failed, N skipped" and the run's wall time against the
+# stage's budget (tests/budget).
 #
-# What is a test's own: every test runs with TMPDIR set to a fresh
-# directory of its own (mktemp -d /tmp/pvt.XXXXXX, made 0711; short, because a
-# supervisor's state directory path is at most 90 bytes, and under the
-# sticky /tmp, because a state directory and every directory above it must
-# be the supervisor user's and not writable by others unless sticky;
-# 0711 so that a test's client running as another uid can reach a socket
-# in it); whatever is left in it is the test's, and it is removed
-# afterwards. Status segments and provisor-* files outside it are the
-# test's only when they appeared while it ran and their names contain its
-# pid as a whole number (tests put getpid() or $$ in their instance and
-# file names), so a supervisor or a test that someone else runs on the
-# same machine meanwhile is not blamed on this one.
+#   tests/run.sh [-j JOBS] TEST...     JOBS: $TEST_JOBS, else nproc
+#
+# tests/timeouts holds "name seconds [serial]": the timeout (default
+# 120 s; twice that in bin-asan, three times in bin-tsan: a timeout only
+# bounds a hang, it asserts no speed), and "serial" for a test that must
+# have the machine to itself (it creates users, mounts, or measures the
+# whole machine); such a test starts when every other one has ended, and
+# none starts beside it. Tests start longest timeout first, serial ones
+# last; results print as tests end.
+#
+# A test that passes but leaves a status segment or a provisor temp file
+# of its own behind fails. What is a test's own: every test runs with
+# TMPDIR set to a fresh directory of its own (mktemp -d /tmp/pvt.XXXXXX,
+# made 0711; short, because a supervisor's state directory path is at
+# most 90 bytes, and under the sticky /tmp, because a state directory and
+# every directory above it must be the supervisor user's and not writable
+# by others unless sticky; 0711 so that a test's client running as
+# another uid can reach a socket in it); whatever is left in it is the
+# test's, and it is removed afterwards. Status segments and provisor-*
+# files outside it are the test's only when they appeared while it ran
+# and their names contain its pid as a whole number (tests put getpid()
+# or $$ in their instance and file names), so a test running beside it,
+# or a supervisor someone else runs meanwhile, is not blamed on this one.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-pass=0 fail=0 skip=0 failed=() skipped=()
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
+case $jobs in ''|*[!0-9]*|0) echo "run.sh: -j wants a positive number, not '$jobs'" >&2; exit 2;; esac
+bin=${BIN:-bin}
+case $bin in *asan*) stage=asan scale=2;; *tsan*) stage=tsan scale=3;; *) stage=plain scale=1;; esac
+pass=0 fail=0 skip=0 failed=() skipped=() times=()
 run=$(mktemp -d "${TMPDIR:-/tmp}/pvr.XXXXXX")
-log=$run/log pidfile=$run/pid tdir=
-trap 'rm -rf "$run" ${tdir:+"$tdir"}' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$run"' EXIT
 
 # Status segments (root's in /run/provisor, another user's in
 # $XDG_RUNTIME_DIR/provisor or /dev/shm/provisor-UID, see shm_base_dir in
@@ -44,47 +58,129 @@ naming_pid() {
   done <<<"$1"
 }
 
-limit_for() {
-  local name=$1 n
-  n=$(awk -v t="$name" '$1 == t { print $2 }' "$here/timeouts" 2>/dev/null)
-  echo "${n:-120}"
+# field 2 (the timeout) or 3 (serial) of a test's line in tests/timeouts
+timeouts_field() {
+  awk -v t="$1" -v f="$2" '$1 == t { print $f }' "$here/timeouts" 2>/dev/null
 }
 
-for t in "$@"; do
-  name=${t#"${BIN:-bin}"/tests/}
-  name=${name#tests/}
-  limit=$(limit_for "$name")
+name_of() {
+  local name=${1#"$bin"/tests/}
+  echo "${name#tests/}"
+}
+
+# One test, in the background: its report goes to $run/N.out, its exit
+# status to $run/N.rc (written last: the main loop's sign that it ended).
+run_one() {
+  local i=$1 t=$2 name limit before tdir log=$run/$1.log pidfile=$run/$1.pid rc pid left secs start
+  name=$(name_of "$t")
+  limit=$(timeouts_field "$name" 2)
+  limit=$(( ${limit:-120} * scale ))
   before=$(segments_and_temps)
   tdir=$(mktemp -d /tmp/pvt.XXXXXX)
   chmod 0711 "$tdir"
   : >"$pidfile"
   start=$(date +%s.%N)
   # The wrapper writes its pid and execs the test, so the pid is the test's.
-  TMPDIR=$tdir timeout -k 5 "$limit" sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$t" >"$log" 2>&1
+  TMPDIR=$tdir timeout -k 5 "$limit" sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" "$t" >"$log" 2>&1 </dev/null
   rc=$?
   pid=$(cat "$pidfile")
   left=
   [ -n "$pid" ] && left=$(naming_pid "$(comm -13 <(echo "$before") <(segments_and_temps))" "$pid")
   left=$(printf '%s\n' "$left" $(find "$tdir" -mindepth 1 -maxdepth 1 | sort) | grep . | tr '\n' ' ')
-  rm -rf "$tdir"; tdir=
+  rm -rf "$tdir"
   if [ "$rc" -eq 0 ] && [ -n "$left" ]; then
     echo "check failed: left behind: $left" >>"$log"
     rc=1
   fi
   secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
-  case $rc in
-    0)  pass=$((pass + 1)); printf 'PASS  %-36s %6ss\n' "$name" "$secs"
-        grep -E '^(info|bench):' "$log" | sed 's/^/      /' ;;
-    77) skip=$((skip + 1)); why=$(tail -n 1 "$log")
-        skipped+=("$name: $why"); printf 'SKIP  %-36s %s\n' "$name" "$why" ;;
-    124|137) fail=$((fail + 1)); failed+=("$name")
-        printf 'FAIL  %-36s timed out after %ss\n' "$name" "$limit"; tail -n 20 "$log" | sed 's/^/      /' ;;
-    *)  fail=$((fail + 1)); failed+=("$name")
-        printf 'FAIL  %-36s exit %s after %ss\n' "$name" "$rc" "$secs"; tail -n 30 "$log" | sed 's/^/      /' ;;
-  esac
+  {
+    case $rc in
+      0)  printf 'PASS  %-36s %6ss\n' "$name" "$secs"
+          grep -E '^(info|bench):' "$log" | sed 's/^/      /' ;;
+      77) printf 'SKIP  %-36s %s\n' "$name" "$(tail -n 1 "$log")" ;;
+      124|137) printf 'FAIL  %-36s timed out after %ss\n' "$name" "$limit"
+          tail -n 20 "$log" | sed 's/^/      /' ;;
+      *)  printf 'FAIL  %-36s exit %s after %ss\n' "$name" "$rc" "$secs"
+          tail -n 30 "$log" | sed 's/^/      /' ;;
+    esac
+  } >"$run/$i.out"
+  echo "$secs" >"$run/$i.secs"
+  echo "$rc" >"$run/$i.rc.tmp" && mv "$run/$i.rc.tmp" "$run/$i.rc"
+}
+
+# Print and count what ended; $1 = how many tests started so far.
+declare -A seen=()
+running=0
+collect() {
+  local i rc name
+  for ((i = 0; i < $1; i++)); do
+    [ -z "${seen[$i]:-}" ] && [ -f "$run/$i.rc" ] || continue
+    seen[$i]=1
+    running=$((running - 1))
+    rc=$(cat "$run/$i.rc")
+    name=$(name_of "${tests[$i]}")
+    cat "$run/$i.out"
+    times+=("$(cat "$run/$i.secs") $name")
+    case $rc in
+      0)  pass=$((pass + 1)) ;;
+      77) skip=$((skip + 1)); skipped+=("$name: $(tail -n 1 "$run/$i.log")") ;;
+      *)  fail=$((fail + 1)); failed+=("$name") ;;
+    esac
+  done
+}
+
+# Wait until fewer than $1 tests run (0: until none does).
+drain_to() {
+  while [ "$running" -gt 0 ] && [ "$running" -ge "$1" ]; do
+    wait -n 2>/dev/null
+    collect "$started"
+  done
+}
+
+# The longest first (their timeouts say which), so that no long test
+# starts last beside an idle core; serial ones last, each alone.
+mapfile -t tests < <(for t in "$@"; do
+  n=$(name_of "$t")
+  l=$(timeouts_field "$n" 2) s=$(timeouts_field "$n" 3)
+  printf '%d %d %s\n' "$([ "$s" = serial ] && echo 1 || echo 0)" "$((1000 - ${l:-120}))" "$t"
+done | sort -s -k1,1n -k2,2n | cut -d' ' -f3-)
+started=0
+t0=$(date +%s.%N)
+for t in "${tests[@]}"; do
+  serial=$(timeouts_field "$(name_of "$t")" 3)
+  if [ "$serial" = serial ]; then
+    drain_to 1
+    run_one "$started" "$t" &
+    started=$((started + 1)) running=$((running + 1))
+    drain_to 1
+  else
+    drain_to "$jobs"
+    run_one "$started" "$t" &
+    started=$((started + 1)) running=$((running + 1))
+  fi
 done
+drain_to 1
+wall=$(awk -v s="$t0" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f", e - s }')
 
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 for s in "${skipped[@]+"${skipped[@]}"}"; do echo "skipped: $s"; done
+
+# The budget: the stage's wall time against tests/budget, the slowest
+# tests, and (plain build) any test over 60 s whose file says not why
+# (a line with "slow:" in it). Printed, never a failure: a busy machine
+# may go over; the figures are there for the next one who adds a test.
+budget=$(awk -v s="$stage" '$1 == s { print $2 }' "$here/budget" 2>/dev/null)
+echo "budget: $stage stage, $started tests in ${wall} s wall at -j $jobs, against ${budget:-?} s;" \
+  "slowest: $(printf '%s\n' "${times[@]+"${times[@]}"}" | sort -rn | head -n 5 | awk '{ printf "%s%s %ss", n++ ? ", " : "", $2, $1 }')"
+[ -n "$budget" ] && [ "$wall" -gt "$budget" ] && echo "budget: OVER: $stage took ${wall} s of its ${budget} s"
+if [ "$stage" = plain ]; then
+  printf '%s\n' "${times[@]+"${times[@]}"}" | while read -r secs name; do
+    awk -v s="$secs" 'BEGIN { exit !(s > 60) }' || continue
+    src=$here/$name
+    [ -f "$src" ] || src=$(ls "$here/${name%%_*}/${name#*_}".c 2>/dev/null)
+    grep -qs 'slow:' "$src" ||
+      echo "budget: $name took ${secs} s alone, over 60 s, and its file does not say why (a 'slow:' comment)"
+  done
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

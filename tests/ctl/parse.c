@@ -188,7 +188,7 @@ static void test_fuzz(void)
 	struct ctl_req r, r2;
 	long ok = 0;
 
-	for (int iter = 0; iter < 400000; iter++) {
+	for (int iter = 0; iter < T_SIZE(400000, 50000); iter++) {
 		size_t len = 0, want = t_rand(&s) % (iter & 1 ? 24 : CTL_MAX_LINE + 40);
 		while (len < want) {
 			uint64_t x = t_rand(&s);

@@ -619,9 +619,9 @@ int main(void)
 	g2_gen_copy.g2 = G2_GENERATOR;
 
 	for (int g = 0; g < 2; g++) {
-		check_arith(&GROUPS[g], 16);
-		check_compress(&GROUPS[g], 16);
-		check_refusals(&GROUPS[g], 4);
+		check_arith(&GROUPS[g], T_SIZE(16, 4));
+		check_compress(&GROUPS[g], T_SIZE(16, 4));
+		check_refusals(&GROUPS[g], T_SIZE(4, 2));
 		printf("info: %s: arithmetic, encodings and refusals agree\n", GROUPS[g].name);
 	}
 	check_pairing();

@@ -8,7 +8,7 @@
  */
 #include "tests/curve/group.h"
 
-#define NRAND 24	/* random points per law */
+#define NRAND T_SIZE(24, 8)	/* random points per law */
 
 static uint64_t seed = 0x9e3779b97f4a7c15ULL;
 

@@ -8,8 +8,8 @@
  */
 #include "tests/field/fp_oracle.h"
 
-#define N 20000		/* ring operations per implementation */
-#define NSLOW 600	/* pow, inv, sqrt: each a few hundred products */
+#define N T_SIZE(20000, 4000)	/* ring operations per implementation */
+#define NSLOW T_SIZE(600, 150)	/* pow, inv, sqrt: each a few hundred products */
 
 static uint64_t seed;
 static uint64_t hash;

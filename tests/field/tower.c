@@ -13,7 +13,7 @@
 #include "field/fp12.h"
 #include "tests/helpers.h"
 
-#define ROUNDS 20
+#define ROUNDS T_SIZE(20, 5)
 
 static uint64_t seed = 0x9e3779b97f4a7c15ULL;
 static mpz_t p;

@@ -12,7 +12,7 @@
 #include "tests/helpers.h"
 #include "gpuworker/hcu_fr.cuh"
 
-#define RANDOM_PAIRS 100000
+#define RANDOM_PAIRS T_SIZE(100000, 10000)
 
 static mpz_t P, R, RINV;
 

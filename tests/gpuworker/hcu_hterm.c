@@ -15,7 +15,7 @@
 #include "gpuworker/hcu_hterm.cuh"
 
 #define NAIVE_MAX_LOG 6
-#define CPU_MAX_LOG 16
+#define CPU_MAX_LOG T_SIZE(16, 13)
 
 /* The host's stand-in for the device: the same *_at() over every index. */
 struct emu {
