@@ -177,6 +177,7 @@ void conf_defaults(struct conf *c)
 	c->heartbeat_timeout_ms = 5000;
 	c->stop_timeout_ms = 10000;
 	c->preempt_after_ms = 100;
+	c->preempt_grace_ms = 100;
 	memcpy(c->kind, kinds, sizeof kinds);
 	/* state_dir stays "" (= not set explicitly) until conf_finish. */
 }
@@ -303,6 +304,7 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_FIELD("heartbeat_timeout", CK_MS, conf, heartbeat_timeout_ms),
 	CK_FIELD("stop_timeout", CK_MS, conf, stop_timeout_ms),
 	CK_FIELD("preempt_after", CK_DUR, conf, preempt_after_ms),
+	CK_FIELD("preempt_grace", CK_MS, conf, preempt_grace_ms),
 };
 
 static const struct conf_key conf_kind_keys[] = {

@@ -26,6 +26,7 @@
  *   heartbeat_timeout = 5s    ; a worker silent this long is killed as hung
  *   stop_timeout = 10s        ; graceful stop: in-flight work finishes within
  *   preempt_after = 100ms     ; pre-empt a running lower-priority partition after; 0 = never
+ *   preempt_grace = 100ms     ; a worker asked to abandon that has not is killed after
  *   max_log_size = 20         ; largest k accepted (config and submit)
  *   [kind.porep]              ; also kind.snap-deals, kind.window-post,
  *   log_size = 16             ;      kind.winning-post
@@ -81,6 +82,7 @@ struct conf {
 	uint64_t preempt_after_ms;	/* a running lower-priority partition is pre-empted once a
 					 * higher one has waited this long; 0 = never (prefetched
 					 * ones are still revoked) */
+	uint64_t preempt_grace_ms;	/* asked to abandon and not answered this long: killed */
 	struct conf_kind kind[VOCAB_NKINDS + 1];
 };
 

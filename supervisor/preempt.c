@@ -18,7 +18,7 @@
  *     Running: once the waiting partition has waited preempt_after (0:
  *     never). Taking back is asking (proto/frame.h: a queued real-time signal with
  *     the generation); a gpuworker that has not answered within
- *     SUP_PREEMPT_GRACE_MS is killed and replaced.
+ *     preempt_grace (100 ms) is killed and replaced.
  * While pre-emption is on (preempt_after > 0), a partition is not relayed
  * to a gpuworker that holds one of lower priority (it would wait behind
  * it, where a kill would take it too): it waits at its synth for that
@@ -342,8 +342,8 @@ static void wake_at(struct sup *s, int ji, uint64_t now)
 	for (uint32_t i = 0; i < s->ngpu; i++)
 		for (int h = 0; h < s->child[i].nhold; h++)
 			if (s->child[i].hold[h].abandon_ns &&
-			    s->child[i].hold[h].abandon_ns + SUP_PREEMPT_GRACE_MS * 1000000ull + 1 < due)
-				due = s->child[i].hold[h].abandon_ns + SUP_PREEMPT_GRACE_MS * 1000000ull + 1;
+			    s->child[i].hold[h].abandon_ns + s->conf.preempt_grace_ms * 1000000ull + 1 < due)
+				due = s->child[i].hold[h].abandon_ns + s->conf.preempt_grace_ms * 1000000ull + 1;
 	if (ji >= 0 && s->conf.preempt_after_ms) {
 		uint64_t t = s->jobs[ji].submit_mono_ns + s->conf.preempt_after_ms * 1000000u;
 		if (t > now && t < due)
@@ -376,7 +376,7 @@ void preempt_run(struct sup *s)
 				g->hold[h].abandon_ns = now;
 			if (!g->hold[h].abandon_ns)
 				continue;
-			if (now - g->hold[h].abandon_ns > SUP_PREEMPT_GRACE_MS * 1000000ull)
+			if (now - g->hold[h].abandon_ns > s->conf.preempt_grace_ms * 1000000ull)
 				preempt_kill(s, i, "pre-empted: did not abandon its partition in time");
 		}
 	}

@@ -50,9 +50,6 @@
 #define SUP_WORKER_NICE 5
 #define SUP_HDR_BYTES 80	/* a result file's header (format/pfile.h) */
 #define SUP_REASON_MAX 256	/* a reason's full text */
-/* A gpuworker asked to abandon a partition has this long to answer
- * before it is killed and replaced (preempt.c). */
-#define SUP_PREEMPT_GRACE_MS 100
 #define CHECK_RECENT 16		/* a gpu slot's last unsampled results, remembered (check.c) */
 
 enum child_kind { CHILD_GPU, CHILD_SYNTH };

@@ -109,6 +109,7 @@ static void test_full(void)
 		   "max_jobs = 99\n"
 		   "max_log_size = 22\n"
 		   "preempt_after = 250ms\n"
+		   "preempt_grace = 2s\n"
 		   "\t\n"
 		   "[kind.porep]\n"
 		   "log_size = 22\n"
@@ -136,6 +137,7 @@ static void test_full(void)
 	      c.kind[VOCAB_KIND_WINNING_POST].log_size == 14, "winning-post (rest default)");
 	CHECK(c.kind[VOCAB_KIND_WINDOW_POST].partitions == 3, "window-post");
 	CHECK(c.preempt_after_ms == 250, "preempt_after %llu", (unsigned long long)c.preempt_after_ms);
+	CHECK(c.preempt_grace_ms == 2000, "preempt_grace %llu", (unsigned long long)c.preempt_grace_ms);
 	CHECK(c.kind[VOCAB_KIND_WINNING_POST].reserve == 2 && c.kind[VOCAB_KIND_POREP].reserve == 0,
 	      "reserve");
 	CHECK(c.kind[VOCAB_KIND_WINNING_POST].slot_mask[0] == (1u << 0 | 1u << 3 | 1u << 11) &&
@@ -186,6 +188,7 @@ static void test_errors(void)
 	refuse("[kind.snap-deals]\npartitions = 65\n", 2, "partitions: '65' is not a number in 1..64");
 	refuse("[kind.porep]\ndeadline = 30\n", 2, "deadline: '30' is not a duration");
 	refuse("[supervisor]\npreempt_after = soon\n", 2, "preempt_after: 'soon' is not a duration");
+	refuse("[supervisor]\npreempt_grace = 0\n", 2, "preempt_grace: '0' is not a positive duration");
 	refuse("[kind.porep]\nreserve = 256\n", 2, "reserve: '256' is not a number in 0..255");
 	refuse("[kind.porep]\nslots = gpu.0,\n", 2, "slots: 'gpu.0,' is not a list of GPU slots");
 	refuse("[kind.porep]\nslots = 0,1\n", 2, "slots: '0,1' is not a list");
