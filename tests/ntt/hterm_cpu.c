@@ -5,6 +5,12 @@
  * up to 2^8, ntt_inverse above), and H[n-1] = 0; an unsatisfied system
  * (one c[i] changed) fails that check. k = 1 .. 14, threaded and not, under
  * each fr implementation; bad k is refused.
+ *
+ * Safe points: a stop hook that never stops is asked at least once per
+ * 2^11 elements of each of the 7 transforms at k = 16, so an abandon
+ * waits for no whole transform (counted, not timed); one that stops at
+ * its m-th call (and every one after) ends the H-term with HTERM_STOPPED,
+ * the rest of its work skipped.
  */
 #include "field/ntt.h"
 #include "gpuworker/hterm.h"
@@ -104,6 +110,42 @@ static void run_k(unsigned k, uint64_t *seed)
 	free(a); free(b); free(c);
 }
 
+static _Atomic unsigned stop_calls, stop_at;
+
+static int count_stop(void *arg)
+{
+	(void)arg;
+	return ++stop_calls >= stop_at && stop_at;	/* sticky, as an abandon is */
+}
+
+static void safe_points(uint64_t *seed)
+{
+	enum { K = 16 };
+	size_t n = (size_t)1 << K;
+	fr_t *v = malloc(3 * n * sizeof(fr_t));
+
+	CHECK(v, "out of memory");
+	for (size_t i = 0; i < 3 * n; i++)
+		tn_rand(&v[i], seed);
+	setenv("PROVISOR_HTERM_THREADS", "1", 1);
+	hterm_set_stop(count_stop, NULL);
+	stop_calls = 0;
+	stop_at = 0;	/* never */
+	CHECK(hterm_cpu(v, v + n, v + 2 * n, K) == 0, "k=%d with a hook that never stops", K);
+	unsigned all = stop_calls;
+	CHECK(all >= 7 * (n >> 11), "k=%d: %u safe points in 7 transforms of 2^%d", K, all, K);
+	stop_calls = 0;
+	stop_at = all / 2;
+	CHECK(hterm_cpu(v, v + n, v + 2 * n, K) == HTERM_STOPPED, "not stopped at safe point %u", all / 2);
+	/* the rest of the work skipped: the safe points after it unasked */
+	CHECK(stop_calls < all / 2 + all / 4, "asked %u of %u times after stopping at %u", stop_calls,
+	      all, all / 2);
+	hterm_set_stop(NULL, NULL);
+	printf("info: k=%d: %u safe points in an H-term; stopped at the %u-th, asked %u times in all\n",
+	       K, all, all / 2, stop_calls);
+	free(v);
+}
+
 int main(void)
 {
 	const char *impls[3];
@@ -114,6 +156,7 @@ int main(void)
 	CHECK(hterm_cpu(x, x, x, 0) == -1, "k=0 accepted");
 	CHECK(hterm_cpu(x, x, x, VOCAB_LOG_MAX + 1) == -1, "k=27 accepted");
 	CHECK(hterm_check_top(x, 0) == 0, "check_top accepts k=0");
+	safe_points(&seed);
 
 	for (int im = 0; im < nimpl; im++) {
 		CHECK(fr_set_impl(impls[im]) == 0, "fr_set_impl(%s)", impls[im]);
