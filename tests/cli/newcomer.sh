@@ -20,8 +20,12 @@
 #   - --backend cuda on a machine without a CUDA device: state degraded,
 #     with the reason, the slots disabled "no-device" (skipped where a
 #     device exists).
+# What the supervisor publishes at a tick is polled for, never slept on;
+# the polls' bounds only stop a hang and grow with $slow.
 set -u
 bin=${BIN:-bin}
+# How much slower than the plain build this one may run.
+slow=1; case $bin in *tsan*) slow=5;; *asan*) slow=3;; esac
 prov=$(realpath "$bin/provisor" 2>/dev/null)
 [ -x "$prov" ] || { echo "no $bin/provisor: build it first"; exit 77; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-newcomer.XXXXXX")
@@ -36,6 +40,15 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 P() { "$prov" "$@" --name "$name"; }
+# poll SECONDS CMD...: until CMD succeeds, for up to SECONDS times $slow.
+poll() {
+  local n=$(( $1 * 10 * slow )); shift
+  for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+draining() { P status | grep -q "state draining (drained: taking no jobs until provisor resume)"; }
+followed() { grep -q "resumed: taking jobs again" "$dir/follow"; }
+degraded() { P status | grep -q "state degraded"; }
 
 # expect RC PATTERN CMD...: exit RC, one stderr line matching PATTERN.
 expect() {
@@ -51,7 +64,7 @@ start_sup() {  # start_sup NAME ARGS...: the supervisor's stderr in $dir/NAME.er
   local n=$1; shift
   "$prov" run --name "$name" "$@" 2>"$dir/$n.err" &
   spid=$!
-  for _ in $(seq 100); do "$prov" ping --name "$name" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  for _ in $(seq $((100 * slow))); do "$prov" ping --name "$name" >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "supervisor did not start"; cat "$dir/$n.err"; exit 1
 }
 stop_sup() {
@@ -141,9 +154,8 @@ EOF
 
 # drain on an empty queue: up, draining, refusing; resume
 P drain >/dev/null || fail "drain"
-sleep 1
+poll 10 draining || fail "not draining: $(P status | head -1)"
 P ping >/dev/null 2>&1 || fail "the supervisor is gone after a drain with nothing queued"
-P status | grep -q "state draining (drained: taking no jobs until provisor resume)" || fail "not draining: $(P status | head -1)"
 expect 1 "draining: not accepting jobs" submit --name "$name" --kind winning-post
 "$prov" log --name "$name" -f >"$dir/follow" 2>&1 &
 fpid=$!
@@ -151,8 +163,7 @@ sleep 0.5
 P resume >/dev/null || fail "resume"
 P submit --kind winning-post --wait >/dev/null || fail "no job taken after resume"
 P status | grep -q "state running" || fail "not running after resume"
-sleep 0.5
-grep -q "resumed: taking jobs again" "$dir/follow" || fail "log -f did not follow: $(cat "$dir/follow")"
+poll 10 followed || fail "log -f did not follow: $(cat "$dir/follow")"
 kill "$fpid"; wait "$fpid" 2>/dev/null; fpid=
 
 # the log file
@@ -178,7 +189,7 @@ tail -1 "$dir/state3/log" | grep -q "stopped$" || fail "the rotated log does not
 # --backend cuda without a device: degraded, with the reason
 if [ "$("$(dirname "$prov")/gpuworker" --count-devices | cut -d' ' -f1)" = 0 ]; then
   start_sup cuda --state-dir "$dir/state2" --backend cuda --gpus 1 --workers-per-gpu 2 --synth 1
-  for _ in $(seq 50); do P status | grep -q "state degraded" && break; sleep 0.1; done
+  poll 5 degraded
   P status >"$dir/st"
   grep -q "state degraded (no CUDA device: every GPU slot disabled)" "$dir/st" || fail "not degraded: $(head -1 "$dir/st")"
   [ "$(grep -c '^gpu\.[01] .*(disabled: no device)$' "$dir/st")" -eq 2 ] || fail "slots not disabled no-device: $(cat "$dir/st")"

@@ -3,7 +3,8 @@
  * worker tests do, but start each worker with a PROVISOR_FAULT rule and
  * check where and how it failed: its wait status, its "fault: RULE fired"
  * line, and its slot (raw latch words included, as a dead writer leaves
- * them). Each test has its own segment and its own state file.
+ * them). Each test has its own segment and its own state file. Waits that
+ * only bound a hang are scaled by t_slow() (tests/helpers.h).
  */
 #ifndef TESTS_FAULT_COMMON_H
 #define TESTS_FAULT_COMMON_H
@@ -61,13 +62,13 @@ static inline void tf_spawn(struct t_child *c, const char *prog, const char *slo
 	unsetenv("PROVISOR_FAULT");
 }
 
-/* The first frame must be HELLO, within 5 s. */
+/* The first frame must be HELLO, within 5 s (scaled). */
 static inline void tf_hello(struct t_child *c)
 {
 	struct frame_hdr h;
 	uint8_t *p;
 
-	CHECK(t_readable(c->out, 5000), "no HELLO within 5 s");
+	CHECK(t_readable(c->out, t_hang_ms(5000)), "no HELLO within %u s", 5 * t_slow());
 	t_recv(c->out, &h, &p);
 	CHECK(h.type == FRAME_HELLO, "first frame is %s", frame_type_name(h.type));
 	free(p);
@@ -88,7 +89,8 @@ static inline void tf_fired(struct t_child *c, const char *rule, int want_eof)
 	t_close_fds(c);
 }
 
-/* Wait up to ms for the child to stop (WUNTRACED): 1 stopped, 0 not. */
+/* Wait up to ms for the child to stop (WUNTRACED): 1 stopped, 0 not. The
+ * caller scales ms. */
 static inline int tf_stopped(struct t_child *c, int ms)
 {
 	int st;
@@ -131,6 +133,34 @@ static inline struct shm_slot tf_slot(enum shm_table_id t, uint32_t i)
 
 	CHECK(shm_read_slot(tf_seg, t, i, &s) == 0, "slot %u unreadable", i);
 	return s;
+}
+
+/* Until slot 0 of t is busy with job under gen (its begin published, the
+ * begin's heartbeat with it), within 10 s (scaled): the record then. */
+static inline struct shm_slot tf_wait_busy(enum shm_table_id t, uint64_t job, uint64_t gen)
+{
+	struct shm_slot s;
+
+	for (uint64_t t0 = t_now_ns();; usleep(1000)) {
+		s = tf_slot(t, 0);
+		if (s.state == SHM_SLOT_BUSY && s.job_id == job && s.gen == gen)
+			return s;
+		CHECK(t_now_ns() - t0 < t_hang_ns(10000),
+		      "slot %s job %llu gen %llu after %u s, want busy with job %llu gen %llu",
+		      shm_slot_state_name(s.state), (unsigned long long)s.job_id,
+		      (unsigned long long)s.gen, 10 * t_slow(), (unsigned long long)job,
+		      (unsigned long long)gen);
+	}
+}
+
+/* Until slot 0 of t has beaten at or after mono time at_ns, within 10 s
+ * (scaled): 1, or 0 if it did not. */
+static inline int tf_beat_by(enum shm_table_id t, uint64_t at_ns)
+{
+	for (uint64_t t0 = t_now_ns(); t_now_ns() - t0 < t_hang_ns(10000); usleep(10000))
+		if (tf_slot(t, 0).heartbeat_mono_ns >= at_ns)
+			return 1;
+	return 0;
 }
 
 /* The record as a dead writer left it must be the assignment of job (busy)
@@ -179,7 +209,7 @@ static inline int tf_recv_raw(int fd, struct frame_hdr *h, uint8_t **p)
 {
 	char err[256];
 
-	CHECK(t_readable(fd, 5000), "no frame within 5 s");
+	CHECK(t_readable(fd, t_hang_ms(5000)), "no frame within %u s", 5 * t_slow());
 	CHECK(frame_read_full(fd, h, sizeof *h) == 0, "reading a frame header");
 	CHECK(frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err) == 0, "bad header: %s", err);
 	*p = malloc(h->payload_len + 1);
@@ -215,9 +245,9 @@ static inline void tf_crashes(const char *prog, enum shm_table_id t, tf_send_fn 
 		tf_spawn(&c, prog, "0", rule, 0);
 		tf_hello(&c);
 		uint64_t gen = send(&c, cr[i].job);
-		int st = t_wait(&c, 5000);
+		int st = t_wait(&c, t_hang_ms(5000));
 
-		CHECK(st >= 0, "%s: still running after 5 s", rule);
+		CHECK(st >= 0, "%s: still running after %u s", rule, 5 * t_slow());
 		tf_fired(&c, rule, 1);
 		if (cr[i].sig)
 			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == cr[i].sig, "%s: status 0x%x", rule, st);

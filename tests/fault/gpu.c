@@ -78,7 +78,7 @@ static void test_start(void)
 	uint8_t b;
 
 	tf_spawn(&c, "gpuworker", "0", "gpu:start:exit", 0);
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 4, "start:exit: status 0x%x", st);
 	CHECK(read(c.out, &b, 1) == 0, "start:exit: it wrote before dying (HELLO?)");
@@ -116,7 +116,7 @@ static void test_frame(void)
 	expect_result(&c, 6);
 	close(c.in);
 	c.in = -1;
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "frame: EOF status 0x%x", st);
 	tf_fired(&c, "gpu:frame:corrupt", 1);
@@ -131,9 +131,9 @@ static void test_shm(void)
 	tf_spawn(&c, "gpuworker", "0", "gpu.0:shm:kill", 0);
 	tf_hello(&c);
 	uint64_t gen = send_part(&c, 7);
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
-	CHECK(st >= 0, "shm:kill: still running after 5 s");
+	CHECK(st >= 0, "shm:kill: still running after %u s", 5 * t_slow());
 	tf_fired(&c, "gpu.0:shm:kill", 1);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "shm:kill: status 0x%x", st);
 	CHECK(tf_seq(SHM_T_GPU, 0) % 2 == 1, "not killed inside a status write");
@@ -151,14 +151,14 @@ static void test_hang(void)
 	tf_spawn(&c, "gpuworker", "0", "gpu:during:hang", 0);
 	tf_hello(&c);
 	gen = send_part(&c, 8);
-	usleep(100000);
-	beat = tf_slot(SHM_T_GPU, 0).heartbeat_mono_ns;
+	/* From its begin on (published with a beat), two more beats (every
+	 * 250 ms) must come while no result does. */
+	beat = tf_wait_busy(SHM_T_GPU, 8, gen).heartbeat_mono_ns;
 	CHECK(!t_readable(c.out, 1000), "during:hang: a frame came");
 	tf_check_busy(SHM_T_GPU, 8, gen, 1);
-	CHECK(tf_slot(SHM_T_GPU, 0).heartbeat_mono_ns >= beat + 500000000ull,
-	      "during:hang: the heartbeat stopped");
+	CHECK(tf_beat_by(SHM_T_GPU, beat + 500000000ull), "during:hang: the heartbeat stopped");
 	kill(c.pid, SIGTERM);
-	int st = t_wait(&c, 2000);
+	int st = t_wait(&c, t_hang_ms(2000));
 
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "hang: SIGTERM status 0x%x", st);
 	tf_fired(&c, "gpu:during:hang", 1);
@@ -172,7 +172,7 @@ static void test_stop(void)
 	tf_spawn(&c, "gpuworker", "0", "gpu:during:stop", 0);
 	tf_hello(&c);
 	gen = send_part(&c, 9);
-	CHECK(tf_stopped(&c, 5000), "during:stop: not stopped");
+	CHECK(tf_stopped(&c, t_hang_ms(5000)), "during:stop: not stopped");
 	tf_check_busy(SHM_T_GPU, 9, gen, 1);
 	beat = tf_slot(SHM_T_GPU, 0).heartbeat_mono_ns;
 	usleep(600000);
@@ -181,7 +181,7 @@ static void test_stop(void)
 	expect_result(&c, 9);
 	close(c.in);
 	c.in = -1;
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "stop: EOF status 0x%x", st);
 	tf_fired(&c, "gpu:during:stop", 1);
@@ -198,14 +198,12 @@ static void test_hold(void)
 	tf_spawn(&c, "gpuworker", "0", "gpu:during:hold", 0);
 	tf_hello(&c);
 	gen = send_part(&c, 10);
-	usleep(100000);
-	beat = tf_slot(SHM_T_GPU, 0).heartbeat_mono_ns;
+	beat = tf_wait_busy(SHM_T_GPU, 10, gen).heartbeat_mono_ns;	/* as in test_hang */
 	v.sival_ptr = (void *)(uintptr_t)(gen + 100);	/* not its own: it holds on */
 	CHECK(sigqueue(c.pid, FRAME_ABANDON_SIGNAL, v) == 0, "sigqueue");
 	CHECK(!t_readable(c.out, 1000), "during:hold: a frame came");
 	tf_check_busy(SHM_T_GPU, 10, gen, 1);
-	CHECK(tf_slot(SHM_T_GPU, 0).heartbeat_mono_ns >= beat + 500000000ull,
-	      "during:hold: the heartbeat stopped");
+	CHECK(tf_beat_by(SHM_T_GPU, beat + 500000000ull), "during:hold: the heartbeat stopped");
 	v.sival_ptr = (void *)(uintptr_t)gen;
 	CHECK(sigqueue(c.pid, FRAME_ABANDON_SIGNAL, v) == 0, "sigqueue");
 	CHECK(tf_recv_raw(c.out, &h, &p), "hold: the answer's checksum fails");
@@ -217,7 +215,7 @@ static void test_hold(void)
 	expect_result(&c, 11);
 	close(c.in);
 	c.in = -1;
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "hold: EOF status 0x%x", st);
 	tf_fired(&c, "gpu:during:hold", 1);

@@ -42,7 +42,7 @@ static void test_start(void)
 	uint8_t b;
 
 	tf_spawn(&c, "synth", "0", "synth.0:start:exit=5", 0);
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 5, "start:exit=5: status 0x%x", st);
 	CHECK(read(c.out, &b, 1) == 0, "start:exit=5: it wrote before dying (HELLO?)");
@@ -76,11 +76,11 @@ static void test_after(void)
 	tf_hello(&c);
 	uint64_t gen = send_req(&c, 4);
 
-	CHECK(t_readable(c.out, 5000), "after:abort: no PART_DATA within 5 s");
+	CHECK(t_readable(c.out, t_hang_ms(5000)), "after:abort: no PART_DATA within %u s", 5 * t_slow());
 	CHECK(frame_read_full(c.out, &h, sizeof h) == 0 && h.type == FRAME_PART_DATA && h.job == 4,
 	      "after:abort: no PART_DATA header");
 	CHECK(frame_read_full(c.out, rows, len) == 0, "after:abort: the rows did not all come");
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "%s: status 0x%x", rule, st);
 	tf_fired(&c, rule, 1);	/* and no trailer: EOF */
@@ -121,7 +121,7 @@ static void test_frame(void)
 	free(p);
 	close(c.in);
 	c.in = -1;
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "frame: EOF status 0x%x", st);
 	tf_fired(&c, "synth:frame:corrupt", 1);
@@ -136,11 +136,11 @@ static void test_shm(void)
 	tf_spawn(&c, "synth", "0", "synth:shm:stop", 0);
 	tf_hello(&c);
 	gen = send_req(&c, 7);
-	CHECK(tf_stopped(&c, 5000), "shm:stop: not stopped");
+	CHECK(tf_stopped(&c, t_hang_ms(5000)), "shm:stop: not stopped");
 	CHECK(tf_seq(SHM_T_SYNTH, 0) % 2 == 1, "not stopped inside a status write");
 	CHECK(tf_slot(SHM_T_SYNTH, 0).gen == before, "readers do not see the last record");
 	kill(c.pid, SIGKILL);
-	int st = t_wait(&c, 5000);
+	int st = t_wait(&c, t_hang_ms(5000));
 
 	CHECK(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "shm: status 0x%x", st);
 	tf_fired(&c, "synth:shm:stop", 1);
@@ -157,15 +157,16 @@ static void test_hang(void)
 	tf_spawn(&c, "synth", "0", "synth:during:hang", 0);
 	tf_hello(&c);
 	gen = send_req(&c, 8);
-	usleep(100000);
-	beat = tf_slot(SHM_T_SYNTH, 0).heartbeat_mono_ns;
+	/* Its begin published (with the begin's beat, its last before the
+	 * fault point): the beat nothing may move. */
+	beat = tf_wait_busy(SHM_T_SYNTH, 8, gen).heartbeat_mono_ns;
 	CHECK(!t_readable(c.out, 1000), "during:hang: a frame came");
 	CHECK(waitpid(c.pid, &(int){ 0 }, WNOHANG) == 0, "during:hang: it ended");
 	tf_check_busy(SHM_T_SYNTH, 8, gen, 1);
 	CHECK(tf_slot(SHM_T_SYNTH, 0).heartbeat_mono_ns == beat,
 	      "one thread hangs, yet the heartbeat goes on");
 	kill(c.pid, SIGTERM);
-	int st = t_wait(&c, 2000);
+	int st = t_wait(&c, t_hang_ms(2000));
 
 	CHECK(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "hang: status 0x%x", st);
 	tf_fired(&c, "synth:during:hang", 1);

@@ -3,6 +3,10 @@
 # or result's bytes pass through it, so its peak RSS over a 2^20 job is
 # within a few MiB of its RSS after a 2^12 job. (Before results moved off
 # the loop, a 2^20 partition cost it 64 MiB: H held, then read back.)
+# "A few": 8 MiB, and 24 MiB under AddressSanitizer, whose quarantine keeps
+# freed memory resident (churn the plain build gives back shows as growth);
+# one H held (32 MiB, more with ASan's shadow) is over either. TSan keeps
+# no such quarantine: its supervisor's RSS stays as flat as the plain one.
 set -u
 bin=${BIN:-bin}
 P=$(cd "$(dirname "$bin/provisor")" && pwd)/provisor
@@ -37,8 +41,9 @@ echo "info: supervisor RSS after 2^12: $((small / 1024)) MiB; after 2^20: $((big
 wait "$sup"
 sup=
 # 2^20 x 32 bytes = 32 MiB per partition's H: holding one would show.
-if [ "$((peak - small))" -gt $((8 * 1024)) ]; then
-  echo "FAIL: the supervisor's peak RSS grew by $(((peak - small) / 1024)) MiB with k"
+limit_mib=8; case $bin in *asan*) limit_mib=24;; esac
+if [ "$((peak - small))" -gt $((limit_mib * 1024)) ]; then
+  echo "FAIL: the supervisor's peak RSS grew by $(((peak - small) / 1024)) MiB with k (limit $limit_mib MiB)"
   exit 1
 fi
 echo ok

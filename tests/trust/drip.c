@@ -1,9 +1,13 @@
 /*
  * drip SOCKET N SECONDS: a slow-drip client for tests/trust/group.sh.
- * Opens N connections to a control socket and, every 200 ms for SECONDS,
- * sends each one more byte of a request that never ends (no '\n'). Says
- * how many the server refused at once (and with what), how many it
- * closed while they were still dripping, and the longest time one lived:
+ * Opens N connections to a control socket, says so ("connected N", flushed
+ * at once, so that the caller knows they are dripping), and, every 200 ms
+ * for up to SECONDS, sends each one more byte of a request that never
+ * ends (no '\n'); it stops early once the server has refused or closed
+ * every one. Then it says how many the server refused at once (and with
+ * what), how many it closed while they were still dripping, and the
+ * longest time one lived (from just before its connect):
+ *   connected N
  *   opened N refused R closed C open O longest_ms L
  *   refusal: TEXT
  * A whole-request deadline shows as C = N - R and L near that deadline;
@@ -35,15 +39,18 @@ int main(int argc, char **argv)
 	}
 	strcpy(sa.sun_path, argv[1]);
 	for (int i = 0; i < n; i++) {
+		born[i] = t_now_ns();	/* before the server can have seen it */
 		fd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
 		if (fd[i] < 0 || connect(fd[i], (struct sockaddr *)&sa, sizeof sa) < 0) {
 			fprintf(stderr, "drip: connect %s: %s\n", argv[1], strerror(errno));
 			return 1;
 		}
-		born[i] = t_now_ns();
 	}
+	printf("connected %d\n", n);
+	fflush(stdout);
 	end = t_now_ns() + (uint64_t)atoi(argv[3]) * 1000000000u;
-	while (t_now_ns() < end) {
+	for (int live = n; live > 0 && t_now_ns() < end;) {
+		live = 0;
 		for (int i = 0; i < n; i++) {
 			struct pollfd p = { .fd = fd[i], .events = POLLIN };
 			if (fd[i] < 0)
@@ -70,9 +77,12 @@ int main(int argc, char **argv)
 				closed++;
 				close(fd[i]);
 				fd[i] = -1;
+				continue;
 			}
+			live++;
 		}
-		usleep(200000);
+		if (live)
+			usleep(200000);
 	}
 	int open_ = 0;
 	for (int i = 0; i < n; i++)

@@ -1,7 +1,8 @@
 /*
  * Segment text is untrusted, and a dead rig must look dead, through the
  * real commands. A child process plays the supervisor (tests/tui/fake.c):
- * it animates a while, then posts an event and a failed job whose texts
+ * it animates a while (60 ticks, and until every synth slot is busy: work
+ * in flight when it dies), then posts an event and a failed job whose texts
  * carry ESC ] 0 ; ... BEL, ESC [ 2 J and a non-ASCII byte, and a header
  * name with those and a quote and a backslash. Then:
  *   - `provisor status`, `status --prometheus` and `top --once` print no
@@ -53,8 +54,18 @@ static void supervise(int ready)
 		_exit(1);
 	}
 	f.min_ms = 2000, f.max_ms = 4000;	/* slots stay busy */
-	for (uint64_t end = t_now_ns() + 300000000ull; t_now_ns() < end; usleep(5000))
+	/* A count of ticks, not a time; the bound only stops a hang (the
+	 * parent's checks do not depend on it). */
+	for (uint64_t n = 0, t0 = t_now_ns(); t_now_ns() - t0 < 10000000000ull * t_slow(); n++) {
+		int busy = 0;
+
+		for (uint32_t i = 0; i < f.nsynth; i++)
+			busy += f.synth[i].until != 0;
+		if (n >= 60 && busy == (int)f.nsynth)
+			break;
 		fake_tick(&f);
+		usleep(5000);
+	}
 	struct shm_event ev = { .type = SHM_EV_INFO, .code = 1 };
 	snprintf(ev.msg, sizeof ev.msg, "ev " EVIL);
 	shm_post_event(&f.seg, &ev);

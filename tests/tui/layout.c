@@ -14,6 +14,14 @@
  * the uptime is frozen at the last heartbeat: frames 1.1 s apart have the
  * same header at 32, 40 and 80 columns. Segment text with escape
  * sequences (name, event message, job reason) reaches the canvas as \xNN.
+ *
+ * Every size gets its layout computed and checked. Frames are rendered and
+ * checked at every size of a sweep's step (4 times as far apart under a
+ * sanitizer) and, whatever the step, at every edge: the narrowest 20
+ * columns, LAYOUT_MIN_COLS and LAYOUT_WIDE_COLS and the columns beside
+ * them, the widest; the shortest LAYOUT_MIN_ROWS + 1 rows and the tallest;
+ * and every size whose layout changes shape (too small or not, which panes
+ * are shown, meters or none) from the size one column narrower.
  */
 #include <string.h>
 
@@ -155,20 +163,40 @@ static void check_frame(const struct canvas *cv, const struct layout *l, const s
 	check_health(cv, l, s);
 }
 
-/* Sweep every size; render every step-th size (the layout always). */
+/* The layout's shape: what is shown, not where or how large. */
+static uint64_t shape(const struct layout *l)
+{
+	uint64_t h = (uint64_t)l->tiny * 1000003u + (uint64_t)l->hidden;
+
+	for (int p = 1; p < L_NPANES; p++)
+		h = h * 2 + (uint64_t)layout_shown(l, p);
+	return h * 2 + (l->m.rows > 0);
+}
+
+/* Sweep every size; render every step-th size and every edge (above), the
+ * layout always. */
 static unsigned long sweep(struct snap *s, struct top_view *v, int step)
 {
 	unsigned long frames = 0;
 	struct layout l;
 
-	for (int rows = 1; rows <= 100; rows++)
+	step *= T_SIZE(1, 4);
+	for (int rows = 1; rows <= 100; rows++) {
+		uint64_t prev = 0;
+
 		for (int cols = 1; cols <= 300; cols++) {
 			struct layout_in in = { (int)s->ngpu, (int)s->nsynth, (int)s->njobs,
 						(int)s->nevents, v->help, v->detail, v->no_meters };
 			struct canvas cv;
 			layout_compute(rows, cols, &in, &l);
 			check_layout(&l, rows, cols);
-			if ((rows * 301 + cols) % step)
+			uint64_t sh = shape(&l);
+			int edge = cols <= 20 || (cols >= LAYOUT_MIN_COLS - 1 && cols <= LAYOUT_MIN_COLS + 1) ||
+				   (cols >= LAYOUT_WIDE_COLS - 1 && cols <= LAYOUT_WIDE_COLS + 1) ||
+				   cols == 300 || rows <= LAYOUT_MIN_ROWS + 1 || rows == 100 || sh != prev;
+
+			prev = sh;
+			if (!edge && (rows * 301 + cols) % step)
 				continue;
 			CHECK(cv_init(&cv, rows, cols) == 0, "cv_init");
 			CHECK(render_frame(&cv, s, v, &l) == 0, "render");
@@ -177,6 +205,7 @@ static unsigned long sweep(struct snap *s, struct top_view *v, int step)
 			cv_free(&cv);
 			frames++;
 		}
+	}
 	return frames;
 }
 

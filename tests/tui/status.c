@@ -2,14 +2,20 @@
  * provisor status --json, status --prometheus and top --once, each parsed
  * and checked against the records the fake writer wrote and against each
  * other, from one frozen moment: the writer animates jobs (with failures,
- * crashes and restarts) in this process, then stops and only beats, and
- * the three commands read the same records. Also: exit codes for a running
- * instance and for no instance.
+ * crashes and restarts) in this process until it has made over 100 loop
+ * iterations with a slow one, a done job and a failed partition, and a
+ * worker has been restarted (however long that takes), then stops and only
+ * beats (a child process beats the heartbeat every 20 ms, so that no
+ * command, however slow, finds the writer silent), and the three
+ * commands read the same records. Also: exit codes for a running instance
+ * and for no instance.
  */
 #include <ctype.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/helpers.h"
@@ -18,11 +24,36 @@
 
 static struct fake f;
 static char name[40], prov[512];
+static pid_t beater;	/* the child that beats the frozen writer's heartbeat */
+
+static void stop_beater(void)
+{
+	if (beater > 0) {
+		kill(beater, SIGKILL);
+		waitpid(beater, NULL, 0);
+		beater = 0;
+	}
+}
 
 static void cleanup(void)
 {
+	stop_beater();
 	if (f.seg.base)
 		fake_destroy(&f);
+}
+
+/* Far enough: what the checks below need from the animation. */
+static int animated(void)
+{
+	int restarted = 0;
+
+	for (uint32_t i = 0; i < f.ngpu && !restarted; i++) {
+		struct shm_slot v;
+
+		restarted = shm_read_slot(&f.seg, SHM_T_GPU, i, &v) == 0 && v.restarts > 0;
+	}
+	return f.sup.loop_iterations > 200 && f.sup.loop_slow_count > 0 && f.sup.parts_done > 0 &&
+	       f.sup.parts_failed > 0 && f.sup.jobs_done > 0 && restarted;
 }
 
 /* Run provisor with args; its stdout into a malloc'd string; exit code in *rc. */
@@ -201,9 +232,29 @@ int main(void)
 	f.fail_permille = 50;
 	f.crash_every_ns = 300000000;
 	f.min_ms = 20, f.max_ms = 120;
-	for (uint64_t end = t_now_ns() + 1500000000ull; t_now_ns() < end; usleep(5000))
+	/* Until far enough, at least 1.5 s (a crash every 300 ms, a restart
+	 * 1 s after it); the bound of 60 s (scaled) only stops a hang. */
+	uint64_t t0 = t_now_ns();
+	while (!animated() || t_now_ns() - t0 < 1500000000ull) {
+		CHECK(t_now_ns() - t0 < 60000000000ull * t_slow(),
+		      "the writer did not get far enough in %u s: %llu iterations, %llu done, "
+		      "%llu failed, %llu jobs done", 60 * t_slow(),
+		      (unsigned long long)f.sup.loop_iterations, (unsigned long long)f.sup.parts_done,
+		      (unsigned long long)f.sup.parts_failed, (unsigned long long)f.sup.jobs_done);
 		fake_tick(&f);
-	/* Frozen from here on: only the heartbeat moves. */
+		usleep(5000);
+	}
+	/* Frozen from here on: only the heartbeat moves, beaten by a child
+	 * (the segment is shared) while the commands run. */
+	beater = fork();
+	CHECK(beater >= 0, "fork");
+	if (beater == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;) {
+			shm_heartbeat(&f.seg);
+			usleep(20000);
+		}
+	}
 	snprintf(args, sizeof args, "status --name %s --json", name);
 	char *js = run(args, &rc);
 	CHECK(rc == 0, "status --json exit %d", rc);
@@ -262,6 +313,7 @@ int main(void)
 	json_object_put(root);
 	free(js), free(pr), free(once), free(txt);
 
+	stop_beater();
 	fake_destroy(&f);
 	f.seg.base = NULL;
 	snprintf(args, sizeof args, "status --name %s 2>/dev/null", name);

@@ -6,7 +6,8 @@
 # sends nothing; resizing to 60x20 and 200x50 redraws; killing the
 # supervisor shows "not running" and a new one is re-attached; q exits 0
 # and leaves the terminal sane. Cleans up its tmux server, processes and
-# segments whatever happens.
+# segments whatever happens. Every wait polls the pane, bounded by
+# tmux_lib.sh's scaled seconds: no check follows a fixed sleep.
 set -u
 bin=${BIN:-bin}
 prov=$(realpath "$bin/provisor" 2>/dev/null) fake=$(realpath "$bin/tests/fakesup" 2>/dev/null)
@@ -29,7 +30,7 @@ start_fake() {
   rm -f "$dir/ready"
   "$fake" --name "$name" --gpus 4 --synth 2 --min-ms 800 --max-ms 2000 --ready "$dir/ready" &
   fpid=$!
-  for _ in $(seq 50); do [ -e "$dir/ready" ] && return; sleep 0.1; done
+  for _ in $(seq $((50 * tmux_slow))); do [ -e "$dir/ready" ] && return; sleep 0.1; done
   echo "fakesup did not start"; exit 1
 }
 size_ok() {  # no line of the pane is wider than w columns, none below row h
@@ -74,8 +75,7 @@ wait_for '(not sent: cancel job|nothing to cancel)' 3 || fail "n after c: no 'no
 T send-keys -t top '?'
 wait_for 'Press \? or Esc to close' 3 || fail "help did not open"
 T send-keys -t top '?'
-sleep 0.5
-screen | grep -q 'Press ? or Esc' && fail "help did not close"
+wait_gone 'Press \? or Esc' 5 || fail "help did not close"
 wait_for 'gpu\.0' 3 || fail "panes not back after help"
 
 T resize-window -t top -x 60 -y 20
@@ -102,6 +102,7 @@ wait_for 'gpu\.[0-9] .*busy' 5 || fail "no busy worker after re-attach"
 T send-keys -t top q
 wait_for '^EXIT=' 5 || fail "q did not exit"
 screen | grep -q '^EXIT=0$' || fail "top exit status not 0"
+wait_for '(^| )-?icanon( |$)' 5 || fail "no stty line after q"
 screen | grep -Eq '(^| )icanon( |$)' && screen | grep -Eq '(^| )echo( |$)' || fail "terminal not sane after q (icanon/echo)"
 [ "$fails" -eq 0 ] && echo "info: top in tmux: 80x24, keys, help, detail, 60x20, 200x50, 20x5, supervisor loss and re-attach, q"
 exit $((fails > 0))

@@ -25,6 +25,18 @@ struct t_child {
 	int err;	/* its stderr: log lines */
 };
 
+/* A bound that only stops a hang: ms in the plain build, t_slow() times
+ * that in a slower one (a sanitizer, or PROVISOR_TEST_SLOW). */
+static inline int t_hang_ms(int ms)
+{
+	return ms * (int)t_slow();
+}
+
+static inline uint64_t t_hang_ns(uint64_t ms)
+{
+	return ms * 1000000ull * t_slow();
+}
+
 /* $BIN/name (BIN as tests/run.sh sets it, default "bin"). */
 static inline void t_prog(char *buf, size_t len, const char *name)
 {

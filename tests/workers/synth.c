@@ -6,9 +6,12 @@
  * for that identity (one chunk for k < 16, two at k = 17), so a*b = c; the
  * slot counts each partition under its generation; a stale generation is
  * answered FAIL; a reader that leaves the pipe full for seconds finds the
- * synth blocked but busy and beating; EOF ends it with 0; a garbage header
- * ends it non-zero with one log line. VERIFY_REQ: a stored H checked
- * (ok, wrong, unread).
+ * synth blocked but busy and beating (the heartbeat moves again and again,
+ * never half the supervisor's heartbeat_timeout old); EOF ends it with 0;
+ * a garbage header ends it non-zero with one log line. VERIFY_REQ: a
+ * stored H checked (ok, wrong, unread).
+ *
+ * Waits that only bound a hang are scaled by t_slow() (tests/helpers.h).
  *
  * WORKERS_SYNTH_K=K runs one partition of 2^K rows instead, read as a
  * stream, and prints the synth's peak resident memory (VmHWM).
@@ -23,6 +26,10 @@
 #include "tests/workers/common.h"
 
 static char t_name[64];
+
+/* The supervisor's default heartbeat_timeout (conf/conf.c): a busy worker
+ * silent this long is killed as hung. */
+#define T_HEARTBEAT_TIMEOUT_NS 5000000000ull
 
 static void spawn_synth(struct t_child *c, const char *slot)
 {
@@ -104,12 +111,12 @@ static void check_part(const struct frame_hdr *h, const uint8_t *p, uint64_t job
 }
 
 /* The slot's record once the end of gen is published (it follows the
- * trailer's write), within 2 s. */
+ * trailer's write); a hang bound of 2 s (scaled). */
 static struct shm_slot wait_end(struct shm_seg *seg, uint32_t slot, uint64_t gen)
 {
 	struct shm_slot s;
 
-	for (uint64_t t0 = t_now_ns(); t_now_ns() - t0 < 2000000000ull; usleep(1000)) {
+	for (uint64_t t0 = t_now_ns(); t_now_ns() - t0 < t_hang_ns(2000); usleep(1000)) {
 		CHECK(shm_read_slot(seg, SHM_T_SYNTH, slot, &s) == 0, "read slot");
 		if (s.end_gen >= gen)
 			break;
@@ -173,7 +180,7 @@ static void test_requests(struct shm_seg *seg)
 	/* EOF: a clean exit. */
 	close(c.in);
 	c.in = -1;
-	st = t_wait(&c, 5000);
+	st = t_wait(&c, t_hang_ms(5000));
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
 	t_close_fds(&c);
 }
@@ -271,7 +278,7 @@ static void test_verify(void)
 	      v.err, v.why);
 	close(c.in);
 	c.in = -1;
-	stt = t_wait(&c, 5000);
+	stt = t_wait(&c, t_hang_ms(5000));
 	CHECK(stt >= 0 && WIFEXITED(stt) && WEXITSTATUS(stt) == 0, "EOF: status 0x%x", stt);
 	t_close_fds(&c);
 	unlinkat(dfd, "77/result.partial", 0);
@@ -300,18 +307,21 @@ static long vm_hwm_kib(pid_t pid)
 	return kib;
 }
 
-/* A reader that leaves the pipe full for 2 s (the supervisor waiting for a
- * gpuworker with room): the synth is blocked in its write, its slot busy
- * with the partition, its heartbeat going on (the supervisor kills a busy
- * worker silent for heartbeat_timeout). Then the reader catches up: the
- * whole frame, and the end. */
+/* A reader that leaves the pipe full (the supervisor waiting for a
+ * gpuworker with room) for at least 2 s and until the heartbeat has moved
+ * T_BEATS times: the synth is blocked in its write, its slot busy with the
+ * partition, its heartbeat going on, never half of heartbeat_timeout old
+ * (the supervisor kills a busy worker silent for heartbeat_timeout). Then
+ * the reader catches up: the whole frame, and the end. The partition
+ * (k=18, 17 under a sanitizer) is many times the pipe. */
+#define T_BEATS 8
 static void test_slow_reader(struct shm_seg *seg)
 {
-	struct synth_id id = { .partition = 9, .k = 18 };
+	struct synth_id id = { .partition = 9, .k = T_SIZE(18, 17) };
 	struct t_child c;
 	struct frame_hdr h;
 	struct shm_slot s;
-	uint64_t t0, last = 0, worst = 0;
+	uint64_t t0, last = 0, worst = 0, held;
 	int cap, queued = 0, full, beats = 0, st;
 	uint8_t *p;
 
@@ -323,14 +333,21 @@ static void test_slow_reader(struct shm_seg *seg)
 	CHECK(cap > 0, "F_GETPIPE_SZ: %s", strerror(errno));
 	send_req(c.in, 300, 40, &id);
 	/* Full: its 16 page buffers taken (the header's page holds 64 bytes). */
-	for (t0 = t_now_ns(); queued < cap - 4096 && t_now_ns() - t0 < 5000000000ull; usleep(1000))
+	for (t0 = t_now_ns(); queued < cap - 4096 && t_now_ns() - t0 < t_hang_ns(5000); usleep(1000))
 		CHECK(ioctl(c.out, FIONREAD, &queued) == 0, "FIONREAD: %s", strerror(errno));
-	CHECK(queued >= cap - 4096, "the pipe holds %d of %d bytes after 5 s", queued, cap);
+	CHECK(queued >= cap - 4096, "the pipe holds %d of %d bytes after %u s", queued, cap,
+	      5 * t_slow());
 	full = queued;
-	for (t0 = t_now_ns(); t_now_ns() - t0 < 2000000000ull; usleep(10000)) {
-		CHECK(shm_read_slot(seg, SHM_T_SYNTH, 0, &s) == 0, "read slot");
+	/* beats counts the heartbeat values seen (the first included); the
+	 * bound of 2 heartbeat timeouts (scaled) only stops a synth that never
+	 * beats. */
+	for (t0 = t_now_ns(); (beats < T_BEATS || t_now_ns() - t0 < 2000000000ull) &&
+	     t_now_ns() - t0 < 2 * T_HEARTBEAT_TIMEOUT_NS * t_slow(); usleep(10000)) {
+		/* now before the read: a pause between the two can only make
+		 * the beat read look younger, never older */
 		uint64_t now = shm_now_mono();
 
+		CHECK(shm_read_slot(seg, SHM_T_SYNTH, 0, &s) == 0, "read slot");
 		CHECK(s.state == SHM_SLOT_BUSY && s.gen == 40 && s.job_id == 300,
 		      "blocked: slot %s gen %llu job %llu", shm_slot_state_name(s.state),
 		      (unsigned long long)s.gen, (unsigned long long)s.job_id);
@@ -341,11 +358,14 @@ static void test_slow_reader(struct shm_seg *seg)
 		if (now > s.heartbeat_mono_ns && now - s.heartbeat_mono_ns > worst)
 			worst = now - s.heartbeat_mono_ns;
 	}
+	held = t_now_ns() - t0;
 	CHECK(ioctl(c.out, FIONREAD, &queued) == 0 && queued == full, "the pipe did not stay full");
-	CHECK(beats >= 5 && worst < 1000000000ull,
-	      "pipe full for 2 s: %d heartbeats seen, one %.0f ms old", beats, worst / 1e6);
-	printf("info: pipe full for 2 s: the synth blocked, busy, %d heartbeats seen, "
-	       "none older than %.0f ms\n", beats, worst / 1e6);
+	CHECK(beats >= T_BEATS && worst < T_HEARTBEAT_TIMEOUT_NS / 2,
+	      "pipe full for %.1f s: %d heartbeat values seen (want %d), one %.0f ms old "
+	      "(heartbeat_timeout %.0f ms)", held / 1e9, beats, T_BEATS, worst / 1e6,
+	      T_HEARTBEAT_TIMEOUT_NS / 1e6);
+	printf("info: pipe full for %.1f s: the synth blocked, busy, %d heartbeats seen, "
+	       "none older than %.0f ms\n", held / 1e9, beats, worst / 1e6);
 	t_recv(c.out, &h, &p);
 	check_part(&h, p, 300, 40, &id);
 	free(p);
@@ -356,7 +376,7 @@ static void test_slow_reader(struct shm_seg *seg)
 	printf("info: synth k=%u VmHWM %ld KiB\n", id.k, vm_hwm_kib(c.pid));
 	close(c.in);
 	c.in = -1;
-	st = t_wait(&c, 5000);
+	st = t_wait(&c, t_hang_ms(5000));
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
 	t_close_fds(&c);
 }
@@ -400,7 +420,7 @@ static void measure(uint32_t k)
 	       (t_now_ns() - t0) / 1e9, vm_hwm_kib(c.pid), (unsigned long long)(rows >> 10));
 	close(c.in);
 	c.in = -1;
-	st = t_wait(&c, 5000);
+	st = t_wait(&c, t_hang_ms(5000));
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "EOF: status 0x%x", st);
 	t_close_fds(&c);
 	free(buf);
@@ -422,7 +442,7 @@ static void test_garbage(void)
 	for (size_t i = 0; i < sizeof junk; i++)
 		junk[i] = (uint8_t)t_rand(&seed);
 	CHECK(frame_write_full(c.in, junk, sizeof junk) == 0, "write junk");
-	st = t_wait(&c, 5000);
+	st = t_wait(&c, t_hang_ms(5000));
 	t_read_log(&c, log, sizeof log);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "garbage: status 0x%x", st);
 	CHECK(t_count_lines(log, "synth[0]: ") == 1 &&
