@@ -28,7 +28,7 @@ export PROVISOR_WORKER_WRAP="$vg --log-file=$dir/vg.%p.log"
 printf '[supervisor]\nheartbeat_timeout = 60s\n' >"$dir/conf"
 $vg --log-file="$dir/vgsup.log" "$prov" run --config "$dir/conf" --name "$name" --state-dir "$dir/state" 2>"$dir/sup.log" &
 sup=$!
-for _ in $(seq 300); do "$prov" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 600); do "$prov" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
 "$prov" submit --name "$name" --kind winning-post --log-size 8 --wait >/dev/null ||
   { echo "winning-post job failed under valgrind"; cat "$dir/sup.log"; exit 1; }
 victim=$(pgrep -f -- "gpuworker --instance $name --slot 0" | head -n1)

@@ -48,7 +48,7 @@ int main(void)
 	kill(again.pid, SIGKILL);
 	sv_reap(&again, 5);
 	int left = 0;
-	for (int i = 0; i < 100 && (left = sv_count_children(getpid())) > 0; i++) {
+	for (int i = 0; i < 100 * (int)t_slow() && (left = sv_count_children(getpid())) > 0; i++) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		usleep(10000);

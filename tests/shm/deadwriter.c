@@ -38,7 +38,7 @@ static int timed_reads(struct shm_seg *s, int where, const char *when)
 		/* The segment no longer changes, so every read does the same
 		 * work: one that took long was descheduled, and is timed
 		 * again (the least of up to five tries counts). */
-		for (int again = 0; again < 4 && dt >= 10 * 1000000ull; again++) {
+		for (int again = 0; again < 4 && dt >= 10 * 1000000ull * t_slow(); again++) {
 			struct shm_slot v2;
 			t0 = t_now_ns();
 			int rc2 = shm_read_slot(s, SHM_T_GPU, 0, &v2);
@@ -63,7 +63,8 @@ static int timed_reads(struct shm_seg *s, int where, const char *when)
 			good++;
 		}
 	}
-	CHECK(worst < 10 * 1000000ull, "%s: a read took %.2f ms", when, (double)worst / 1e6);
+	/* a hang's bound: a read is count-bounded and takes microseconds */
+	CHECK(worst < 10 * 1000000ull * t_slow(), "%s: a read took %.2f ms", when, (double)worst / 1e6);
 	printf("info: writer stopped in copy %d, %s: 200 reads, %d consistent, slowest %.1f us\n",
 	       where, when, good, (double)worst / 1e3);
 	return good;

@@ -33,9 +33,10 @@ get() {
 }
 
 "$fake" --name "$name" --gpus 3 --synth 2 --ready "$dir/ready" & fpid=$!
-for _ in $(seq 50); do [ -e "$dir/ready" ] && break; sleep 0.1; done
+slow=1; case ${BIN:-bin} in *tsan*) slow=5;; *asan*) slow=3;; esac
+for _ in $(seq $((50 * slow))); do [ -e "$dir/ready" ] && break; sleep 0.1; done
 "$prov" exporter --listen 127.0.0.1:0 --name "$name" >"$dir/out" 2>&1 & epid=$!
-for _ in $(seq 50); do grep -q 'port [1-9]' "$dir/out" && break; sleep 0.1; done
+for _ in $(seq $((50 * slow))); do grep -q 'port [1-9]' "$dir/out" && break; sleep 0.1; done
 port=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$dir/out")
 [ -n "$port" ] || { echo "exporter did not start: $(cat "$dir/out")"; exit 1; }
 
