@@ -38,8 +38,8 @@ int main(void)
 	sv_start(&sv, "quarantine", NULL);
 	CHECK(shm_count(&sv.seg, SHM_T_GPU) >= 2, "needs two gpu slots");
 	uint64_t id = sv_submit(&sv, "porep k=12");
-	crash_job_ok(&sv, id, 60);
-	crash_wait_state(&sv, SHM_T_GPU, 0, SHM_SLOT_DISABLED, 20000, &s);
+	crash_job_ok(&sv, id, 60 * (int)t_slow());
+	crash_wait_state(&sv, SHM_T_GPU, 0, SHM_SLOT_DISABLED, 20000 * (int)t_slow(), &s);
 	CHECK_EQ_U64(s.disable_reason, SHM_DISABLE_WRONG_RESULT);
 	uint64_t done0 = s.done;
 	CHECK(crash_event(&sv, SHM_EV_QUARANTINE, SHM_T_GPU, 0, &ev), "no quarantine event for gpu.0");
@@ -48,8 +48,10 @@ int main(void)
 	printf("info: %s\n", ev.msg);
 	CHECK(crash_event(&sv, SHM_EV_DISABLE, SHM_T_GPU, 0, &ev) && strstr(ev.msg, "wrong result"),
 	      "disable event does not say wrong result");
-	for (int i = 0; i < 50 && (shm_read_sup(&sv.seg, &sup) || !sup.quarantines); i++)
-		usleep(20000);	/* the counters are published at the tick */
+	/* the counters are published at a tick: a few whole ticks, however
+	 * long they take */
+	for (int i = 0; i < 5 && (shm_read_sup(&sv.seg, &sup) || !sup.quarantines); i++)
+		sv_wait_tick(&sv);
 	CHECK_EQ_U64(sup.quarantines, 1);
 	status_says("", "(disabled: wrong result)");
 	status_says("", "1 slot(s) quarantined");
@@ -58,11 +60,11 @@ int main(void)
 	status_says("--prometheus", "provisor_worker_quarantined{slot=\"gpu.0\"");
 	/* Only gpu.1 works now; then the operator takes gpu.0 back. */
 	uint64_t id2 = sv_submit(&sv, "winning-post k=12");
-	crash_job_ok(&sv, id2, 60);
+	crash_job_ok(&sv, id2, 60 * (int)t_slow());
 	CHECK(sv_req(&sv, "worker enable gpu.0\n", reply, sizeof reply) == 0, "enable: %s", reply);
-	crash_wait_state(&sv, SHM_T_GPU, 0, SHM_SLOT_IDLE, 10000, &s);
+	crash_wait_state(&sv, SHM_T_GPU, 0, SHM_SLOT_IDLE, 10000 * (int)t_slow(), &s);
 	uint64_t id3 = sv_submit(&sv, "porep k=12");
-	crash_job_ok(&sv, id3, 60);
+	crash_job_ok(&sv, id3, 60 * (int)t_slow());
 	CHECK(shm_read_slot(&sv.seg, SHM_T_GPU, 0, &s) == 0 && s.done > done0,
 	      "gpu.0 proved nothing after enable");
 	printf("info: gpu.0 quarantined, enabled again, %llu done\n", (unsigned long long)s.done);

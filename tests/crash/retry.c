@@ -33,7 +33,7 @@ int main(void)
 			      "restart_intensity = 100\n"),
 		 NULL);
 	uint64_t id = sv_submit(&sv, "porep k=12");
-	sv_wait(&sv, id, 60, &j);
+	sv_wait(&sv, id, 60 * (int)t_slow(), &j);
 	if (j.state != SHM_JOB_FAILED || !strstr(j.reason, "3 times"))
 		SV_FAIL("job: state %u '%s'", j.state, j.reason);
 	uint32_t kept = parts_in(&j, SHM_PART_DONE);
@@ -46,9 +46,10 @@ int main(void)
 	 * exactly the partitions not done: checked below. */
 	CHECK(kept == 4 || kept == 3, "4 (or 3) partitions done before the poison, not %u", kept);
 	/* The supervisor's count of partitions it took (published at its
-	 * 100 ms tick): a worker's late result for the failed job is not. */
+	 * tick: a whole tick after the failure was seen): a worker's late
+	 * result for the failed job is not. */
 	struct shm_sup sup;
-	usleep(300000);
+	sv_wait_tick(&sv);
 	CHECK(shm_read_sup(&sv.seg, &sup) == 0, "read the supervisor record");
 	uint64_t done0 = sup.parts_done;
 
@@ -56,12 +57,12 @@ int main(void)
 	      "retry of an unknown job: %s", reply);
 	snprintf(line, sizeof line, "retry %llu\n", (unsigned long long)id);
 	CHECK(sv_req(&sv, line, reply, sizeof reply) == 0, "retry: %s", reply);
-	sv_wait(&sv, id, 60, &j);
+	sv_wait(&sv, id, 60 * (int)t_slow(), &j);
 	CHECK(j.state == SHM_JOB_DONE, "retried job ended in state %u: %s", j.state, j.reason);
 	CHECK(sv_verify(&sv, id) == 0, "retried job's result does not verify");
 	CHECK(sv_req(&sv, line, reply, sizeof reply) == 1 && strstr(reply, "is done"),
 	      "retry of a done job: %s", reply);
-	usleep(300000);
+	sv_wait_tick(&sv);	/* the count as of the job's end, published */
 	CHECK(shm_read_sup(&sv.seg, &sup) == 0, "read the supervisor record");
 	CHECK_EQ_U64(sup.parts_done - done0, 10 - kept);
 	printf("info: retried: %u partitions kept, %llu proved again\n", kept,
@@ -72,16 +73,16 @@ int main(void)
 	 * brings it back at the next start, which completes it. Job C,
 	 * cancelled and not retried, has its kept files removed then. */
 	uint64_t b = sv_submit(&sv, "porep k=14"), c;
-	for (int i = 0; i < 2000 && !(sv_job(&sv, b, &j) >= 0 && parts_in(&j, SHM_PART_DONE) >= 2); i++)
+	for (unsigned i = 0; i < 2000 * t_slow() && !(sv_job(&sv, b, &j) >= 0 && parts_in(&j, SHM_PART_DONE) >= 2); i++)
 		usleep(5000);
 	snprintf(line, sizeof line, "cancel %llu\n", (unsigned long long)b);
 	CHECK(sv_req(&sv, line, reply, sizeof reply) == 0, "cancel: %s", reply);
-	sv_wait(&sv, b, 30, &j);
+	sv_wait(&sv, b, 30 * (int)t_slow(), &j);
 	CHECK(j.state == SHM_JOB_CANCELLED, "job B state %u", j.state);
 	printf("info: job %llu cancelled with %u partitions done\n", (unsigned long long)b,
 	       parts_in(&j, SHM_PART_DONE));
 	c = sv_submit(&sv, "porep k=14");
-	for (int i = 0; i < 2000 && !(sv_job(&sv, c, &j) >= 0 && j.state == SHM_JOB_RUNNING); i++)
+	for (unsigned i = 0; i < 2000 * t_slow() && !(sv_job(&sv, c, &j) >= 0 && j.state == SHM_JOB_RUNNING); i++)
 		usleep(5000);
 	snprintf(line, sizeof line, "cancel %llu\n", (unsigned long long)c);
 	CHECK(sv_req(&sv, line, reply, sizeof reply) == 0, "cancel C: %s", reply);
@@ -89,7 +90,7 @@ int main(void)
 	CHECK(sv_req(&sv, line, reply, sizeof reply) == 0, "retry B: %s", reply);
 	crash_stop(&sv);
 	sv_start(&sv, "retry", "--config", crash_conf, NULL);
-	sv_wait(&sv, b, 60, &j);
+	sv_wait(&sv, b, 60 * (int)t_slow(), &j);
 	CHECK(j.state == SHM_JOB_DONE, "job B after the restart: state %u %s", j.state, j.reason);
 	CHECK(sv_verify(&sv, b) == 0, "job B's result does not verify");
 	char cdir[512];

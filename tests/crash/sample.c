@@ -20,13 +20,14 @@ int main(void)
 	sv_start(&sv, "sample", "--config",
 		 crash_config("[supervisor]\ngpus = 2\nworkers_per_gpu = 1\nverify_sample = 2\n"), NULL);
 	uint64_t id = sv_submit(&sv, "porep k=12");
-	crash_job_ok(&sv, id, 60);
-	crash_wait_state(&sv, SHM_T_GPU, 0, SHM_SLOT_DISABLED, 20000, &s);
+	crash_job_ok(&sv, id, 60 * (int)t_slow());
+	crash_wait_state(&sv, SHM_T_GPU, 0, SHM_SLOT_DISABLED, 20000 * (int)t_slow(), &s);
 	CHECK_EQ_U64(s.disable_reason, SHM_DISABLE_WRONG_RESULT);
 	CHECK(s.done >= 3, "gpu.0 stored %llu results; the third is the first sampled wrong one",
 	      (unsigned long long)s.done);
-	for (int i = 0; i < 50 && (shm_read_sup(&sv.seg, &sup) || !sup.quarantines); i++)
-		usleep(20000);
+	/* published at a tick: a few whole ticks, however long they take */
+	for (int i = 0; i < 5 && (shm_read_sup(&sv.seg, &sup) || !sup.quarantines); i++)
+		sv_wait_tick(&sv);
 	CHECK_EQ_U64(sup.quarantines, 1);
 	printf("info: gpu.0 quarantined after %llu results; the job verifies\n",
 	       (unsigned long long)s.done);

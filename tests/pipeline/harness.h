@@ -143,7 +143,7 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 		execv(path, argv);
 		_exit(127);
 	}
-	for (int i = 0; i < 1000; i++) {
+	for (unsigned i = 0; i < 1000 * t_slow(); i++) {
 		int status;
 		if (waitpid(v->pid, &status, WNOHANG) == v->pid)
 			SV_FAIL("supervisor exited at start (status %d)", status);
@@ -168,14 +168,16 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 		}
 		usleep(10000);
 	}
-	SV_FAIL("supervisor did not come up with idle workers in 10 s");
+	SV_FAIL("supervisor did not come up with idle workers in %u s", 10 * t_slow());
 }
 
-/* One request; returns 0 for "ok", 1 for "err", and the reply. */
+/* One request; returns 0 for "ok", 1 for "err", and the reply. The
+ * reply's deadline only bounds a hang (a submit waits for the journal's
+ * fdatasync): 5 s, times t_slow(). */
 static inline int sv_req(struct sv *v, const char *line, char *reply, size_t len)
 {
 	char err[256];
-	int rc = ctl_call(v->sock, line, reply, len, 5000, err, sizeof err);
+	int rc = ctl_call(v->sock, line, reply, len, 5000 * (int)t_slow(), err, sizeof err);
 
 	if (rc < 0)
 		SV_FAIL("request '%s' failed: %s", line, err);
@@ -215,6 +217,25 @@ static inline void sv_wait(struct sv *v, uint64_t id, int timeout_s, struct shm_
 		usleep(5000);
 	}
 	SV_FAIL("job %llu did not finish in %d s", (unsigned long long)id, timeout_s);
+}
+
+/* Wait until the supervisor has published its record (and the job,
+ * slot and event tables' figures that go with it) at least once since
+ * the call: its tick bumps heartbeat_count first and publishes last, so
+ * once the count has grown by 2, a whole tick began and ended after the
+ * call. No timing: a slow supervisor only takes longer (the bound,
+ * 30 s times t_slow(), only catches a hang). */
+static inline void sv_wait_tick(struct sv *v)
+{
+	const struct shm_header *h = shm_hdr(&v->seg);
+	uint64_t c0 = atomic_load_explicit(&h->heartbeat_count, memory_order_acquire);
+
+	for (unsigned i = 0; i < 30000u * t_slow(); i++) {
+		if (atomic_load_explicit(&h->heartbeat_count, memory_order_acquire) >= c0 + 2)
+			return;
+		usleep(1000);
+	}
+	SV_FAIL("the supervisor's heartbeat did not move for %u s", 30 * t_slow());
 }
 
 /* provisor verify on a job's result file: 0 when it verifies. */

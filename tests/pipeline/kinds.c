@@ -1,9 +1,15 @@
 /*
  * Every kind end to end: submit one job of each kind, wait, and verify
- * every result file with `provisor verify`. Meanwhile a sampler reads the
- * GPU slots in a loop: for every job, some gpuworker slot must be seen
- * busy with that job while it proves (no kind bypasses begin/end), and
- * every busy slot must name a job that was submitted.
+ * every result file with `provisor verify`. No kind bypasses begin/end:
+ * every partition of every job was shown busy in a GPU slot's record, by
+ * the slot its job record names, while it was proved (each gpuworker's
+ * own trace, PROVISOR_TRACE_DIR, logs each begin it published, with the
+ * job and partition it was given, and each end; how many ends were
+ * published too is printed: a worker killed for a pre-emption just after
+ * sending its result never publishes that end). Meanwhile a sampler reads
+ * the GPU slots in a loop: every busy slot it sees must name a job that
+ * was submitted (whether it saw each job is printed, info:, a short spell
+ * may be missed).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,9 +19,102 @@
 
 #define NKINDS 4
 
+#define MAX_GEN (1u << 16)
+
 static struct sv sv;
 static uint64_t ids[NKINDS];
 static _Atomic int seen[NKINDS], stray, sampling = 1;
+static char trace_dir[200];
+
+/* From the gpuworkers' traces, by generation: who began it (job, part,
+ * slot), and whether it ended. */
+static uint64_t b_job[MAX_GEN];
+static uint32_t b_part[MAX_GEN], b_slot[MAX_GEN];
+static int b_seen[MAX_GEN], e_seen[MAX_GEN];
+
+static void trace_rm(void)
+{
+	char cmd[300];
+
+	if (!trace_dir[0] || getenv("KEEP_LOG"))
+		return;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", trace_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", trace_dir);
+}
+
+static unsigned read_traces(void)
+{
+	DIR *d = opendir(trace_dir);
+	struct dirent *e;
+	unsigned files = 0;
+
+	CHECK(d, "no trace directory");
+	memset(b_seen, 0, sizeof b_seen);
+	memset(e_seen, 0, sizeof e_seen);
+	while ((e = readdir(d))) {
+		unsigned slot;
+		char path[600], line[256];
+		if (sscanf(e->d_name, "gpu.%u.", &slot) != 1)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", trace_dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		CHECK(f, "open %s", path);
+		files++;
+		while (fgets(line, sizeof line, f)) {
+			unsigned long long g, a, b, c;
+			if (sscanf(line, "B %llu %llu %llu %llu", &g, &a, &b, &c) == 4 && g < MAX_GEN) {
+				b_job[g] = a;
+				b_part[g] = (uint32_t)b;
+				b_slot[g] = slot;
+				b_seen[g] = 1;
+			} else if (sscanf(line, "E %llu %llu %llu", &g, &a, &b) == 3 && g < MAX_GEN) {
+				e_seen[g] = 1;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return files;
+}
+
+/* Partitions of jobs[] with no begin in the trace of the GPU slot their
+ * job record names, the first one in *kk, *pp; those with an end of that
+ * begin too in *ended. */
+static unsigned missing(const struct shm_job *jobs, int *kk, uint32_t *pp, unsigned *ended)
+{
+	unsigned n = 0;
+
+	*ended = 0;
+	for (int k = 0; k < NKINDS; k++)
+		for (uint32_t p = 0; p < jobs[k].nparts; p++) {
+			uint32_t slot = jobs[k].part[p].gpu_slot;
+			int found = 0, end = 0;
+			for (uint32_t g = 1; g < MAX_GEN; g++)
+				if (b_seen[g] && b_job[g] == ids[k] && b_part[g] == p && b_slot[g] == slot) {
+					found = 1;
+					end |= e_seen[g];
+				}
+			*ended += (unsigned)end;
+			if (!found && !n++) {
+				*kk = k;
+				*pp = p;
+			}
+		}
+	return n;
+}
+
+static uint64_t gpu_done(void)
+{
+	uint64_t done = 0;
+
+	for (uint32_t i = 0; i < shm_count(&sv.seg, SHM_T_GPU); i++) {
+		struct shm_slot s;
+		CHECK(shm_read_slot(&sv.seg, SHM_T_GPU, i, &s) == 0, "read gpu.%u", i);
+		done += s.done;
+	}
+	return done;
+}
 
 static void *sampler(void *arg)
 {
@@ -43,15 +142,21 @@ int main(void)
 	static const char *const kinds[NKINDS] = {
 		"winning-post", "window-post partitions=3", "snap-deals", "porep",
 	};
+	static struct shm_job jobs[NKINDS];
 	pthread_t t;
 	struct shm_job j;
 
+	snprintf(trace_dir, sizeof trace_dir, "%s/provisor-trace-%d", t_tmpdir(), (int)getpid());
+	CHECK(mkdir(trace_dir, 0700) == 0, "mkdir %s", trace_dir);
+	atexit(trace_rm);
+	setenv("PROVISOR_TRACE_DIR", trace_dir, 1);
 	sv_start(&sv, "kinds", NULL);
 	for (int k = 0; k < NKINDS; k++)
 		ids[k] = sv_submit(&sv, kinds[k]);
 	pthread_create(&t, NULL, sampler, NULL);
 	for (int k = 0; k < NKINDS; k++) {
-		sv_wait(&sv, ids[k], 120, &j);
+		sv_wait(&sv, ids[k], 120 * (int)t_slow(), &j);
+		jobs[k] = j;
 		CHECK(j.state == SHM_JOB_DONE, "%s job ended %u: %s", kinds[k], j.state, j.reason);
 		CHECK(j.kind == (uint32_t)k + 1, "job kind recorded %u", j.kind);
 		for (uint32_t p = 0; p < j.nparts; p++)
@@ -63,9 +168,38 @@ int main(void)
 	}
 	atomic_store(&sampling, 0);
 	pthread_join(t, NULL);
-	for (int k = 0; k < NKINDS; k++)
-		CHECK(atomic_load(&seen[k]), "no GPU slot was ever seen busy with the %s job", kinds[k]);
 	CHECK(!atomic_load(&stray), "a busy slot named a job nobody submitted");
+	for (int k = 0; k < NKINDS; k++)
+		printf("info: %s: the sampler %s a GPU slot busy with it\n", kinds[k],
+		       atomic_load(&seen[k]) ? "saw" : "never saw");
+
+	/* Every partition begun in the record of the GPU slot its job names:
+	 * the worker's trace logs the begin it published, with the job and
+	 * partition it was given. A worker writes a result's frame before it
+	 * publishes the end, so the last ends may land just after the job is
+	 * seen done: read again until every end is there too, or a while
+	 * (the ends are only counted; the bound only catches a hang). */
+	uint64_t nparts = 0, done = 0;
+	unsigned miss = 0, ended = 0;
+	int mk = 0;
+	uint32_t mp = 0;
+	for (int k = 0; k < NKINDS; k++)
+		for (uint32_t p = 0; p < jobs[k].nparts; p++, nparts++)
+			CHECK(jobs[k].part[p].gpu_slot < shm_count(&sv.seg, SHM_T_GPU),
+			      "%s partition %u: gpu slot %u", kinds[k], p, jobs[k].part[p].gpu_slot);
+	for (unsigned i = 0; i < 100 * t_slow(); i++) {
+		CHECK(read_traces() >= 1, "no traces from the gpuworkers");
+		miss = missing(jobs, &mk, &mp, &ended);
+		done = gpu_done();
+		if (ended == nparts && done >= nparts)
+			break;
+		usleep(10000);
+	}
+	CHECK(!miss, "%u partitions were never shown busy in their GPU slot's record; the first: %s "
+	      "partition %u in gpu.%u's", miss, kinds[mk], mp, jobs[mk].part[mp].gpu_slot);
+	printf("info: %llu partitions, each shown busy in its GPU slot's record while proved; %u "
+	       "ends published there, %llu counted done\n", (unsigned long long)nparts, ended,
+	       (unsigned long long)done);
 	/* The supervisor's totals count each kind's one job. */
 	struct shm_sup sup;
 	CHECK(shm_read_sup(&sv.seg, &sup) == 0, "sup record");
