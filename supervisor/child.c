@@ -579,8 +579,13 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 /* Repair ci's slot after its worker died (it may have died mid-write) and
  * count the partition it had begun as failed, as the slot's own counter
  * does (shm_slot_repair: failed + 1 when it was busy): the supervisor's
- * parts_failed then counts every lost attempt exactly once. */
-static void repair_slot(struct sup *s, uint32_t ci, uint32_t kind, int32_t code, struct shm_slot *v)
+ * parts_failed then counts every lost attempt exactly once. A worker
+ * killed to pre-empt it lost nothing: the slot counts no failure, and
+ * its preempted counts the taken partitions, one each, begun or not
+ * (taken: those child_reaped notes as pre-empted; a synth killed while
+ * relaying holds none, and counts the one it had begun). */
+static void repair_slot(struct sup *s, uint32_t ci, uint32_t kind, int32_t code, uint32_t taken,
+			struct shm_slot *v)
 {
 	struct child *c = &s->child[ci];
 	struct shm_slot pre;
@@ -588,10 +593,10 @@ static void repair_slot(struct sup *s, uint32_t ci, uint32_t kind, int32_t code,
 	int rc = shm_slot_repair(&s->seg, table_of(c), c->slot, kind, code, v);
 
 	if (rc == 0) {
-		if (have_pre && v->failed > pre.failed && c->preempt_kill) {
-			/* killed to pre-empt it: the partition it had begun was
-			 * taken back, not lost */
-			v->preempted += v->failed - pre.failed;
+		if (have_pre && c->preempt_kill && (v->failed > pre.failed || taken)) {
+			/* killed to pre-empt it: what it held was taken back,
+			 * not lost */
+			v->preempted += taken ? taken : v->failed - pre.failed;
 			v->failed = pre.failed;
 			shm_owner_write_slot(&s->seg, table_of(c), c->slot, v);
 		} else if (have_pre && v->failed > pre.failed) {
@@ -632,7 +637,12 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		c->buf = NULL;
 	}
 
-	repair_slot(s, ci, kind, x.code, &v);
+	uint32_t taken = 0;
+	if (c->preempt_kill)
+		for (int h = 0; h < c->nhold; h++)
+			taken += jobs_wanted(s, &c->hold[h]) &&
+				 s->jobs[c->hold[h].job].part[c->hold[h].part].preempting;
+	repair_slot(s, ci, kind, x.code, taken, &v);
 	if (c->preempt_kill)
 		for (int h = 0; h < c->nhold; h++)
 			if (jobs_wanted(s, &c->hold[h]) && s->jobs[c->hold[h].job].part[c->hold[h].part].preempting)

@@ -5,7 +5,7 @@
 # "N passed, N failed, N skipped" and the run's wall time against the
 # stage's budget (tests/budget).
 #
-#   tests/run.sh [-j JOBS] TEST...     JOBS: $TEST_JOBS, else nproc
+#   tests/run.sh [-j JOBS | -jJOBS] TEST...     JOBS: $TEST_JOBS, else nproc
 #
 # tests/timeouts holds "name seconds [serial]": the timeout (default
 # 120 s; twice that in bin-asan, three times in bin-tsan: a timeout only
@@ -31,7 +31,10 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
+case ${1:-} in
+  -j) jobs=${2:-}; shift 2 ;;
+  -j*) jobs=${1#-j}; shift ;;
+esac
 case $jobs in ''|*[!0-9]*|0) echo "run.sh: -j wants a positive number, not '$jobs'" >&2; exit 2;; esac
 bin=${BIN:-bin}
 case $bin in *asan*) stage=asan scale=2;; *tsan*) stage=tsan scale=3;; *) stage=plain scale=1;; esac

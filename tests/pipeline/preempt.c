@@ -9,7 +9,9 @@
  *    the event ring shows, between its submission and its end, the held
  *    partition taken back from gpu.0 on request (not by a kill).
  *    Partitions taken back (sup.preemptions, the slots' preempted,
- *    SHM_EV_PREEMPT events) count as no failure and no attempt
+ *    SHM_EV_PREEMPT events; a GPU slot counts each partition taken from
+ *    it, begun or not, by request or by a kill, as the events do) count as
+ *    no failure and no attempt
  *    (sup.parts_failed 0, every attempt count 0, no crash event); both
  *    jobs complete and their results verify. How long the winning-post
  *    took is bench/preempt.sh's measure, not a check here.
@@ -214,6 +216,13 @@ static void run_case(struct sv *v, uint32_t nparts, int kill_expected, const cha
 	CHECK(n >= 1 && (uint64_t)n == st.preemptions, "%d pre-emption events for %llu pre-emptions", n,
 	      (unsigned long long)st.preemptions);
 	CHECK(!bad, "a pre-emption counted as a crash");
+	/* the slots count partitions taken back, one each, however taken */
+	uint64_t gpu_events = 0, head = shm_event_head(&v->seg);
+	for (uint64_t q = 1; q <= head; q++)
+		gpu_events += shm_read_event(&v->seg, q, &ev) == 0 && ev.type == SHM_EV_PREEMPT &&
+			      ev.table == SHM_T_GPU;
+	CHECK(slots_sum(v, 0) == gpu_events, "GPU slots count %llu pre-empted, the events %llu",
+	      (unsigned long long)slots_sum(v, 0), (unsigned long long)gpu_events);
 	/* a replacement is no crash: no restart counted (nor a crash event) */
 	CHECK(slots_sum(v, 2) == 0, "%llu restarts counted", (unsigned long long)slots_sum(v, 2));
 	if (kill_expected)
