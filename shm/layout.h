@@ -134,6 +134,7 @@ enum shm_part_state {
 	SHM_PART_PROVING = 3,
 	SHM_PART_DONE = 4,
 	SHM_PART_FAILED = 5,
+	SHM_PART_CANCELLED = 6,	/* its job was cancelled before it was done */
 	SHM_PART_NSTATES
 };
 

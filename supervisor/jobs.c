@@ -268,7 +268,10 @@ void sched_withdraw(struct sup *s, uint64_t id, const char *why)
 }
 
 /* The job ends: done, failed or cancelled. Nothing of it stays queued;
- * partitions still out with workers are ignored when they come back. */
+ * partitions still out with workers are ignored when they come back (a
+ * cancel also asks for them back, preempt_cancel). A cancelled job's
+ * partitions not done show as cancelled, a failed one's queued ones as
+ * failed. */
 void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const char *why)
 {
 	struct job *j = &s->jobs[ji];
@@ -277,7 +280,9 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 	j->end_mono_ns = shm_now_mono();
 	jobs_set_reason(s, ji, code, why);
 	for (uint32_t p = 0; p < j->nparts; p++)
-		if (j->part[p].state == SHM_PART_QUEUED && state != SHM_JOB_DONE)
+		if (state == SHM_JOB_CANCELLED && j->part[p].state != SHM_PART_DONE)
+			j->part[p].state = SHM_PART_CANCELLED;
+		else if (j->part[p].state == SHM_PART_QUEUED && state != SHM_JOB_DONE)
 			j->part[p].state = SHM_PART_FAILED;
 	results_end(s, ji);
 	if (s->journal) {
@@ -370,6 +375,7 @@ int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
 		return -EALREADY;
 	}
 	jobs_finish(s, ji, SHM_JOB_CANCELLED, SHM_REASON_CANCELLED, "cancelled");
+	preempt_cancel(s, ji);
 	return 0;
 }
 

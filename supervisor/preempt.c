@@ -151,6 +151,24 @@ static void ask(struct sup *s, uint32_t gi, int h, uint64_t now)
 			(unsigned long long)r->id, r->part);
 }
 
+void preempt_cancel(struct sup *s, int ji)
+{
+	const struct job *j = &s->jobs[ji];
+	uint64_t now = shm_now_mono();
+
+	for (uint32_t i = 0; i < s->nchild; i++) {
+		struct child *c = &s->child[i];
+		if (!child_serving(c))
+			continue;
+		for (int h = 0; c->kind == CHILD_GPU && h < c->nhold; h++)
+			if (c->hold[h].job == ji && c->hold[h].id == j->id)
+				ask(s, i, h, now);
+		if (c->kind == CHILD_SYNTH && c->nhold == 1 && c->hold[0].job == ji &&
+		    c->hold[0].id == j->id)
+			preempt_kill(s, i, "its partition's job was cancelled");
+	}
+}
+
 /* Take back the lower-priority partition being relayed into gpuworker
  * gi, for a partition of priority prio. Its synth is killed; the relay
  * would then pad the frame to its end, up to 3 * 2^k * 32 bytes, a

@@ -339,6 +339,11 @@ int preempt_gpu_ok(const struct sup *s, const struct job *j, uint32_t gi);
 /* A partition was taken back from child ci (its FAIL FRAME_FAIL_PREEMPTED,
  * or its death after a pre-emption kill): counter and event. */
 void preempt_note(struct sup *s, uint32_t ci, const struct part_ref *r, const char *how);
+/* Job ji was cancelled: every gpuworker holding a partition of it is
+ * asked to give it up (at its next safe point; killed after
+ * preempt_grace when it does not), and a synth synthesizing one is
+ * stopped (no crash, as for a pre-emption). */
+void preempt_cancel(struct sup *s, int ji);
 /* The most urgent job with a verification waiting for a synth
  * (check.c's PV_PENDING), or -1. */
 int preempt_verify_job(const struct sup *s);

@@ -48,7 +48,7 @@ const char *fmt_reason(uint32_t code)
 const char *fmt_part_state(uint32_t state)
 {
 	static const char *const n[SHM_PART_NSTATES] = {
-		"queued", "synthesizing", "ready", "proving", "done", "failed",
+		"queued", "synthesizing", "ready", "proving", "done", "failed", "cancelled",
 	};
 	return NAME_OF(n, state);
 }

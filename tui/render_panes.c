@@ -200,9 +200,10 @@ void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s, str
 
 uint32_t render_part_glyph(uint32_t state, int ascii, int *attr)
 {
-	static const uint32_t uni[SHM_PART_NSTATES] = { 0x00b7, 0x2591, 0x2592, 0x2593, 0x2588, 0x2717 };
-	static const char asc[SHM_PART_NSTATES] = { '.', 's', 'r', 'P', '#', 'X' };
-	static const int at[SHM_PART_NSTATES] = { CV_DIM, CV_INFO, CV_WARN, CV_OK, CV_OK, CV_BAD };
+	static const uint32_t uni[SHM_PART_NSTATES] = { 0x00b7, 0x2591, 0x2592, 0x2593, 0x2588, 0x2717,
+							0x2012 };
+	static const char asc[SHM_PART_NSTATES] = { '.', 's', 'r', 'P', '#', 'X', '-' };
+	static const int at[SHM_PART_NSTATES] = { CV_DIM, CV_INFO, CV_WARN, CV_OK, CV_OK, CV_BAD, CV_DIM };
 
 	if (state >= SHM_PART_NSTATES) {
 		*attr = CV_DIM;

@@ -112,6 +112,7 @@ static json_object *job_json(const struct snap *s, const struct snap_job *jb)
 	J_ADD(j, "partitions", j_u64(v->nparts));
 	J_ADD(j, "partitions_done", j_u64(jb->count[SHM_PART_DONE]));
 	J_ADD(j, "partitions_failed", j_u64(jb->count[SHM_PART_FAILED]));
+	J_ADD(j, "partitions_cancelled", j_u64(jb->count[SHM_PART_CANCELLED]));
 	J_ADD(j, "progress", json_object_new_double(jb->progress));
 	J_ADD(j, "submit_wall_seconds", j_sec(v->submit_wall_ns));
 	J_ADD(j, "elapsed_seconds", j_sec(jb->elapsed_ns));
