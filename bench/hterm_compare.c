@@ -63,7 +63,7 @@ static int hc_arg(const char *s, long lo, long hi, long *out)
 static void hc_usage(void)
 {
 	fprintf(stderr, "usage: hterm-compare [--from K] [--to K] [--dev N] [--seed N]"
-		" (1 <= K <= 26)\n       hterm-compare --fault [--dev N]\n");
+		" (1 <= K <= 27)\n       hterm-compare --fault [--dev N]\n");
 	exit(2);
 }
 

@@ -15,7 +15,7 @@
  * Exit status: 0 ok, 1 the supervisor said err or could not be reached
  * (one "provisor: REASON" line on stderr), 2 bad arguments: among them a
  * --log-size above the supervisor's max_log_size, which only it knows
- * (the range checked here is 3..26; the supervisor's refusal of a larger
+ * (the range checked here is 3..27; the supervisor's refusal of a larger
  * k is worded and exits as this one's).
  */
 #include <errno.h>
@@ -193,7 +193,7 @@ static int cmd_ctl_send(struct cmd_ctl_target *t, const char *line, char *reply,
 	if (rc == 1 && !strncmp(line, "submit ", 7) &&
 	    sscanf(reply, "err log size %u is not a number in %u..%u", &k, &lo, &hi) == 3) {
 		/* A k above this supervisor's max_log_size: the same bad argument
-		 * as one outside 3..26, so the same line and exit status. */
+		 * as one outside 3..27, so the same line and exit status. */
 		fprintf(stderr, "provisor submit: --log-size '%u' is not a number in %u..%u "
 			"(the supervisor's max_log_size)\n", k, lo, hi);
 		return 2;

@@ -93,7 +93,7 @@ const struct cli_entry cli_cmd_setup = {
 	.help = "Write Groth16 parameters for the circuit of 2^K rows, derived from the\n"
 		"seed: whoever knows the seed can forge proofs (tests and demos only).\n"
 		"  --seed HEX           1 to 32 bytes of hex (required)\n"
-		"  --log-size K         3 to 26 (required)\n"
+		"  --log-size K         3 to 27 (required)\n"
 		"  -o, --output PARAMS  the parameters file to write (required)\n"
 		"  --threads N          threads, 0 to 1024; 0 (default) uses every CPU\n",
 	.options = cmd_setup_options,

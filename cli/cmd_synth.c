@@ -119,7 +119,7 @@ const struct cli_entry cli_cmd_synth = {
 		"supervisor needed).\n"
 		"  --seed HEX          the job seed, 1 to 32 bytes of hex (required)\n"
 		"  --partition I       the partition index, 0 to 4294967295 (required)\n"
-		"  --log-size K        2^K rows, 3 to 26 (required)\n"
+		"  --log-size K        2^K rows, 3 to 27 (required)\n"
 		"  -o, --output FILE   the partition file to write (required)\n",
 	.options = cmd_synth_options,
 	.optstring = ":s:p:k:o:h",

@@ -62,7 +62,7 @@ struct ctl_req {
 
 /* Parse one request line (without or with its trailing '\n'; len excludes
  * any NUL). 0, or -EINVAL with one reason in err. Checks syntax and ranges
- * it can know (kind names, hex, k in 3..26, partitions in 1..64); the
+ * it can know (kind names, hex, k in 3..27, partitions in 1..64); the
  * supervisor checks its own limits. */
 int ctl_parse(const char *line, size_t len, struct ctl_req *req, char *err, size_t errlen);
 /* Format a request as its line (with '\n'); returns its length or -1. */

@@ -89,7 +89,7 @@ struct pfile_result {
  *   table_off + P*32               checksum = BLAKE2b-256(header || table)
  *   size(k, P) = table_off + P*32 + 32
  *
- * These are pure arithmetic (no checks: k <= 26 and P <= 1024 keep every
+ * These are pure arithmetic (no checks: k <= 27 and P <= 1024 keep every
  * value far below 2^63). The digests are libsodium's crypto_generichash,
  * unkeyed, 32-byte output.
  */

@@ -131,7 +131,7 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 				 "%s: size mismatch: header counts %llu elements, k = %u implies %llu",
 				 path, (unsigned long long)h->count, h->k,
 				 (unsigned long long)(pfile_sections(h) * n));
-	/* k <= VOCAB_LOG_MAX (26) and at most 1024 sections: no overflow. */
+	/* k <= VOCAB_LOG_MAX (27) and at most 1024 sections: no overflow. */
 	if (h->kind == PFILE_KIND_RESULT)
 		expect = pfile_result2_size(h->k, h->word56);
 	else

@@ -32,7 +32,7 @@
 
 #include "gpuworker/hcu_fr.cuh"
 
-#define HCU_MAX_LOG 26
+#define HCU_MAX_LOG 27	/* VOCAB_LOG_MAX: indices stay below 2^32 */
 
 HCU_FN uint32_t hcu_bitrev(uint32_t i, unsigned k)
 {

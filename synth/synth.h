@@ -56,7 +56,7 @@ struct synth_stream {
 	fr_t ra[SYNTH_ROWS_PER_ROUND], rb[SYNTH_ROWS_PER_ROUND], rc[SYNTH_ROWS_PER_ROUND];
 };
 
-/* 0 when id is one we can synthesize (seed_len 1..32, k 3..26), else
+/* 0 when id is one we can synthesize (seed_len 1..32, k 3..27), else
  * -EINVAL. */
 int synth_id_check(const struct synth_id *id);
 
@@ -84,7 +84,7 @@ int synth_check(const fr_t *a, const fr_t *b, const fr_t *c, size_t n, size_t *b
  * x_out * 0 = 0 (they make the inputs' polynomials linearly
  * independent); the remaining 1 or 2 rows are empty.
  */
-/* R = (2^k - 3) / 3 rounds, or 0 for a k outside 3..26. */
+/* R = (2^k - 3) / 3 rounds, or 0 for a k outside 3..27. */
 size_t synth_rounds(unsigned k);
 /* Variables: 3R + 2 (one and the two public inputs included), or 0. */
 size_t synth_nvars(unsigned k);
@@ -117,7 +117,7 @@ int synth_witness(const struct synth_id *id, fr_t *z);
  * run). 0 or -EINVAL. */
 int synth_public_inputs(const struct synth_id *id, fr_t x[2]);
 /* The same from a partition's rows already in memory (2^k each, k in
- * 3..26, not checked): x_0 = a[3R+1], x_out = a[3R+2]. */
+ * 3..27, not checked): x_0 = a[3R+1], x_out = a[3R+2]. */
 void synth_public_inputs_from_rows(unsigned k, const fr_t *a, fr_t x[2]);
 /* The witness from the rows: t2_i = c[3i], t4_i = c[3i+1],
  * x_{i+1} = c[3i+2], and the inputs as above; z has synth_nvars(k)

@@ -33,7 +33,7 @@ enum vocab_kind {
  * needs 8 rows: one round (3) and the public-input rows (3); the largest
  * is the NTT's largest domain. */
 #define VOCAB_LOG_MIN 3
-#define VOCAB_LOG_MAX 26
+#define VOCAB_LOG_MAX 27
 /* Partitions of one job (the status segment has room for this many). */
 #define VOCAB_MAX_PARTS 64
 /* A limit as a string literal, for messages:

@@ -74,7 +74,7 @@ conf '[supervisor]\nname = a\0b\n' "c.ini:2: NUL byte in line"
 conf '[supervisor]\n\0\n' "c.ini:2: NUL byte in line"
 conf '[supervisor]\nname = \xff\xfe\n' "c.ini:2: name: '\\\\xff\\\\xfe' is not an instance name"
 conf '[supervisor]\n\xc3\x28 = 1\n' "c.ini:2: unknown key '\\\\xc3\(' in"
-conf '[kind.porep]\nlog_size = 27\n' "c.ini:2: log_size: '27' is not a number in 3..26"
+conf '[kind.porep]\nlog_size = 28\n' "c.ini:2: log_size: '28' is not a number in 3..27"
 conf '[kind.porep]\npartitions = 65\n' "c.ini:2: partitions: '65' is not a number in 1..64"
 conf '[kind.porep]\npartitions = -1\n' "c.ini:2: partitions: '-1' is not"
 conf '[kind.stark]\n' "c.ini:1: unknown section \[kind.stark\]"
@@ -132,8 +132,8 @@ oneline "provisor verify: no files given" verify
 # submit/cancel/worker: refused before any connection (none exists).
 refuse "unknown --kind 'stark'" submit --name "$name" --kind stark
 refuse "unknown --kind" submit --name "$name" --kind "$(printf 'p\xffo')"
-refuse "'-1' is not a number in 3..26" submit --name "$name" --kind porep --log-size -1
-refuse "'99999999999999999999' is not a number in 3..26" submit --name "$name" --kind porep --log-size 99999999999999999999
+refuse "'-1' is not a number in 3..27" submit --name "$name" --kind porep --log-size -1
+refuse "'99999999999999999999' is not a number in 3..27" submit --name "$name" --kind porep --log-size 99999999999999999999
 refuse "'0' is not a number in 1..64" submit --name "$name" --kind porep --partitions 0
 refuse "'-2' is not a number in 1..64" submit --name "$name" --kind porep --partitions -2
 refuse "'4294967297' is not a number in 1..64" submit --name "$name" --kind porep --partitions 4294967297
@@ -149,7 +149,7 @@ refuse "non-printable byte 0x01" worker "$(printf 'en\x01able')" --name "$name" 
 refuse "no provisor instance '$name' is running" ping --name "$name"
 
 # synth: bad seeds, partitions, sizes.
-refuse "--log-size '27' out of range 3..26" synth --seed 00 --partition 0 --log-size 27 -o p
+refuse "--log-size '28' out of range 3..27" synth --seed 00 --partition 0 --log-size 28 -o p
 refuse "--log-size '-1'" synth --seed 00 --partition 0 --log-size -1 -o p
 refuse "--seed '-1' is not hex" synth --seed -1 --partition 0 --log-size 4 -o p
 refuse "--partition '99999999999' is not an integer" synth --seed 00 --partition 99999999999 --log-size 4 -o p
@@ -177,7 +177,7 @@ patch good.p 8 04000000;  badp "unsupported format version 4 \\(this provisor re
 patch good.p 8 ffffffff;  badp "unsupported format version 4294967295" good.p.bad
 patch good.p 12 02000000; badp "is an H file, expected a partition file" good.p.bad
 patch good.p 12 09000000; badp "kind" good.p.bad
-patch good.p 16 1b000000; badp "log size k = 27 out of range 3..26" good.p.bad
+patch good.p 16 1c000000; badp "log size k = 28 out of range 3..27" good.p.bad
 patch good.p 16 ffffffff; badp "log size k = 4294967295 out of range" good.p.bad
 patch good.p 20 00000000; badp "seed" good.p.bad
 patch good.p 20 ff000000; badp "seed" good.p.bad

@@ -87,9 +87,9 @@ static void garbage(void)
 	EXPECT_ERR("submit porep seed=\xff\xfe\n", "non-printable byte 0xff");
 	EXPECT_ERR("ping\r\n", "non-printable byte 0x0d");
 	EXPECT_ERR("\x1b[2J\n", "non-printable byte 0x1b");
-	EXPECT_ERR("submit porep k=99999999999999999999999999\n", "k must be 3..26");
-	EXPECT_ERR("submit porep k=-1\n", "k must be 3..26");
-	EXPECT_ERR("submit porep k=010\n", "k must be 3..26");
+	EXPECT_ERR("submit porep k=99999999999999999999999999\n", "k must be 3..27");
+	EXPECT_ERR("submit porep k=-1\n", "k must be 3..27");
+	EXPECT_ERR("submit porep k=010\n", "k must be 3..27");
 	EXPECT_ERR("submit porep partitions=18446744073709551617\n", "partitions must be 1..64");
 	EXPECT_ERR("submit porep partitions=-1\n", "partitions must be 1..64");
 	EXPECT_ERR("submit porep seed=-1\n", "seed is not hex");

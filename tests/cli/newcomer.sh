@@ -10,7 +10,7 @@
 #   - status: one line per job by default, every partition with --jobs,
 #     one job with --job N; a done job's ETA is "-" (JSON null);
 #   - submit --log-size above the supervisor's max_log_size: exit 2 with
-#     the wording of one outside 3..26;
+#     the wording of one outside 3..27;
 #   - drain with nothing queued keeps the supervisor up (draining, submit
 #     refused); resume takes jobs again;
 #   - STATE/log has the supervisor's lines, `provisor log` prints them and
@@ -102,7 +102,7 @@ state=$dir/state
 start_sup sup --config "$dir/c.ini" --state-dir "$state" --backend cpu --gpus 1 --workers-per-gpu 2 --synth 1
 
 # one range, one exit status for --log-size
-expect 2 "provisor submit: --log-size '27' is not a number in 3..26" submit --name "$name" --kind porep --log-size 27
+expect 2 "provisor submit: --log-size '28' is not a number in 3..27" submit --name "$name" --kind porep --log-size 28
 expect 2 "provisor submit: --log-size '13' is not a number in 3..12" submit --name "$name" --kind porep --log-size 13
 
 id1=$(P submit --kind winning-post --wait | head -1) || fail "winning-post job did not finish"

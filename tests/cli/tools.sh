@@ -161,7 +161,7 @@ done
 cp "$dir/p" "$dir/noncanon"; put_hex "$dir/noncanon" $((80 + 32 * 9)) "$(printf 'ff%.0s' $(seq 32))"
 cp "$dir/p" "$dir/trailing"; printf 'x' >>"$dir/trailing"
 cp "$dir/p" "$dir/count"; put_hex "$dir/count" 72 01; reseal "$dir/count"
-cp "$dir/p" "$dir/k27"; put_hex "$dir/k27" 16 1b; reseal "$dir/k27"
+cp "$dir/p" "$dir/k28"; put_hex "$dir/k28" 16 1c; reseal "$dir/k28"
 cp "$dir/p" "$dir/k0"; put_hex "$dir/k0" 16 00; reseal "$dir/k0"
 cp "$dir/p" "$dir/unsat"; put_hex "$dir/unsat" $((80 + 32 * 2048 + 32 * 6)) 05; reseal "$dir/unsat"
 for cmd in prove verify; do
@@ -180,7 +180,7 @@ done
 expect_err prove_noncanon 'element a\[9\] at offset 368 is not canonical' "$prov" prove -i "$dir/noncanon" -o "$dir/out" --backend cpu
 expect_err prove_trailing 'size mismatch: .*trailing' "$prov" prove -i "$dir/trailing" -o "$dir/out" --backend cpu
 expect_err prove_count 'size mismatch: header counts' "$prov" prove -i "$dir/count" -o "$dir/out" --backend cpu
-expect_err prove_k27 'k = 27 out of range 3..26' "$prov" prove -i "$dir/k27" -o "$dir/out" --backend cpu
+expect_err prove_k28 'k = 28 out of range 3..27' "$prov" prove -i "$dir/k28" -o "$dir/out" --backend cpu
 expect_err prove_k0 'k = 0 out of range' "$prov" prove -i "$dir/k0" -o "$dir/out" --backend cpu
 expect_err prove_unsat 'row 6 violates a\*b = c' "$prov" prove -i "$dir/unsat" -o "$dir/out" --backend cpu
 expect_err prove_hfile 'is an H file, expected a partition file' "$prov" prove -i "$dir/h" -o "$dir/out" --backend cpu
@@ -200,9 +200,9 @@ expect_err synth_nok 'missing --log-size' "$prov" synth --seed 00 --partition 1 
 expect_err synth_badhex "--seed 'xyz1' is not hex" "$prov" synth "${S[@]}" --seed xyz1
 expect_err synth_oddhex "--seed 'abc' is not hex" "$prov" synth "${S[@]}" --seed abc
 expect_err synth_longseed 'is not hex of 1 to 32 bytes' "$prov" synth "${S[@]}" --seed "$(printf '00%.0s' $(seq 33))"
-expect_err synth_k0 "--log-size '0' out of range 3..26" "$prov" synth "${S[@]}" --log-size 0
-expect_err synth_k2 "--log-size '2' out of range 3..26" "$prov" synth "${S[@]}" --log-size 2
-expect_err synth_k27 "--log-size '27' out of range" "$prov" synth "${S[@]}" --log-size 27
+expect_err synth_k0 "--log-size '0' out of range 3..27" "$prov" synth "${S[@]}" --log-size 0
+expect_err synth_k2 "--log-size '2' out of range 3..27" "$prov" synth "${S[@]}" --log-size 2
+expect_err synth_k28 "--log-size '28' out of range" "$prov" synth "${S[@]}" --log-size 28
 expect_err synth_kabc "--log-size 'abc' out of range" "$prov" synth "${S[@]}" --log-size abc
 expect_err synth_negpart "--partition '-1' is not an integer" "$prov" synth "${S[@]}" --partition -1
 expect_err synth_bigpart "--partition '4294967296'" "$prov" synth "${S[@]}" --partition 4294967296

@@ -179,10 +179,10 @@ static void test_errors(void)
 	refuse("[supervisor]\nname = a/b\n", 2, "name: 'a/b' is not");
 	refuse("[supervisor]\nstate_dir = relative\n", 2, "state_dir: 'relative' is not an absolute path");
 	refuse("[supervisor]\nsocket_group = no-such-group-xyz\n", 2, "socket_group: ");
-	refuse("[kind.porep]\nlog_size = 0\n", 2, "log_size: '0' is not a number in 3..26");
-	refuse("[kind.porep]\nlog_size = 2\n", 2, "log_size: '2' is not a number in 3..26");
-	refuse("[supervisor]\nmax_log_size = 2\n", 2, "max_log_size: '2' is not a number in 3..26");
-	refuse("[kind.porep]\nlog_size = 27\n", 2, "log_size: '27' is not a number in 3..26");
+	refuse("[kind.porep]\nlog_size = 0\n", 2, "log_size: '0' is not a number in 3..27");
+	refuse("[kind.porep]\nlog_size = 2\n", 2, "log_size: '2' is not a number in 3..27");
+	refuse("[supervisor]\nmax_log_size = 2\n", 2, "max_log_size: '2' is not a number in 3..27");
+	refuse("[kind.porep]\nlog_size = 28\n", 2, "log_size: '28' is not a number in 3..27");
 	refuse("[kind.porep]\nlog_size = 21\n", 0, "kind.porep: log_size 21 is outside 3..max_log_size (20)");
 	refuse("[kind.snap-deals]\npartitions = 0\n", 2, "partitions: '0' is not a number in 1..64");
 	refuse("[kind.snap-deals]\npartitions = 65\n", 2, "partitions: '65' is not a number in 1..64");

@@ -29,9 +29,9 @@ expect() {
 
 expect 2 "missing --kind" submit
 expect 2 "unknown --kind 'stark'" submit --kind stark
-expect 2 "'27' is not a number in 3..26" submit --kind porep --log-size 27
-expect 2 "'0' is not a number in 3..26" submit --kind porep --log-size 0
-expect 2 "'2' is not a number in 3..26" submit --kind porep --log-size 2
+expect 2 "'28' is not a number in 3..27" submit --kind porep --log-size 28
+expect 2 "'0' is not a number in 3..27" submit --kind porep --log-size 0
+expect 2 "'2' is not a number in 3..27" submit --kind porep --log-size 2
 expect 2 "'65' is not a number in 1..64" submit --kind porep --partitions 65
 expect 2 "'abc' is not hex" submit --kind porep --seed abc
 expect 2 "'xy' is not hex" submit --kind porep --seed xy

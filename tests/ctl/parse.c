@@ -71,9 +71,9 @@ static void test_valid(void)
 	r = parse_ok("submit porep");
 	CHECK(r.op == CTL_SUBMIT && r.kind == VOCAB_KIND_POREP && !r.seed_len && !r.log_size &&
 	      !r.partitions, "submit porep");
-	r = parse_ok("submit winning-post seed=00ff k=26 partitions=64\n");
+	r = parse_ok("submit winning-post seed=00ff k=27 partitions=64\n");
 	CHECK(r.kind == VOCAB_KIND_WINNING_POST && r.seed_len == 2 && r.seed[0] == 0 && r.seed[1] == 0xff &&
-	      r.log_size == 26 && r.partitions == 64, "submit full");
+	      r.log_size == 27 && r.partitions == 64, "submit full");
 	r = parse_ok("submit window-post partitions=1 k=3 seed=AbCd");
 	CHECK(r.kind == VOCAB_KIND_WINDOW_POST && r.partitions == 1 && r.log_size == 3 &&
 	      r.seed[0] == 0xab && r.seed[1] == 0xcd, "options in any order, upper-case hex");
@@ -111,9 +111,9 @@ static void test_refused(void)
 	refuse("submit porep seed=", "seed is not hex");
 	refuse("submit porep seed=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20",
 	       "seed is not hex");
-	refuse("submit porep k=0", "k must be 3..26");
-	refuse("submit porep k=2", "k must be 3..26");
-	refuse("submit porep k=27", "k must be 3..26");
+	refuse("submit porep k=0", "k must be 3..27");
+	refuse("submit porep k=2", "k must be 3..27");
+	refuse("submit porep k=28", "k must be 3..27");
 	refuse("submit porep k=014", "k must be");
 	refuse("submit porep k=+4", "k must be");
 	refuse("submit porep k=", "k must be");

@@ -309,13 +309,13 @@ static void t_corrupt(void)
 	t_expect(buf, len, "unknown file kind 9", "unknown kind");
 
 	RESET();
-	t_put32(buf + 16, 27);
+	t_put32(buf + 16, 28);
 	t_reseal(buf, len);
-	t_expect(buf, len, "k = 27 out of range 3..26", "k = 27");
+	t_expect(buf, len, "k = 28 out of range 3..27", "k = 28");
 	RESET();
 	t_put32(buf + 16, 2);
 	t_reseal(buf, len);
-	t_expect(buf, len, "k = 2 out of range 3..26", "k = 2");
+	t_expect(buf, len, "k = 2 out of range 3..27", "k = 2");
 	RESET();
 	t_put32(buf + 16, 0);
 	t_reseal(buf, len);
@@ -500,8 +500,8 @@ static void t_result2_corrupt(void)
 	t_put32(buf + 56, 0);
 	t_expect_result(buf, len, "partition count 0", "v2 0 partitions");
 	RESET();
-	t_put32(buf + 16, 27);
-	t_expect_result(buf, len, "k = 27 out of range", "v2 k = 27");
+	t_put32(buf + 16, 28);
+	t_expect_result(buf, len, "k = 28 out of range", "v2 k = 28");
 	RESET();
 	t_put32(buf + 56, 2);	/* two partitions claimed, three stored */
 	t_put32(buf + 72, 32);
@@ -591,6 +591,10 @@ static void t_result2_layout(void)
 	CHECK_EQ_U64(table, 80 + 4 * 32 * 32);
 	CHECK_EQ_U64(pfile_result2_size(k, parts), table + 4 * 32 + 32);
 	CHECK_EQ_U64(pfile_result2_size(26, 1024), 80 + (1024ull << 31) + 1024 * 32 + 32);
+	/* k = 27, a Filecoin partition: 4 GiB of H a partition, past 32 bits */
+	CHECK_EQ_U64(pfile_result2_size(27, 1024), 80 + (1024ull << 32) + 1024 * 32 + 32);
+	CHECK_EQ_U64(pfile_result2_size(27, 10), 80 + (10ull << 32) + 10 * 32 + 32);
+	CHECK_EQ_U64(pfile_result2_table_off(27, 10), pfile_result2_part_off(27, 10));
 	CHECK_EQ_U64(pfile_result2_table_off(26, 1024), pfile_result2_part_off(26, 1024));
 
 	for (uint32_t p = 0; p < parts; p++)

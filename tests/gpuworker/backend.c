@@ -137,8 +137,8 @@ int main(void)
 		CHECK(rc == 0, "hterm_run(cuda): %s", err);
 		CHECK(hterm_cpu(v[0], v[1], v[2], k) == 0, "hterm_cpu");
 		CHECK(memcmp(v[0], w[0], n * sizeof(fr_t)) == 0, "CUDA H differs from CPU H");
-		CHECK(hterm_cuda(0, w[0], w[1], w[2], 27, err, sizeof(err)) == -1 &&
-		      strstr(err, "out of range"), "hterm_cuda(k=27): %s", err);
+		CHECK(hterm_cuda(0, w[0], w[1], w[2], 28, err, sizeof(err)) == -1 &&
+		      strstr(err, "out of range"), "hterm_cuda(k=28): %s", err);
 	} else {
 		CHECK(rc == -1 && err[0], "hterm_run(cuda) without a device did not fail clearly");
 		printf("info: backend: hterm_run(cuda) without a device: %s\n", err);

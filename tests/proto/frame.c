@@ -53,6 +53,8 @@ static void test_roundtrip(const uint8_t *buf)
 	sealed(&h, FRAME_HELLO, 0, buf);
 	CHECK(frame_check_hdr(&h, VOCAB_LOG_MAX, err, sizeof err) == 0, "HELLO k=0: %s", err);
 	CHECK_EQ_U64(frame_expected_len(FRAME_PART_DATA, 10), 3 * 1024 * 32 + FRAME_TRAILER_BYTES);
+	/* k = 27: 12 GiB of rows, a length past 32 bits */
+	CHECK_EQ_U64(frame_expected_len(FRAME_PART_DATA, 27), (3ull << 27) * 32 + FRAME_TRAILER_BYTES);
 	CHECK_EQ_U64(frame_expected_len(FRAME_H_DONE, 10), sizeof(struct frame_h_done));
 	CHECK_EQ_U64(frame_expected_len(FRAME_FAIL, 10), 0);
 }

@@ -188,8 +188,8 @@ static void t_seeds(void)
 	CHECK(synth_id_check(&id) == -EINVAL, "k = 2 (too small for one round and the inputs)");
 	id.k = 3;
 	CHECK(synth_id_check(&id) == 0, "k = 3");
-	id.k = 27;
-	CHECK(synth_id_check(&id) == -EINVAL, "k = 27");
+	id.k = 28;
+	CHECK(synth_id_check(&id) == -EINVAL, "k = 28");
 	id.k = 10;
 	id.seed_len = 0;
 	CHECK(synth_id_check(&id) == -EINVAL, "empty seed");

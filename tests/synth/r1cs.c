@@ -202,9 +202,11 @@ static void t_limits(void)
 	      synth_rounds(3), synth_nvars(3));
 	CHECK(synth_rounds(4) == 4 && synth_nvars(4) == 14, "k = 4");
 	CHECK(synth_rounds(26) == ((1u << 26) - 3) / 3, "k = 26");
-	CHECK(synth_rounds(2) == 0 && synth_nvars(27) == 0, "bad k has rounds");
+	CHECK(synth_rounds(27) == ((1u << 27) - 3) / 3, "k = 27");
+	CHECK(synth_rounds(28) == 0, "k = 28");
+	CHECK(synth_rounds(2) == 0 && synth_nvars(28) == 0, "bad k has rounds");
 	CHECK(synth_r1cs_foreach(2, t_stop_at_5, &last) == -EINVAL, "k = 2 accepted");
-	CHECK(synth_r1cs_foreach(27, t_stop_at_5, &last) == -EINVAL, "k = 27 accepted");
+	CHECK(synth_r1cs_foreach(28, t_stop_at_5, &last) == -EINVAL, "k = 28 accepted");
 	CHECK(synth_witness(&id, z) == -EINVAL && synth_public_inputs(&id, x) == -EINVAL,
 	      "k = 2 identity accepted");
 	CHECK(synth_r1cs_foreach(5, t_stop_at_5, &last) == 7 && last == 5,
