@@ -440,8 +440,13 @@ int statedir_open(struct sup *s, char *err, size_t errlen);
 /* Release the lock (removing the lock file) and close. */
 void statedir_close(struct sup *s);
 
-/* run.c */
+/* log.c */
 void sup_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Start writing STATE/log beside stderr (dirfd: the state directory; a
+ * copy is kept for the rotation), unless stderr is the journal: 0, or
+ * -errno. sup_log_close stops it. */
+int sup_log_open(int dirfd);
+void sup_log_close(void);
 /* snprintf that says when the path did not fit: 0, or -1 (ENAMETOOLONG). */
 int sup_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void sup_event(struct sup *s, uint32_t type, int table, uint32_t slot, int32_t code,
