@@ -1,8 +1,9 @@
 /*
  * child: the worker processes. Each is fork+exec'd (clean address space:
- * never a bare fork of this process), with its stdin and stdout on pipes
- * the loop drives, a pidfd polled for its exit, and SIGKILL as its
- * parent-death signal so a dead supervisor leaves no orphan on the GPU.
+ * never a bare fork of this process; spawn.c), with its stdin and stdout
+ * on pipes the loop drives, a pidfd polled for its exit, and SIGKILL as
+ * its parent-death signal so a dead supervisor leaves no orphan on the
+ * GPU. The tick's watchdog and restarts are watchdog.c's.
  *
  * A child's exit is an event: reap it, repair its status slot (it may have
  * died mid-write), requeue what it held, and start it again after a
@@ -35,15 +36,7 @@
 #endif
 
 
-static const char *kind_name(const struct child *c)
-{
-	return c->kind == CHILD_GPU ? "gpu" : "synth";
-}
 
-static enum shm_table_id table_of(const struct child *c)
-{
-	return c->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH;
-}
 
 int child_alive(const struct child *c)
 {
@@ -81,179 +74,10 @@ void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len)
 /* Write a slot record the supervisor owns (the worker is not running). */
 static void show_slot(struct sup *s, const struct child *c, const struct shm_slot *v)
 {
-	int rc = shm_owner_write_slot(&s->seg, table_of(c), c->slot, v);
+	int rc = shm_owner_write_slot(&s->seg, child_table(c), c->slot, v);
 
 	if (rc < 0)
-		sup_log("writing %s.%u's status slot: %s", kind_name(c), c->slot, strerror(-rc));
-}
-
-static void set_pipe_size(int fd)
-{
-	(void)fcntl(fd, F_SETPIPE_SZ, SUP_PIPE_SIZE);	/* best effort: fewer wakeups */
-}
-
-/* Argument vector of a child; strings live in bufs. */
-static void child_argv(struct sup *s, const struct child *c, char *path, size_t plen,
-		       char bufs[3][16], char **argv)
-{
-	int n = 0;
-
-	snprintf(path, plen, "%s/%s", s->bindir, c->kind == CHILD_GPU ? "gpuworker" : "synth");
-	snprintf(bufs[0], 16, "%u", c->slot);
-	snprintf(bufs[1], 16, "%u", c->gpu);
-	argv[n++] = path;
-	argv[n++] = "--instance";
-	argv[n++] = s->conf.name;
-	argv[n++] = "--slot";
-	argv[n++] = bufs[0];
-	if (c->kind == CHILD_GPU) {
-		argv[n++] = "--gpu";
-		argv[n++] = bufs[1];
-		argv[n++] = "--backend";
-		argv[n++] = (char *)vocab_backend_name((uint32_t)s->backend);
-		/* Its backend line once per supervisor: every worker resolves
-		 * the same backend on the same machine. */
-		if (s->backend_logged)
-			argv[n++] = "--quiet-backend";
-		s->backend_logged = 1;
-	}
-	argv[n++] = "--jobs-fd";	/* STATE/jobs: H is stored (gpu) and verified (synth) there */
-	argv[n++] = "3";
-	argv[n] = NULL;
-}
-
-/*
- * exec the worker. Tests can put a tool in front of it with
- * PROVISOR_WORKER_WRAP (e.g. "/usr/bin/valgrind -q --error-exitcode=99"):
- * its words, split on spaces (no shell), come before the worker's argv.
- * Runs in the forked child, just before exec.
- */
-static void exec_wrapped(char *path, char **argv)
-{
-	const char *wrap = secure_getenv("PROVISOR_WORKER_WRAP");
-	char *words, *tok, *save, *full[48];
-	int n = 0;
-
-	if (wrap && *wrap && (words = strdup(wrap))) {
-		for (tok = strtok_r(words, " ", &save); tok && n < 32; tok = strtok_r(NULL, " ", &save))
-			full[n++] = tok;
-		for (int i = 0; argv[i] && n < 47; i++)
-			full[n++] = argv[i];
-		full[n] = NULL;
-		execv(full[0], full);
-		fprintf(stderr, "provisor: exec %s: %s\n", full[0], strerror(errno));
-		_exit(127);
-	}
-	execv(path, argv);
-}
-
-/* pidfd_open(2); or, with the test hook PROVISOR_NO_PIDFD set, ENOSYS as
- * on a kernel before 5.3, so that the tests run the SIGCHLD path too. */
-static int child_pidfd_open(pid_t pid)
-{
-	if (secure_getenv("PROVISOR_NO_PIDFD")) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-int child_spawn(struct sup *s, uint32_t ci)
-{
-	struct child *c = &s->child[ci];
-	char path[4200], bufs[3][16], *argv[16];
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
-	pid_t parent = getpid(), pid;
-
-	child_argv(s, c, path, sizeof path, bufs, argv);
-	if (c->state != CH_DOWN) {
-		sup_log("%s.%u: spawn asked in state %s; ignored", kind_name(c), c->slot,
-			child_state_name(c->state));
-		return -1;
-	}
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
-		sup_log("pipe2 failed while spawning %s.%u: %s", kind_name(c), c->slot, strerror(errno));
-		goto fail;
-	}
-	set_pipe_size(in[1]);
-	set_pipe_size(out[0]);
-	pid = fork();
-	if (pid < 0) {
-		sup_log("fork failed while spawning %s.%u: %s", kind_name(c), c->slot, strerror(errno));
-		goto fail;
-	}
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);	/* signalfd blocked them */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (nice(SUP_WORKER_NICE) == -1 && errno)
-			_exit(127);
-		if (getppid() != parent)
-			_exit(127);
-		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
-			_exit(127);
-		/* A worker gets STATE/jobs as fd 3 (dup2 clears close-on-exec;
-		 * on fd 3 itself it does nothing, so clear it there): a
-		 * gpuworker stores H there, a synth verifies it there. */
-		if ((s->jobs_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(s->jobs_fd, 3)) < 0)
-			_exit(127);
-		exec_wrapped(path, argv);
-		fprintf(stderr, "provisor: exec %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	c->pid = pid;
-	c->in_fd = in[1];
-	c->out_fd = out[0];
-	c->pidfd = child_pidfd_open(pid);
-	if (c->pidfd < 0 && errno == ENOSYS) {
-		/* A kernel before 5.3, or a tool (valgrind) that lacks the
-		 * call: the exit is seen through SIGCHLD on the signalfd. */
-		if (!s->no_pidfd)
-			sup_log("pidfd_open: %s; watching child exits through SIGCHLD", strerror(errno));
-		s->no_pidfd = 1;
-	} else if (c->pidfd < 0) {	/* cannot watch it: do not run it */
-		sup_log("pidfd_open(%d): %s", (int)pid, strerror(errno));
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		close(c->in_fd);
-		close(c->out_fd);
-		c->in_fd = c->out_fd = -1;
-		child_event(s, ci, CEV_SPAWN_FAILED, NULL);
-		return -1;
-	}
-	child_event(s, ci, CEV_SPAWNED, NULL);
-	c->started_ns = shm_now_mono();
-	c->kill_why[0] = '\0';
-	c->rd = RD_HDR;
-	c->hdr_have = 0;
-	c->nhold = 0;
-	c->src_child = c->hdr_for = c->relay_op_dst = -1;
-	c->epoch++;
-	c->rd_pending = c->wr_pending = 0;
-	c->in_ops = c->out_ops = c->in_doomed = c->out_doomed = 0;
-	c->relay = RELAY_IDLE;
-	c->relay_dst = -1;
-	c->relay_left = 0;
-	c->relay_pending = c->relay_op = 0;
-	if (c->pidfd >= 0)
-		io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
-				       c->pidfd, POLLIN);
-	child_arm_read(s, ci);
-	sup_event(s, SHM_EV_START, table_of(c), c->slot, pid, 0, 0, "%s.%u started (pid %d)",
-		  kind_name(c), c->slot, (int)pid);
-	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (out[i] >= 0)
-			close(out[i]);
-	}
-	child_event(s, ci, CEV_SPAWN_FAILED, NULL);
-	return -1;
+		sup_log("writing %s.%u's status slot: %s", child_kind_name(c), c->slot, strerror(-rc));
 }
 
 /* Read what the current state wants next from the child's stdout. */
@@ -318,7 +142,7 @@ static void on_header(struct sup *s, uint32_t ci)
 		sched_synth_ready(s, ci);
 		return;
 	}
-	snprintf(err, sizeof err, "unexpected frame type %u from a %s worker", t, kind_name(c));
+	snprintf(err, sizeof err, "unexpected frame type %u from a %s worker", t, child_kind_name(c));
 	child_kill(s, ci, err);
 }
 
@@ -367,7 +191,7 @@ void child_on_read(struct sup *s, uint32_t ci, int res)
 	child_io_done(s, ci, 0, 1);
 	if (res <= 0) {		/* EOF or error: it is exiting; the pidfd says when */
 		if (res < 0 && res != -EPIPE && child_alive(c))
-			sup_log("read from %s.%u: %s", kind_name(c), c->slot, strerror(-res));
+			sup_log("read from %s.%u: %s", child_kind_name(c), c->slot, strerror(-res));
 		c->rd = RD_EOF;
 		return;
 	}
@@ -489,7 +313,7 @@ static void backoff(struct sup *s, uint32_t ci, const struct child_ctx *x)
 		c->restart_at_ns = shm_now_mono();
 		v->state = SHM_SLOT_CRASHED;	/* restarts counts crashes' restarts only */
 		show_slot(s, c, v);
-		sup_log("%s.%u: replaced after a pre-emption kill", kind_name(c), c->slot);
+		sup_log("%s.%u: replaced after a pre-emption kill", child_kind_name(c), c->slot);
 		c->kill_why[0] = '\0';
 		return;
 	}
@@ -500,8 +324,8 @@ static void backoff(struct sup *s, uint32_t ci, const struct child_ctx *x)
 	v->state = delay_ms ? SHM_SLOT_BACKOFF : SHM_SLOT_CRASHED;
 	v->restarts++;
 	show_slot(s, c, v);
-	sup_event(s, SHM_EV_CRASH, table_of(c), c->slot, x->code, 0, 0,
-		  "%s.%u %s %d%s%s; restart in %llu ms", kind_name(c), c->slot,
+	sup_event(s, SHM_EV_CRASH, child_table(c), c->slot, x->code, 0, 0,
+		  "%s.%u %s %d%s%s; restart in %llu ms", child_kind_name(c), c->slot,
 		  v->last_exit_kind == SHM_EXIT_SIGNAL ? "killed by signal" : "exited with", x->code,
 		  c->kill_why[0] ? ": " : "", c->kill_why, (unsigned long long)delay_ms);
 	c->kill_why[0] = '\0';
@@ -515,7 +339,7 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 	struct shm_slot v;
 
 	if (st.actions & CA_IMPOSSIBLE) {
-		sup_log("%s.%u: event '%s' in state %s is %s; ignored%s%s", kind_name(c), c->slot,
+		sup_log("%s.%u: event '%s' in state %s is %s; ignored%s%s", child_kind_name(c), c->slot,
 			child_event_name(ev), child_state_name(c->state), st.what, x->why ? ": " : "",
 			x->why ? x->why : "");
 		return;
@@ -527,7 +351,7 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 		c->disabled = 0;
 	if (st.actions & CA_SIGKILL) {
 		const char *why = x->why ? x->why : "asked to";
-		sup_log("killing %s.%u (pid %d): %s", kind_name(c), c->slot, (int)c->pid, why);
+		sup_log("killing %s.%u (pid %d): %s", child_kind_name(c), c->slot, (int)c->pid, why);
 		snprintf(c->kill_why, sizeof c->kill_why, "%s", why);
 		if (c->pid > 0)	/* always, in a live state: never kill(0) */
 			kill(c->pid, SIGKILL);
@@ -551,9 +375,9 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 			show_slot(s, c, x->v);
 			const char *why = x->why ? x->why
 				: c->disable_reason == SHM_DISABLE_WRONG_RESULT ? "wrong result" : NULL;
-			sup_event(s, SHM_EV_DISABLE, table_of(c), c->slot, x->code, 0, 0, "%s.%u disabled%s%s",
-				  kind_name(c), c->slot, why ? ": " : "", why ? why : "");
-		} else if (shm_read_slot(&s->seg, table_of(c), c->slot, &v) == 0) {
+			sup_event(s, SHM_EV_DISABLE, child_table(c), c->slot, x->code, 0, 0, "%s.%u disabled%s%s",
+				  child_kind_name(c), c->slot, why ? ": " : "", why ? why : "");
+		} else if (shm_read_slot(&s->seg, child_table(c), c->slot, &v) == 0) {
 			v.state = SHM_SLOT_DISABLED;
 			v.disable_reason = c->disable_reason;
 			show_slot(s, c, &v);
@@ -566,12 +390,12 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 		c->restart_at_ns = shm_now_mono();
 		c->crashes = 0;
 		c->window_n = 0;
-		sup_event(s, SHM_EV_ENABLE, table_of(c), c->slot, 0, 0, 0, "%s.%u enabled",
-			  kind_name(c), c->slot);
+		sup_event(s, SHM_EV_ENABLE, child_table(c), c->slot, 0, 0, 0, "%s.%u enabled",
+			  child_kind_name(c), c->slot);
 	}
 	if ((st.actions & CA_SPAWN) && child_spawn(s, ci) == 0 && c->crashes)
-		sup_event(s, SHM_EV_RESTART, table_of(c), c->slot, 0, 0, 0, "%s.%u restarted",
-			  kind_name(c), c->slot);
+		sup_event(s, SHM_EV_RESTART, child_table(c), c->slot, 0, 0, 0, "%s.%u restarted",
+			  child_kind_name(c), c->slot);
 	if (st.actions & CA_BACKOFF)
 		child_restart_due(s, ci);	/* the first restart is at once */
 }
@@ -589,8 +413,8 @@ static void repair_slot(struct sup *s, uint32_t ci, uint32_t kind, int32_t code,
 {
 	struct child *c = &s->child[ci];
 	struct shm_slot pre;
-	int have_pre = shm_read_slot(&s->seg, table_of(c), c->slot, &pre) == 0;
-	int rc = shm_slot_repair(&s->seg, table_of(c), c->slot, kind, code, v);
+	int have_pre = shm_read_slot(&s->seg, child_table(c), c->slot, &pre) == 0;
+	int rc = shm_slot_repair(&s->seg, child_table(c), c->slot, kind, code, v);
 
 	if (rc == 0) {
 		if (have_pre && c->preempt_kill && (v->failed > pre.failed || taken)) {
@@ -598,14 +422,14 @@ static void repair_slot(struct sup *s, uint32_t ci, uint32_t kind, int32_t code,
 			 * not lost */
 			v->preempted += taken ? taken : v->failed - pre.failed;
 			v->failed = pre.failed;
-			shm_owner_write_slot(&s->seg, table_of(c), c->slot, v);
+			shm_owner_write_slot(&s->seg, child_table(c), c->slot, v);
 		} else if (have_pre && v->failed > pre.failed) {
 			s->stats.parts_failed += v->failed - pre.failed;
 		}
 		return;
 	}
 	/* Not repaired: publish what is known, never an unset record. */
-	sup_log("repairing %s.%u's status slot: %s", kind_name(c), c->slot, strerror(-rc));
+	sup_log("repairing %s.%u's status slot: %s", child_kind_name(c), c->slot, strerror(-rc));
 	if (have_pre)
 		*v = pre;
 	else
@@ -681,119 +505,4 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		}
 	}
 	child_act(s, ci, ev, &x);
-}
-
-/* Start a DOWN child again if its backoff has passed and the dead one's
- * fds and writes are settled (their completions must not meet the new
- * incarnation); else the tick, or the last settling operation, calls
- * this again. */
-void child_restart_due(struct sup *s, uint32_t ci)
-{
-	struct child *c = &s->child[ci];
-
-	if (s->stopping || c->state != CH_DOWN || shm_now_mono() < c->restart_at_ns ||
-	    c->in_fd >= 0 || c->out_fd >= 0 || c->relay_pending)
-		return;
-	child_event(s, ci, CEV_BACKOFF_ELAPSED, NULL);
-}
-
-/* How long a partition of this kind and size may run: the configured
- * deadline, else 20x the longest seen so far (at least 10 s), else 5 min. */
-static uint64_t deadline_ns(const struct sup *s, uint32_t kind)
-{
-	uint64_t ms;
-
-	if (kind < 1 || kind > VOCAB_NKINDS)
-		return 300ull * 1000000000u;
-	ms = s->conf.kind[kind].deadline_ms;
-	if (ms)
-		return ms * 1000000u;
-	if (!s->longest_ns[kind])
-		return 300ull * 1000000000u;
-	return s->longest_ns[kind] * 20 > 10000000000ull ? s->longest_ns[kind] * 20 : 10000000000ull;
-}
-
-/* The watchdog: a partition past its deadline, or a worker whose
- * heartbeat stopped, gets the worker killed (and requeued like a crash). */
-static void watchdog(struct sup *s, uint32_t ci, uint64_t now)
-{
-	struct child *c = &s->child[ci];
-	uint64_t hb_limit = s->conf.heartbeat_timeout_ms * 1000000u;
-	struct shm_slot v;
-	char why[96];
-
-	if (c->state == CH_STARTING) {
-		if (now - c->started_ns > hb_limit)
-			child_kill(s, ci, "hung: no HELLO within the heartbeat timeout");
-		return;
-	}
-	if (c->state != CH_READY || shm_read_slot(&s->seg, table_of(c), c->slot, &v) < 0 ||
-	    v.pid != (uint32_t)c->pid)
-		return;
-	/* synth beats only while it works; gpuworker has a heartbeat thread */
-	if ((c->kind == CHILD_GPU || v.state == SHM_SLOT_BUSY) && now > v.heartbeat_mono_ns &&
-	    now - v.heartbeat_mono_ns > hb_limit) {
-		snprintf(why, sizeof why, "hung: no heartbeat for %llu ms",
-			 (unsigned long long)((now - v.heartbeat_mono_ns) / 1000000));
-		child_kill(s, ci, why);
-		return;
-	}
-	/* A synth streams its rows only as fast as a gpuworker takes them:
-	 * waiting for one is not its fault, so its clock starts again with
-	 * the relay. */
-	uint64_t since = v.part_since_ns;
-	if (c->kind == CHILD_SYNTH && c->rd == RD_HELD) {
-		if (c->relay == RELAY_IDLE)
-			return;
-		if (c->relay_start_ns > since)
-			since = c->relay_start_ns;
-	}
-	if (v.state == SHM_SLOT_BUSY && now > since && now - since > deadline_ns(s, v.kind)) {
-		snprintf(why, sizeof why, "hung: job %llu partition %u past its %llu ms deadline",
-			 (unsigned long long)v.job_id, v.partition,
-			 (unsigned long long)(deadline_ns(s, v.kind) / 1000000));
-		child_kill(s, ci, why);
-	}
-}
-
-/* Restart children whose backoff has passed; stop disabled ones once
- * they hold nothing. */
-void child_tick(struct sup *s, uint64_t now)
-{
-	if (s->stopping)
-		return;
-	for (uint32_t i = 0; i < s->nchild; i++) {
-		struct child *c = &s->child[i];
-		if (child_alive(c) && !child_state_ending(c->state))
-			watchdog(s, i, now);
-		if (c->disabled && child_serving(c) && child_idle(c)) {
-			child_event(s, i, CEV_RETIRE, NULL);	/* EOF: it exits */
-			continue;
-		}
-		child_restart_due(s, i);
-	}
-}
-
-/* Stop: every live child's stdin is closed (it finishes and exits) and
- * it gets SIGTERM (one already SIGKILLed only the EOF); run.c SIGKILLs
- * those still alive after the grace period. */
-void child_stop_all(struct sup *s)
-{
-	for (uint32_t i = 0; i < s->nchild; i++)
-		child_event(s, i, CEV_STOP, NULL);
-}
-
-int child_set_enabled(struct sup *s, uint32_t table, uint32_t slot, int enable,
-		      char *err, size_t errlen)
-{
-	for (uint32_t i = 0; i < s->nchild; i++) {
-		struct child *c = &s->child[i];
-		if (table_of(c) != table || c->slot != slot)
-			continue;
-		c->disable_reason = enable ? SHM_DISABLE_NONE : SHM_DISABLE_OPERATOR;
-		child_event(s, i, enable ? CEV_ENABLE : CEV_DISABLE, NULL);
-		return 0;
-	}
-	snprintf(err, errlen, "no %s slot %u", table == SHM_T_GPU ? "gpu" : "synth", slot);
-	return -ENOENT;
 }

@@ -261,7 +261,8 @@ struct sup {
 /* user_data "who" of a child's operations: index and incarnation. */
 static inline uint32_t child_who(const struct sup *s, uint32_t ci);
 
-/* child.c */
+/* child.c, spawn.c (child_spawn), watchdog.c (child_tick,
+ * child_stop_all, child_restart_due, child_set_enabled) */
 /* Fork and exec ci (DOWN): raises CEV_SPAWNED, or CEV_SPAWN_FAILED and -1. */
 int child_spawn(struct sup *s, uint32_t ci);
 /* The one way a child's state changes: the transition child_fsm() names
@@ -452,6 +453,16 @@ int sup_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(
 void sup_event(struct sup *s, uint32_t type, int table, uint32_t slot, int32_t code,
 	       uint64_t job, uint32_t part, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
+
+static inline const char *child_kind_name(const struct child *c)
+{
+	return c->kind == CHILD_GPU ? "gpu" : "synth";
+}
+
+static inline enum shm_table_id child_table(const struct child *c)
+{
+	return c->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH;
+}
 
 static inline uint32_t child_who(const struct sup *s, uint32_t ci)
 {
