@@ -3,7 +3,8 @@
 SUP_SRCS := supervisor/run.c supervisor/log.c supervisor/loop.c supervisor/child.c supervisor/spawn.c \
 	    supervisor/watchdog.c \
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
-	    supervisor/relay_fsm.c supervisor/results.c supervisor/ctlsrv.c supervisor/notify.c \
+	    supervisor/relay_fsm.c supervisor/results.c supervisor/results_keep.c supervisor/ctlsrv.c \
+	    supervisor/notify.c \
 	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)

@@ -28,7 +28,9 @@
  * it ends otherwise; KEPT when it ends failed or cancelled: its files
  * stay for provisor retry (results_retry: the allocation reopens the
  * file, OP_REOPEN, instead of making it) until the entry is reused
- * (results_drop) or the next start (results_sweep). Completions carry the job's table index, the entry's
+ * (results_drop) or the next start (results_sweep; those three and the
+ * reuse of kept partitions at resume are results_keep.c's). Completions
+ * carry the job's table index, the entry's
  * epoch (bumped when a job ends, so that what an earlier job left in
  * flight is ignored) and the operation.
  *
@@ -49,35 +51,13 @@
 #include <unistd.h>
 
 #include "format/pfile.h"
+#include "supervisor/results_int.h"
 #include "supervisor/sup.h"
 #include "util/text.h"
 #include "verify/verify.h"
 
 static_assert(SUP_HDR_BYTES == PFILE_HEADER_BYTES, "result header");
 
-#define STORE_FILE "result.partial"
-#define RETRY_MIN_NS 1000000000ull
-#define RETRY_MAX_NS 30000000000ull
-
-/* What an EV_STORE completion was for. */
-enum store_op {
-	OP_MKDIR = 1,	/* create: STATE/jobs/ID */
-	OP_OPENDIR,	/* create: open it, no link followed */
-	OP_UNLINK_STALE,	/* create: a stale file or link under the file's name */
-	OP_CREATE,	/* create: the file, O_EXCL */
-	OP_ALLOC,	/* fallocate the whole file */
-	OP_HDR,		/* write the header */
-	OP_DIGEST,	/* write one partition's digest into the table */
-	OP_TAIL,	/* commit: the table and the checksum */
-	OP_FSYNC,	/* commit: fsync the file */
-	OP_RENAME,	/* commit: rename it into STATE/results */
-	OP_DIRSYNC,	/* commit: fsync STATE/results */
-	OP_UNLINK,	/* an ended job: its temp file */
-	OP_RMDIR,	/* an ended job: its directory */
-	OP_REOPEN,	/* a retried job: its kept file (after OP_MKDIR, OP_OPENDIR) */
-};
-
-enum store_state { ST_NONE, ST_ALLOC, ST_READY, ST_BLOCKED, ST_COMMIT, ST_DONE, ST_CLEAN, ST_KEPT };
 
 /* The state directory is at most SUP_STATE_DIR_MAX bytes: these fit. */
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len)
@@ -85,22 +65,22 @@ void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len)
 	sup_path(buf, len, "%s/results/job-%llu.result", s->conf.state_dir, (unsigned long long)id);
 }
 
-static void job_dir(const struct sup *s, uint64_t id, char *buf, size_t len)
+void results_job_dir(const struct sup *s, uint64_t id, char *buf, size_t len)
 {
 	sup_path(buf, len, "%s/jobs/%llu", s->conf.state_dir, (unsigned long long)id);
 }
 
-static void job_name(uint64_t id, char *buf, size_t len)
+void results_job_name(uint64_t id, char *buf, size_t len)
 {
 	snprintf(buf, len, "%llu", (unsigned long long)id);
 }
 
-static void result_name(uint64_t id, char *buf, size_t len)
+void results_file_name(uint64_t id, char *buf, size_t len)
 {
 	snprintf(buf, len, "job-%llu.result", (unsigned long long)id);
 }
 
-static uint64_t store_size(const struct job *j)
+uint64_t results_store_size(const struct job *j)
 {
 	return pfile_result2_size(j->log_size, j->nparts);
 }
@@ -156,12 +136,12 @@ int sched_open(struct sup *s, char *err, size_t errlen)
  * link. With create (a job being submitted or resumed: the directory is
  * ours) it is made first, and a symbolic link planted under its name is
  * removed (the link itself) and replaced by a directory. -1 with errno. */
-static int job_dir_open(struct sup *s, uint64_t id, int create)
+int results_job_dir_open(struct sup *s, uint64_t id, int create)
 {
 	char name[24];
 	int fd;
 
-	job_name(id, name, sizeof name);
+	results_job_name(id, name, sizeof name);
 	if (create && mkdirat(s->jobs_fd, name, 0750) < 0 && errno != EEXIST)
 		return -1;
 	fd = openat(s->jobs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -178,16 +158,16 @@ static int job_dir_open(struct sup *s, uint64_t id, int create)
 
 /* ---- operations ---- */
 
-static uint64_t store_ud(const struct sup *s, int ji, enum store_op op)
+uint64_t results_store_ud(const struct sup *s, int ji, enum store_op op)
 {
 	return loop_ud(EV_STORE, (uint32_t)ji | (uint32_t)s->jobs[ji].store_epoch << 16 |
 			(uint32_t)op << 24);
 }
 
-static struct io_uring_sqe *store_sqe(struct sup *s, int ji, enum store_op op)
+struct io_uring_sqe *results_store_sqe(struct sup *s, int ji, enum store_op op)
 {
 	s->jobs[ji].store_ops++;
-	return loop_sqe(&s->loop, store_ud(s, ji, op));
+	return loop_sqe(&s->loop, results_store_ud(s, ji, op));
 }
 
 static void set_state(struct sup *s, int ji, uint32_t state)
@@ -224,7 +204,7 @@ static void blocked(struct sup *s, int ji, enum store_op step, int e, const char
 	if (e == ENOSPC || e == EDQUOT) {
 		code = SHM_REASON_NO_SPACE;
 		snprintf(why, sizeof why, "no space on %.100s, need %.1f MiB (%s)", s->conf.state_dir,
-			 store_size(j) / 1048576.0, what);
+			 results_store_size(j) / 1048576.0, what);
 	} else {
 		code = SHM_REASON_IO;
 		snprintf(why, sizeof why, "I/O error on %.100s: %s: %s", s->conf.state_dir, what,
@@ -274,23 +254,23 @@ static void create_step(struct sup *s, int ji, enum store_op step)
 	j->store_err = 0;
 	switch (step) {
 	case OP_MKDIR:
-		job_name(j->id, j->path2, sizeof j->path2);
-		io_uring_prep_mkdirat(store_sqe(s, ji, OP_MKDIR), s->jobs_fd, j->path2, 0750);
+		results_job_name(j->id, j->path2, sizeof j->path2);
+		io_uring_prep_mkdirat(results_store_sqe(s, ji, OP_MKDIR), s->jobs_fd, j->path2, 0750);
 		break;
 	case OP_OPENDIR:
 		j->how = (struct open_how){ .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 					    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
-		io_uring_prep_openat2(store_sqe(s, ji, OP_OPENDIR), s->jobs_fd, j->path2, &j->how);
+		io_uring_prep_openat2(results_store_sqe(s, ji, OP_OPENDIR), s->jobs_fd, j->path2, &j->how);
 		break;
 	case OP_UNLINK_STALE:
-		io_uring_prep_unlinkat(store_sqe(s, ji, OP_UNLINK_STALE), j->dir_fd, STORE_FILE, 0);
+		io_uring_prep_unlinkat(results_store_sqe(s, ji, OP_UNLINK_STALE), j->dir_fd, STORE_FILE, 0);
 		break;
 	case OP_REOPEN:
-		io_uring_prep_openat(store_sqe(s, ji, OP_REOPEN), j->dir_fd, STORE_FILE,
+		io_uring_prep_openat(results_store_sqe(s, ji, OP_REOPEN), j->dir_fd, STORE_FILE,
 				     O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
 		break;
 	case OP_CREATE:
-		sqe = store_sqe(s, ji, OP_CREATE);
+		sqe = results_store_sqe(s, ji, OP_CREATE);
 		io_uring_prep_openat(sqe, j->dir_fd, STORE_FILE,
 				     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 		break;
@@ -306,11 +286,11 @@ static int reopen_ok(const struct job *j, int fd)
 	struct stat st;
 
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-	       (uint64_t)st.st_size == store_size(j);
+	       (uint64_t)st.st_size == results_store_size(j);
 }
 
 /* A retried job's kept file is gone: what it had is proved again. */
-static void lose_kept(struct sup *s, int ji)
+void results_lose_kept(struct sup *s, int ji)
 {
 	struct job *j = &s->jobs[ji];
 	uint32_t lost = 0;
@@ -327,7 +307,7 @@ static void lose_kept(struct sup *s, int ji)
 	jobs_publish(s, ji);
 }
 
-static void close_dir(struct job *j)
+void results_close_dir(struct job *j)
 {
 	if (j->dir_fd >= 0)
 		close(j->dir_fd);
@@ -369,8 +349,8 @@ static void start_alloc(struct sup *s, int ji)
 	pfile_result2_header(&res, j->hdr);
 	j->store = ST_ALLOC;
 	j->store_err = 0;
-	io_uring_prep_fallocate(store_sqe(s, ji, OP_ALLOC), j->store_fd, 0, 0, (off_t)store_size(j));
-	io_uring_prep_write(store_sqe(s, ji, OP_HDR), j->store_fd, j->hdr, SUP_HDR_BYTES, 0);
+	io_uring_prep_fallocate(results_store_sqe(s, ji, OP_ALLOC), j->store_fd, 0, 0, (off_t)results_store_size(j));
+	io_uring_prep_write(results_store_sqe(s, ji, OP_HDR), j->store_fd, j->hdr, SUP_HDR_BYTES, 0);
 }
 
 /* Commit, one step at a time from step. */
@@ -386,20 +366,20 @@ static void commit_step(struct sup *s, int ji, enum store_op step)
 	switch (step) {
 	case OP_TAIL:
 		pfile_result2_sum(j->hdr, j->tail, P, j->tail + (size_t)P * 32);
-		io_uring_prep_write(store_sqe(s, ji, OP_TAIL), j->store_fd, j->tail, (P + 1) * 32,
+		io_uring_prep_write(results_store_sqe(s, ji, OP_TAIL), j->store_fd, j->tail, (P + 1) * 32,
 				    pfile_result2_table_off(j->log_size, P));
 		break;
 	case OP_FSYNC:
-		io_uring_prep_fsync(store_sqe(s, ji, OP_FSYNC), j->store_fd, 0);
+		io_uring_prep_fsync(results_store_sqe(s, ji, OP_FSYNC), j->store_fd, 0);
 		break;
 	case OP_RENAME:
 		snprintf(j->path, sizeof j->path, "%llu/" STORE_FILE, (unsigned long long)j->id);
-		result_name(j->id, j->path2, sizeof j->path2);
-		sqe = store_sqe(s, ji, OP_RENAME);
+		results_file_name(j->id, j->path2, sizeof j->path2);
+		sqe = results_store_sqe(s, ji, OP_RENAME);
 		io_uring_prep_renameat(sqe, s->jobs_fd, j->path, s->results_fd, j->path2, 0);
 		break;
 	case OP_DIRSYNC:
-		io_uring_prep_fsync(store_sqe(s, ji, OP_DIRSYNC), s->results_fd, 0);
+		io_uring_prep_fsync(results_store_sqe(s, ji, OP_DIRSYNC), s->results_fd, 0);
 		break;
 	default:
 		break;
@@ -451,7 +431,7 @@ static void on_create(struct sup *s, int ji, enum store_op op, int res)
 			 * under its name. The link itself is removed and a
 			 * directory made (job_dir_open), once; not a path of
 			 * normal operation, so done here and now. */
-			int fd = job_dir_open(s, j->id, 1);
+			int fd = results_job_dir_open(s, j->id, 1);
 			j->repaired = 1;
 			if (fd >= 0) {
 				close(fd);
@@ -467,14 +447,14 @@ static void on_create(struct sup *s, int ji, enum store_op op, int res)
 	case OP_REOPEN:
 		j->reopen = 0;
 		if (res >= 0 && reopen_ok(j, res)) {
-			close_dir(j);
+			results_close_dir(j);
 			j->store_fd = res;
 			start_alloc(s, ji);	/* fallocate (no-op) and header again */
 			return;
 		}
 		if (res >= 0)
 			close(res);
-		lose_kept(s, ji);	/* gone or not ours: made again, all proved again */
+		results_lose_kept(s, ji);	/* gone or not ours: made again, all proved again */
 		create_step(s, ji, OP_UNLINK_STALE);
 		return;
 	case OP_UNLINK_STALE:
@@ -483,7 +463,7 @@ static void on_create(struct sup *s, int ji, enum store_op op, int res)
 		create_step(s, ji, OP_CREATE);
 		return;
 	case OP_CREATE:
-		close_dir(j);
+		results_close_dir(j);
 		if (res < 0)
 			break;
 		j->store_fd = res;
@@ -492,7 +472,7 @@ static void on_create(struct sup *s, int ji, enum store_op op, int res)
 	default:
 		return;
 	}
-	close_dir(j);
+	results_close_dir(j);
 	blocked(s, ji, OP_ALLOC, -res, op_what(op));
 }
 
@@ -528,7 +508,7 @@ void results_on_cqe(struct sup *s, uint32_t who, int res)
 		res = -EIO;
 	if (res == -EOPNOTSUPP && op == OP_ALLOC) {
 		/* A file system without fallocate: a sparse file, no space held. */
-		res = ftruncate(j->store_fd, (off_t)store_size(j)) < 0 ? -errno : 0;
+		res = ftruncate(j->store_fd, (off_t)results_store_size(j)) < 0 ? -errno : 0;
 	}
 	if (res < 0 && !j->store_err) {
 		j->store_err = -res;
@@ -641,147 +621,6 @@ int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t er
 	return -ENOSPC;
 }
 
-/* The job ended (done, failed, cancelled): close its file, remove what is
- * left of it (the temp file unless the commit renamed it, then the
- * directory), asynchronously; what it had in flight is ignored. */
-void results_end(struct sup *s, int ji)
-{
-	struct job *j = &s->jobs[ji];
-	struct io_uring_sqe *sqe;
-	int renamed = j->store == ST_DONE;
-	int keep = (j->state == SHM_JOB_FAILED || j->state == SHM_JOB_CANCELLED) &&
-		   j->store_fd >= 0;
-
-	j->store_epoch++;
-	j->store_ops = 0;
-	j->store = keep ? ST_KEPT : ST_CLEAN;
-	close_dir(j);
-	if (j->store_fd >= 0) {
-		loop_flush(&s->loop);	/* what was submitted holds the file */
-		close(j->store_fd);
-		j->store_fd = -1;
-	}
-	if (keep)
-		return;		/* for provisor retry: removed when the entry is reused */
-	snprintf(j->path, sizeof j->path, "%llu/" STORE_FILE, (unsigned long long)j->id);
-	job_name(j->id, j->path2, sizeof j->path2);
-	if (!renamed) {
-		sqe = store_sqe(s, ji, OP_UNLINK);
-		io_uring_prep_unlinkat(sqe, s->jobs_fd, j->path, 0);
-		sqe->flags |= IOSQE_IO_HARDLINK;	/* the directory after it, either way */
-	}
-	io_uring_prep_unlinkat(store_sqe(s, ji, OP_RMDIR), s->jobs_fd, j->path2, AT_REMOVEDIR);
-}
-
-/* A failed or cancelled job's kept files are removed: its table entry is
- * to take another job (or the supervisor starts, results_sweep). The
- * removal is submitted at once, its paths copied by the kernel then, and
- * its completions come back stale (the epoch is bumped), so the entry is
- * free for the new job now. */
-void results_drop(struct sup *s, int ji)
-{
-	struct job *j = &s->jobs[ji];
-	struct io_uring_sqe *sqe;
-
-	if (j->store != ST_KEPT)
-		return;
-	snprintf(j->path, sizeof j->path, "%llu/" STORE_FILE, (unsigned long long)j->id);
-	job_name(j->id, j->path2, sizeof j->path2);
-	sqe = loop_sqe(&s->loop, store_ud(s, ji, OP_UNLINK));
-	io_uring_prep_unlinkat(sqe, s->jobs_fd, j->path, 0);
-	sqe->flags |= IOSQE_IO_HARDLINK;
-	io_uring_prep_unlinkat(loop_sqe(&s->loop, store_ud(s, ji, OP_RMDIR)), s->jobs_fd, j->path2,
-			       AT_REMOVEDIR);
-	j->store_epoch++;
-	loop_flush(&s->loop);
-	j->store = ST_NONE;
-}
-
-/* A retried job (provisor retry): its kept file, if it is still there,
- * is reopened at its turn (OP_MKDIR, OP_OPENDIR, OP_REOPEN), with the
- * partitions that were done; else it is made again. 0, or -ENOENT when
- * nothing was kept (all of it is proved again). */
-int results_retry(struct sup *s, int ji)
-{
-	struct job *j = &s->jobs[ji];
-	int kept = j->store == ST_KEPT;
-
-	j->store = ST_NONE;
-	j->store_err = 0;
-	j->store_tries = 0;
-	j->reopen = (uint8_t)kept;
-	if (!kept)
-		lose_kept(s, ji);
-	return kept ? 0 : -ENOENT;
-}
-
-/* At start, after the journal's jobs are resumed: the directories of
- * STATE/jobs that belong to no job in the table (a failed or cancelled
- * job's, kept for a retry that did not come before the stop) are
- * removed. Runs before the loop serves. */
-void results_sweep(struct sup *s)
-{
-	int fd = openat(s->jobs_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(d))) {
-		char *end;
-		unsigned long long id = strtoull(e->d_name, &end, 10);
-		int ours = 0, dfd;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end || !id)
-			continue;
-		for (uint32_t i = 0; i < s->njobs; i++)
-			ours |= s->jobs[i].id == id && jobs_active(&s->jobs[i]);
-		if (ours)
-			continue;
-		/* no link followed: the file is removed through the
-		 * directory opened O_NOFOLLOW */
-		dfd = openat(s->jobs_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd >= 0) {
-			unlinkat(dfd, STORE_FILE, 0);
-			close(dfd);
-		}
-		if (unlinkat(s->jobs_fd, e->d_name, AT_REMOVEDIR) < 0)
-			sup_log("STATE/jobs/%s: no job of ours; not removed: %s", e->d_name, strerror(errno));
-		else
-			sup_log("STATE/jobs/%s: a failed or cancelled job's files; removed", e->d_name);
-	}
-	closedir(d);
-}
-
-/* May this table entry take a new job? Not while its files are being
- * removed (those operations use its paths). */
-int results_entry_free(const struct job *j)
-{
-	return !(j->store == ST_CLEAN && j->store_ops);
-}
-
-/* At exit: close every file; unfinished jobs keep theirs for the next
- * start. An ended job's removal still in flight is finished here (the
- * ring goes away with whatever it had not done). */
-void results_close_all(struct sup *s)
-{
-	for (uint32_t i = 0; s->jobs && i < s->njobs; i++) {
-		struct job *j = &s->jobs[i];
-		if (j->store_fd >= 0) {
-			close(j->store_fd);
-			j->store_fd = -1;
-		}
-		close_dir(j);
-		if (j->store == ST_CLEAN && j->store_ops && s->jobs_fd >= 0) {
-			unlinkat(s->jobs_fd, j->path, 0);
-			unlinkat(s->jobs_fd, j->path2, AT_REMOVEDIR);
-		}
-	}
-}
-
 /* A gpuworker stored partition p of job ji: its digest goes into the
  * table, so that a restart knows the region is written. */
 void results_part_stored(struct sup *s, int ji, uint32_t p, const uint8_t digest[32])
@@ -789,7 +628,7 @@ void results_part_stored(struct sup *s, int ji, uint32_t p, const uint8_t digest
 	struct job *j = &s->jobs[ji];
 
 	memcpy(j->tail + (size_t)p * 32, digest, 32);
-	io_uring_prep_write(store_sqe(s, ji, OP_DIGEST), j->store_fd, j->tail + (size_t)p * 32, 32,
+	io_uring_prep_write(results_store_sqe(s, ji, OP_DIGEST), j->store_fd, j->tail + (size_t)p * 32, 32,
 			    pfile_result2_table_off(j->log_size, j->nparts) + (uint64_t)p * 32);
 }
 
@@ -799,102 +638,4 @@ void results_part_failed(struct sup *s, int ji, int e, const char *what)
 {
 	if (s->jobs[ji].store == ST_READY)
 		blocked(s, ji, OP_ALLOC, e, what);
-}
-
-/* Is job id's result file already there, whole and for that job? */
-int results_have(struct sup *s, uint64_t id)
-{
-	struct pfile_result res;
-	struct pfile_reader *r;
-	char path[4200], name[48], err[256];
-	int rc;
-
-	sched_result_path(s, id, path, sizeof path);
-	result_name(id, name, sizeof name);
-	rc = pfile_result_openat(s->results_fd, name, path, &res, &r, err, sizeof err);
-	if (rc == -ELOOP)	/* computed again; its rename replaces the link */
-		sup_log("job %llu: %s; not followed", (unsigned long long)id, err);
-	if (rc != 0)
-		return 0;
-	pfile_result_close(r);
-	return res.job_id == id;
-}
-
-/* Partition p's region of a kept temp file (fd), if it is sound: its
- * digest in the table is set, the bytes hash to it, every element is
- * canonical, and H checks against the re-synthesized partition (cheaper
- * than proving again). This runs at start, before the loop serves. */
-static int part_reusable(const struct job *j, int fd, uint32_t p, uint8_t *raw, fr_t *h)
-{
-	static const uint8_t zero[32];
-	struct synth_id id = { .seed_len = j->seed_len, .partition = p, .k = j->log_size };
-	size_t n = (size_t)1 << j->log_size;
-	const uint8_t *want = j->tail + (size_t)p * 32;
-	struct pfile_digest d;
-	uint8_t got[32];
-	char why[200];
-	int ok = 1;
-
-	if (!memcmp(want, zero, 32) ||
-	    pread(fd, raw, n * FR_BYTES, (off_t)pfile_result2_part_off(j->log_size, p)) !=
-	    (ssize_t)(n * FR_BYTES))
-		return 0;
-	pfile_digest_init(&d);
-	pfile_digest_update(&d, raw, n * FR_BYTES);
-	pfile_digest_final(&d, got);
-	if (memcmp(got, want, 32))
-		return 0;
-	memcpy(id.seed, j->seed, j->seed_len);
-	for (size_t i = 0; ok && i < n; i++)
-		ok = fr_from_bytes(&h[i], raw + i * FR_BYTES) == 0;
-	return ok && verify_partition(&id, h, why, sizeof why) == 0;
-}
-
-/* A resumed job: its temp file, if one of the right size is there, keeps
- * the partitions whose region is sound (marked done); the rest are queued.
- * The allocation (results_kick) follows. Returns how many were kept. */
-uint32_t results_reuse(struct sup *s, struct job *j)
-{
-	size_t n = (size_t)1 << j->log_size;
-	uint32_t reused = 0;
-	uint8_t *raw = NULL;
-	fr_t *h = NULL;
-	struct stat st;
-	char dir[4200];
-	int dfd, fd = -1;
-
-	j->store_fd = -1;
-	job_dir(s, j->id, dir, sizeof dir);
-	if ((dfd = job_dir_open(s, j->id, 1)) < 0)
-		sup_log("job %llu: %s: %s", (unsigned long long)j->id, dir,
-			errno == ELOOP || errno == ENOTDIR ? "not a directory" : strerror(errno));
-	if (dfd >= 0)
-		fd = openat(dfd, STORE_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-			(uint64_t)st.st_size != store_size(j) ||
-			pread(fd, j->tail, (size_t)j->nparts * 32,
-			      (off_t)pfile_result2_table_off(j->log_size, j->nparts)) !=
-			(ssize_t)j->nparts * 32)) {
-		close(fd);	/* not ours to reuse: made again */
-		fd = -1;
-		memset(j->tail, 0, sizeof j->tail);
-	}
-	if (fd >= 0) {
-		raw = malloc(n * FR_BYTES);
-		h = malloc(n * sizeof *h);
-	}
-	for (uint32_t p = 0; p < j->nparts; p++) {
-		int done = raw && h && part_reusable(j, fd, p, raw, h);
-		if (!done)
-			memset(j->tail + (size_t)p * 32, 0, 32);
-		j->part[p] = (struct part){ .state = done ? SHM_PART_DONE : SHM_PART_QUEUED,
-					    .synth_child = -1, .gpu_child = -1 };
-		reused += (uint32_t)done;
-	}
-	free(raw);
-	free(h);
-	j->store_fd = fd;
-	if (dfd >= 0)
-		close(dfd);
-	return reused;
 }
