@@ -87,49 +87,11 @@ uint64_t results_store_size(const struct job *j)
 
 /* Is name in dfd a symbolic link? (O_DIRECTORY | O_NOFOLLOW on one fails
  * with ENOTDIR, not ELOOP.) */
-static int is_link(int dfd, const char *name)
+int results_is_link(int dfd, const char *name)
 {
 	struct stat st;
 
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-}
-
-/* Open (mkdirat first) STATE/NAME, a directory, relative to state_fd. */
-static int open_sub(struct sup *s, const char *name, int *fdp, char *err, size_t errlen)
-{
-	int e;
-
-	if (mkdirat(s->state_fd, name, 0750) < 0 && errno != EEXIST) {
-		e = errno;
-		snprintf(err, errlen, "mkdir %s/%s: %s", s->conf.state_dir, name, strerror(e));
-		return -1;
-	}
-	*fdp = openat(s->state_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (*fdp >= 0) {
-		struct stat st;
-		if (fstat(*fdp, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 022))
-			return 0;
-		snprintf(err, errlen, "%s/%s is not a directory of this supervisor's uid that only it "
-			 "can write; remove it", s->conf.state_dir, name);
-		return -1;
-	}
-	e = errno;
-	if (e == ELOOP || (e == ENOTDIR && is_link(s->state_fd, name)))
-		snprintf(err, errlen, "%s/%s is a symbolic link, not a directory; remove it",
-			 s->conf.state_dir, name);
-	else if (e == ENOTDIR)
-		snprintf(err, errlen, "%s/%s is not a directory; remove it", s->conf.state_dir, name);
-	else
-		snprintf(err, errlen, "open %s/%s: %s", s->conf.state_dir, name, strerror(e));
-	return -1;
-}
-
-int sched_open(struct sup *s, char *err, size_t errlen)
-{
-	if (open_sub(s, "jobs", &s->jobs_fd, err, errlen) < 0 ||
-	    open_sub(s, "results", &s->results_fd, err, errlen) < 0)
-		return -1;
-	return 0;
 }
 
 /* Open job id's directory, STATE/jobs/ID, without following a symbolic
@@ -145,7 +107,7 @@ int results_job_dir_open(struct sup *s, uint64_t id, int create)
 	if (create && mkdirat(s->jobs_fd, name, 0750) < 0 && errno != EEXIST)
 		return -1;
 	fd = openat(s->jobs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && create && (errno == ELOOP || errno == ENOTDIR) && is_link(s->jobs_fd, name)) {
+	if (fd < 0 && create && (errno == ELOOP || errno == ENOTDIR) && results_is_link(s->jobs_fd, name)) {
 		sup_log("%s/jobs/%s was a symbolic link; removed it (not followed)",
 			s->conf.state_dir, name);
 		if (unlinkat(s->jobs_fd, name, 0) < 0 ||
@@ -602,23 +564,6 @@ void results_alloc(struct sup *s, int ji)
 {
 	if (s->jobs[ji].store == ST_NONE)
 		start_alloc(s, ji);
-}
-
-/* Before a job is accepted: does its result fit in the free space? 0, or
- * -ENOSPC with one line. */
-int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen)
-{
-	uint64_t need = pfile_result2_size(k, parts), avail;
-	struct statvfs v;
-
-	if (fstatvfs(s->state_fd, &v) < 0)
-		return 0;	/* cannot tell: the allocation will */
-	avail = (uint64_t)v.f_bavail * v.f_frsize;
-	if (need <= avail)
-		return 0;
-	snprintf(err, errlen, "no space for the result: it needs %.1f MiB and %s has %.1f MiB free",
-		 need / 1048576.0, s->conf.state_dir, avail / 1048576.0);
-	return -ENOSPC;
 }
 
 /* A gpuworker stored partition p of job ji: its digest goes into the

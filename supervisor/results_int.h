@@ -38,6 +38,9 @@ enum store_state { ST_NONE, ST_ALLOC, ST_READY, ST_BLOCKED, ST_COMMIT, ST_DONE, 
 void results_job_dir(const struct sup *s, uint64_t id, char *buf, size_t len);
 void results_job_name(uint64_t id, char *buf, size_t len);
 void results_file_name(uint64_t id, char *buf, size_t len);
+/* Is name in dfd a symbolic link? (O_DIRECTORY | O_NOFOLLOW on one fails
+ * with ENOTDIR, not ELOOP.) */
+int results_is_link(int dfd, const char *name);
 /* The whole result file's size, header to checksum. */
 uint64_t results_store_size(const struct job *j);
 /* Open STATE/jobs/ID (made first when create), no link followed: an fd,

@@ -7,7 +7,9 @@
  * (results_drop) or the next start (results_sweep, through a directory
  * opened O_NOFOLLOW). At resume, a kept file's partitions whose region
  * is whole, canonical and checks against the re-synthesized partition
- * are reused instead of proven again (results_reuse).
+ * are reused instead of proven again (results_reuse). Also the state
+ * directory's jobs/ and results/ at start (sched_open), and the free
+ * space a job's result needs at submit (results_fits).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "format/pfile.h"
@@ -262,4 +265,59 @@ uint32_t results_reuse(struct sup *s, struct job *j)
 	if (dfd >= 0)
 		close(dfd);
 	return reused;
+}
+
+/* Open (mkdirat first) STATE/NAME, a directory, relative to state_fd. */
+static int open_sub(struct sup *s, const char *name, int *fdp, char *err, size_t errlen)
+{
+	int e;
+
+	if (mkdirat(s->state_fd, name, 0750) < 0 && errno != EEXIST) {
+		e = errno;
+		snprintf(err, errlen, "mkdir %s/%s: %s", s->conf.state_dir, name, strerror(e));
+		return -1;
+	}
+	*fdp = openat(s->state_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fdp >= 0) {
+		struct stat st;
+		if (fstat(*fdp, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 022))
+			return 0;
+		snprintf(err, errlen, "%s/%s is not a directory of this supervisor's uid that only it "
+			 "can write; remove it", s->conf.state_dir, name);
+		return -1;
+	}
+	e = errno;
+	if (e == ELOOP || (e == ENOTDIR && results_is_link(s->state_fd, name)))
+		snprintf(err, errlen, "%s/%s is a symbolic link, not a directory; remove it",
+			 s->conf.state_dir, name);
+	else if (e == ENOTDIR)
+		snprintf(err, errlen, "%s/%s is not a directory; remove it", s->conf.state_dir, name);
+	else
+		snprintf(err, errlen, "open %s/%s: %s", s->conf.state_dir, name, strerror(e));
+	return -1;
+}
+
+int sched_open(struct sup *s, char *err, size_t errlen)
+{
+	if (open_sub(s, "jobs", &s->jobs_fd, err, errlen) < 0 ||
+	    open_sub(s, "results", &s->results_fd, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+/* Before a job is accepted: does its result fit in the free space? 0, or
+ * -ENOSPC with one line. */
+int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen)
+{
+	uint64_t need = pfile_result2_size(k, parts), avail;
+	struct statvfs v;
+
+	if (fstatvfs(s->state_fd, &v) < 0)
+		return 0;	/* cannot tell: the allocation will */
+	avail = (uint64_t)v.f_bavail * v.f_frsize;
+	if (need <= avail)
+		return 0;
+	snprintf(err, errlen, "no space for the result: it needs %.1f MiB and %s has %.1f MiB free",
+		 need / 1048576.0, s->conf.state_dir, avail / 1048576.0);
+	return -ENOSPC;
 }
