@@ -238,6 +238,37 @@ static inline void sv_wait_tick(struct sv *v)
 	SV_FAIL("the supervisor's heartbeat did not move for %u s", 30 * t_slow());
 }
 
+/* Each line of every gpu slot's trace file in dir (PROVISOR_TRACE_DIR:
+ * gpu.SLOT.PID, "B gen job part t" at a begin, "E gen t1 t2" at an end),
+ * in file order, to fn with the slot (below 16) and the file's number
+ * (0, 1, ...: a restarted worker has a file of its own); returns how many
+ * files. */
+static inline unsigned sv_trace_lines(const char *dir, void (*fn)(void *ctx, unsigned slot,
+								   unsigned file, const char *line),
+				      void *ctx)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned files = 0;
+
+	CHECK(d, "no trace directory %s", dir);
+	while ((e = readdir(d))) {
+		unsigned slot;
+		char path[600], line[256];
+		if (sscanf(e->d_name, "gpu.%u.", &slot) != 1 || slot >= 16)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		CHECK(f, "open %s", path);
+		files++;
+		while (fgets(line, sizeof line, f))
+			fn(ctx, slot, files - 1, line);
+		fclose(f);
+	}
+	closedir(d);
+	return files;
+}
+
 /* provisor verify on a job's result file: 0 when it verifies. */
 static inline int sv_verify(struct sv *v, uint64_t id)
 {

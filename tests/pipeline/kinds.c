@@ -43,39 +43,27 @@ static void trace_rm(void)
 		fprintf(stderr, "could not remove %s\n", trace_dir);
 }
 
+static void trace_line(void *ctx, unsigned slot, unsigned file, const char *line)
+{
+	unsigned long long g, a, b, c;
+
+	(void)ctx;
+	(void)file;
+	if (sscanf(line, "B %llu %llu %llu %llu", &g, &a, &b, &c) == 4 && g < MAX_GEN) {
+		b_job[g] = a;
+		b_part[g] = (uint32_t)b;
+		b_slot[g] = slot;
+		b_seen[g] = 1;
+	} else if (sscanf(line, "E %llu %llu %llu", &g, &a, &b) == 3 && g < MAX_GEN) {
+		e_seen[g] = 1;
+	}
+}
+
 static unsigned read_traces(void)
 {
-	DIR *d = opendir(trace_dir);
-	struct dirent *e;
-	unsigned files = 0;
-
-	CHECK(d, "no trace directory");
 	memset(b_seen, 0, sizeof b_seen);
 	memset(e_seen, 0, sizeof e_seen);
-	while ((e = readdir(d))) {
-		unsigned slot;
-		char path[600], line[256];
-		if (sscanf(e->d_name, "gpu.%u.", &slot) != 1)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", trace_dir, e->d_name);
-		FILE *f = fopen(path, "r");
-		CHECK(f, "open %s", path);
-		files++;
-		while (fgets(line, sizeof line, f)) {
-			unsigned long long g, a, b, c;
-			if (sscanf(line, "B %llu %llu %llu %llu", &g, &a, &b, &c) == 4 && g < MAX_GEN) {
-				b_job[g] = a;
-				b_part[g] = (uint32_t)b;
-				b_slot[g] = slot;
-				b_seen[g] = 1;
-			} else if (sscanf(line, "E %llu %llu %llu", &g, &a, &b) == 3 && g < MAX_GEN) {
-				e_seen[g] = 1;
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return files;
+	return sv_trace_lines(trace_dir, trace_line, NULL);
 }
 
 /* Partitions of jobs[] with no begin in the trace of the GPU slot their

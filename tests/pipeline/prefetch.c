@@ -55,41 +55,37 @@ static uint64_t b_at[MAX_GEN], e_at[MAX_GEN];
 static uint32_t slot_of[MAX_GEN];
 static uint64_t last_end[16];
 
+struct trace_ctx {
+	unsigned *overlaps;
+	unsigned file;		/* the file prev_gen is of */
+	uint64_t prev_gen;	/* the last begin in it */
+};
+
+static void trace_line(void *ctx, unsigned slot, unsigned file, const char *line)
+{
+	struct trace_ctx *t = ctx;
+	unsigned long long g, a, b, c;
+
+	if (file != t->file)
+		t->file = file, t->prev_gen = 0;
+	if (sscanf(line, "B %llu %llu %llu %llu", &g, &a, &b, &c) == 4 && g < MAX_GEN) {
+		b_at[g] = c;
+		slot_of[g] = slot;
+		if (t->prev_gen && !e_at[t->prev_gen])
+			(*t->overlaps)++;	/* began before the previous end */
+		t->prev_gen = g;
+	} else if (sscanf(line, "E %llu %llu %llu", &g, &a, &b) == 3 && g < MAX_GEN) {
+		e_at[g] = a;
+		if (b > last_end[slot])
+			last_end[slot] = b;
+	}
+}
+
 static unsigned read_traces(const char *dir, unsigned *overlaps)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned files = 0;
+	struct trace_ctx t = { .overlaps = overlaps };
 
-	CHECK(d, "no trace directory");
-	while ((e = readdir(d))) {
-		unsigned slot;
-		char path[600], line[256];
-		uint64_t prev_gen = 0;
-		if (sscanf(e->d_name, "gpu.%u.", &slot) != 1 || slot >= 16)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		FILE *f = fopen(path, "r");
-		CHECK(f, "open %s", path);
-		files++;
-		while (fgets(line, sizeof line, f)) {
-			unsigned long long g, a, b, c;
-			if (sscanf(line, "B %llu %llu %llu %llu", &g, &a, &b, &c) == 4 && g < MAX_GEN) {
-				b_at[g] = c;
-				slot_of[g] = slot;
-				if (prev_gen && !e_at[prev_gen])
-					(*overlaps)++;	/* began before the previous end */
-				prev_gen = g;
-			} else if (sscanf(line, "E %llu %llu %llu", &g, &a, &b) == 3 && g < MAX_GEN) {
-				e_at[g] = a;
-				if (b > last_end[slot])
-					last_end[slot] = b;
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return files;
+	return sv_trace_lines(dir, trace_line, &t);
 }
 
 int main(void)
