@@ -55,7 +55,12 @@ int main(int argc, char **argv)
 			struct pollfd p = { .fd = fd[i], .events = POLLIN };
 			if (fd[i] < 0)
 				continue;
-			if (poll(&p, 1, 0) == 1) {	/* a reply or EOF: the server is done with it */
+			/* A reply or EOF: the server is done with it. A send that
+			 * fails says so too: the server wrote its refusal and
+			 * closed between the poll and the send, and what it wrote
+			 * is still there to read. */
+			int over = poll(&p, 1, 0) == 1 || send(fd[i], "a", 1, MSG_NOSIGNAL) < 0;
+			if (over) {
 				ssize_t got = recv(fd[i], buf, sizeof buf - 1, MSG_DONTWAIT);
 				uint64_t life = t_now_ns() - born[i];
 				if (got > 0) {
@@ -69,12 +74,6 @@ int main(int argc, char **argv)
 					if (life > longest)
 						longest = life;
 				}
-				close(fd[i]);
-				fd[i] = -1;
-				continue;
-			}
-			if (send(fd[i], "a", 1, MSG_NOSIGNAL) < 0) {
-				closed++;
 				close(fd[i]);
 				fd[i] = -1;
 				continue;
