@@ -37,7 +37,10 @@ case ${1:-} in
 esac
 case $jobs in ''|*[!0-9]*|0) echo "run.sh: -j wants a positive number, not '$jobs'" >&2; exit 2;; esac
 bin=${BIN:-bin}
-case $bin in *asan*) stage=asan scale=2;; *tsan*) stage=tsan scale=3;; *) stage=plain scale=1;; esac
+case $bin in *asan*) stage=asan scale=2 slow=3;; *tsan*) stage=tsan scale=3 slow=5;; *) stage=plain scale=1 slow=1;; esac
+# How much slower than the plain build a test may run (tests/helpers.h
+# t_slow; shell tests read it as ${PROVISOR_TEST_SLOW:-1}), unless set.
+export PROVISOR_TEST_SLOW=${PROVISOR_TEST_SLOW:-$slow}
 pass=0 fail=0 skip=0 failed=() skipped=() times=()
 run=$(mktemp -d "${TMPDIR:-/tmp}/pvr.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$run"' EXIT

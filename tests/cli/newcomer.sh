@@ -24,8 +24,8 @@
 # the polls' bounds only stop a hang and grow with $slow.
 set -u
 bin=${BIN:-bin}
-# How much slower than the plain build this one may run.
-slow=1; case $bin in *tsan*) slow=5;; *asan*) slow=3;; esac
+# How much slower than the plain build this one may run (tests/run.sh).
+slow=${PROVISOR_TEST_SLOW:-1}
 prov=$(realpath "$bin/provisor" 2>/dev/null)
 [ -x "$prov" ] || { echo "no $bin/provisor: build it first"; exit 77; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-newcomer.XXXXXX")

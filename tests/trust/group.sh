@@ -17,7 +17,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 # How much slower than the plain build this one may run.
-slow=1; case ${BIN:-bin} in *tsan*) slow=5;; *asan*) slow=3;; esac
+slow=${PROVISOR_TEST_SLOW:-1}	# tests/run.sh sets it
 deadline_ms=5000	# CONN_DEADLINE_NS (supervisor/ctlsrv.c)
 lo_ms=$((deadline_ms - 500)) hi_ms=$((deadline_ms + 2000 * slow))
 drip_s=$(( (hi_ms + 999) / 1000 + 2 ))	# past the latest cut: one still open shows as open

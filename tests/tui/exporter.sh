@@ -33,7 +33,7 @@ get() {
 }
 
 "$fake" --name "$name" --gpus 3 --synth 2 --ready "$dir/ready" & fpid=$!
-slow=1; case ${BIN:-bin} in *tsan*) slow=5;; *asan*) slow=3;; esac
+slow=${PROVISOR_TEST_SLOW:-1}	# tests/run.sh sets it
 for _ in $(seq $((50 * slow))); do [ -e "$dir/ready" ] && break; sleep 0.1; done
 "$prov" exporter --listen 127.0.0.1:0 --name "$name" >"$dir/out" 2>&1 & epid=$!
 for _ in $(seq $((50 * slow))); do grep -q 'port [1-9]' "$dir/out" && break; sleep 0.1; done

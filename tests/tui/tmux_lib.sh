@@ -2,12 +2,9 @@
 # live.sh): a private tmux server named by $sock, a window "top", and the
 # helpers to read it. The caller sets sock before using them.
 # tmux_slow: how many times slower than the plain build this run may be
-# ($PROVISOR_TEST_SLOW, else 3 for bin-asan, 5 for bin-tsan, 1): wait_for
-# and wait_gone multiply their SECONDS by it (they only bound a wait).
-case ${PROVISOR_TEST_SLOW:-} in
-  [1-9]|[1-9][0-9]|100) tmux_slow=$PROVISOR_TEST_SLOW;;
-  *) tmux_slow=1; case ${BIN:-bin} in *tsan*) tmux_slow=5;; *asan*) tmux_slow=3;; esac;;
-esac
+# ($PROVISOR_TEST_SLOW, which tests/run.sh sets): wait_for and wait_gone
+# multiply their SECONDS by it (they only bound a wait).
+tmux_slow=${PROVISOR_TEST_SLOW:-1}
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 screen() { T capture-pane -p -t top 2>/dev/null; }
 # keep_server: a session that outlives every "top" session, so that a
