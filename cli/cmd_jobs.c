@@ -33,6 +33,8 @@
 
 #include "cli/cli.h"
 #include "conf/conf.h"
+#include "format/pfile.h"
+#include "groth16/groth16.h"
 #include "supervisor/run.h"
 #include "tui/fmt.h"
 #include "tui/snap.h"
@@ -142,9 +144,80 @@ static int cmd_jobs(int argc, char **argv)
 
 static const struct option cmd_result_options[] = {
 	{ "name", required_argument, NULL, 'n' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "path", no_argument, NULL, 'p' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
+
+static void hex(const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", b[i]);
+}
+
+/* A done job's result at path: its path, and for a proofs file every
+ * proof (--json: one object, proofs as hex). 0, or 1 with one line. */
+static int result_print(const char *path, int json, int path_only)
+{
+	struct pfile_result res;
+	enum pfile_kind kind;
+	uint8_t *regions;
+	char err[512];
+
+	if (path_only || (!json && (pfile_probe(path, &kind, err, sizeof err) || kind != PFILE_KIND_PROOFS))) {
+		printf("%s\n", path);
+		return 0;
+	}
+	if (pfile_probe(path, &kind, err, sizeof err) || kind != PFILE_KIND_PROOFS) {
+		if (!err[0] || kind != PFILE_KIND_PROOFS)
+			snprintf(err, sizeof err, "%s: holds H, not proofs (its kind has no params)", path);
+		fprintf(stderr, "provisor result: %s\n", err);
+		return 1;
+	}
+	if (pfile_proofs_read(path, &res, &regions, err, sizeof err)) {
+		fprintf(stderr, "provisor result: %s\n", err);
+		return 1;
+	}
+	if (json) {
+		printf("{\"job\":%llu,\"kind\":\"%s\",\"k\":%u,\"file\":\"", (unsigned long long)res.job_id,
+		       vocab_kind_name(res.job_kind), res.id.k);
+		for (const char *c = path; *c; c++)	/* a state directory's path: no control bytes */
+			printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+		printf("\",\"seed\":\"");
+		hex(res.id.seed, res.id.seed_len);
+		printf("\",\"proofs\":[");
+	} else {
+		printf("%s\n", path);
+	}
+	for (uint32_t p = 0; p < res.partitions; p++) {
+		const uint8_t *r = regions + (size_t)p * PFILE_PROOF_REGION;
+		struct groth16_proof_file f;
+		uint8_t x[2][32];
+
+		if (groth16_proof_decode(&f, r, PFILE_PROOF_REGION, err, sizeof err)) {
+			fprintf(stderr, "provisor result: %s: partition %u: %s\n", path, p, err);
+			free(regions);
+			return 1;
+		}
+		fr_to_bytes(x[0], &f.x[0]);
+		fr_to_bytes(x[1], &f.x[1]);
+		if (json)
+			printf("%s{\"partition\":%u,\"x0\":\"", p ? "," : "", p);
+		else
+			printf("partition %u x0 ", p);
+		hex(x[0], 32);
+		printf(json ? "\",\"xout\":\"" : " xout ");
+		hex(x[1], 32);
+		printf(json ? "\",\"proof\":\"" : " proof ");
+		hex(r, PFILE_PROOF_REGION);
+		printf(json ? "\"}" : "\n");
+	}
+	if (json)
+		printf("]}\n");
+	free(regions);
+	return 0;
+}
 
 static int cmd_result(int argc, char **argv)
 {
@@ -153,7 +226,7 @@ static int cmd_result(int argc, char **argv)
 	struct snap_reader r;
 	struct snap s = { 0 };
 	struct stat st;
-	int opt, rc = 1;
+	int opt, rc = 1, json = 0, path_only = 0;
 	long id;
 
 	opterr = 0;
@@ -161,6 +234,8 @@ static int cmd_result(int argc, char **argv)
 	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
 		case 'n': name = optarg; break;
+		case 'j': json = 1; break;
+		case 'p': path_only = 1; break;
 		case 'h': return cli_help("result");
 		default: return cli_bad_option(opt, argv);
 		}
@@ -180,8 +255,7 @@ static int cmd_result(int argc, char **argv)
 		if (v->id != (uint64_t)id)
 			continue;
 		if (v->state == SHM_JOB_DONE) {
-			printf("%s\n", path);
-			rc = 0;
+			rc = result_print(path, json, path_only);
 		} else {
 			fprintf(stderr, "provisor result: job %ld is %s%s%s, not done\n", id,
 				fmt_job_state(v->state), v->reason[0] && v->state != SHM_JOB_CANCELLED ? ": " : "",
@@ -191,10 +265,9 @@ static int cmd_result(int argc, char **argv)
 		goto out;
 	}
 	/* Gone from the table (it keeps the recent jobs): its file says. */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		printf("%s\n", path);
-		rc = 0;
-	} else
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		rc = result_print(path, json, path_only);
+	else
 		fprintf(stderr, "provisor result: no job %ld in instance '%s' (and no %s)\n", id, name, path);
 out:
 	snap_free(&s);
@@ -332,11 +405,16 @@ const struct cli_entry cli_cmd_jobs = {
 
 const struct cli_entry cli_cmd_result = {
 	.name = "result",
-	.usage = "result JOB [--name NAME]",
+	.usage = "result JOB [--json | --path] [--name NAME]",
 	.help = "Print the path of job JOB's result file, STATE/results/job-JOB.result,\n"
 		"where STATE is the state directory of the running instance (the one\n"
-		"its control socket is in). Exit 1 with one line when the job is not\n"
-		"done (queued, running, failed, cancelled, blocked) or unknown.\n"
+		"its control socket is in); for a kind with params, then one line per\n"
+		"partition: its public inputs x0 and xout and its 376-byte proof file,\n"
+		"in hex. Exit 1 with one line when the job is not done (queued,\n"
+		"running, failed, cancelled, blocked) or unknown.\n"
+		"  --json    the proofs as one JSON object (job, kind, k, file, seed,\n"
+		"            proofs: partition, x0, xout, proof; hex)\n"
+		"  --path    only the path\n"
 		CLI_HELP_NAME,
 	.options = cmd_result_options,
 	.optstring = ":h",

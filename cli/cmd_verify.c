@@ -1,9 +1,10 @@
 /*
  * `provisor verify FILE...`: check H files and job result files against
  * their re-synthesized partitions (verify/verify.h).
- * `provisor verify --params PARAMS PROOF...`: check Groth16 proof files
- * with the params' verifying key, for the public inputs recomputed from
- * each proof's partition identity (groth16/groth16.h).
+ * `provisor verify --params PARAMS PROOF...`: check Groth16 proof files,
+ * and every proof of a job's proofs file, with the params' verifying key,
+ * for the public inputs recomputed from each proof's partition identity
+ * (groth16/groth16.h).
  *
  * One line per partition checked: "FILE: partition P ...: ok" on stdout,
  * or the failure on stderr, one line per failed file or partition. The
@@ -89,20 +90,19 @@ static int verify_result_file(const char *path)
 	return bad;
 }
 
-/* One proof file against vk: its line on stdout or stderr; 0 ok. */
-static int verify_proof_file(const char *path, const struct groth16_params *p)
+/* One decoded proof against vk (why: a problem found already, or NULL):
+ * its line on stdout or stderr; 0 ok. */
+static int verify_proof(const char *path, const struct groth16_proof_file *pf, const struct groth16_params *p,
+			const char *why)
 {
-	struct groth16_proof_file f;
-	char err[512], seed[2 * SYNTH_SEED_MAX + 1];
-	const char *why = NULL;
+	const struct groth16_proof_file f = *pf;
+	char seed[2 * SYNTH_SEED_MAX + 1];
 	fr_t x[GROTH16_NPUB - 1];
 
-	if (groth16_proof_read(path, &f, err, sizeof err)) {
-		fprintf(stderr, "provisor verify: %s\n", err);
-		return 1;
-	}
 	synth_seed_hex(&f.id, seed, sizeof seed);
-	if (memcmp(f.vk_digest, p->vk_digest, sizeof f.vk_digest))
+	if (why)
+		;
+	else if (memcmp(f.vk_digest, p->vk_digest, sizeof f.vk_digest))
 		why = "made with other params (verifying key digest differs)";
 	else if (f.id.k != p->k)
 		why = "its k differs from the params'";
@@ -121,6 +121,50 @@ static int verify_proof_file(const char *path, const struct groth16_params *p)
 	}
 	printf("%s: proof of partition %u (k=%u, seed %s): ok\n", path, f.id.partition, f.id.k, seed);
 	return 0;
+}
+
+static int verify_proof_file(const char *path, const struct groth16_params *p)
+{
+	struct groth16_proof_file f;
+	char err[512];
+
+	if (groth16_proof_read(path, &f, err, sizeof err)) {
+		fprintf(stderr, "provisor verify: %s\n", err);
+		return 1;
+	}
+	return verify_proof(path, &f, p, NULL);
+}
+
+/* Every proof of a job's proofs file, each held to the partition the
+ * file's header and its place name. */
+static int verify_proofs_result(const char *path, const struct groth16_params *p)
+{
+	struct pfile_result res;
+	uint8_t *regions;
+	char err[512];
+	int bad = 0;
+
+	if (pfile_proofs_read(path, &res, &regions, err, sizeof err)) {
+		fprintf(stderr, "provisor verify: %s\n", err);
+		return 1;
+	}
+	for (uint32_t i = 0; i < res.partitions; i++) {
+		struct groth16_proof_file f;
+		const char *why = NULL;
+
+		if (groth16_proof_decode(&f, regions + (size_t)i * PFILE_PROOF_REGION, PFILE_PROOF_REGION, err,
+					 sizeof err)) {
+			fprintf(stderr, "provisor verify: %s: partition %u: FAILED: %s\n", path, i, err);
+			bad = 1;
+			continue;
+		}
+		if (f.id.partition != i || f.id.k != res.id.k || f.id.seed_len != res.id.seed_len ||
+		    memcmp(f.id.seed, res.id.seed, res.id.seed_len))
+			why = "the proof names another partition than its place in the job's file";
+		bad |= verify_proof(path, &f, p, why);
+	}
+	free(regions);
+	return bad;
 }
 
 static const struct option cmd_verify_options[] = {
@@ -154,7 +198,8 @@ static int cmd_verify(int argc, char **argv)
 			return 1;
 		}
 		for (int i = optind; i < argc; i++)
-			bad |= verify_proof_file(argv[i], &p);
+			bad |= pfile_probe(argv[i], &kind, err, sizeof err) == 0 && kind == PFILE_KIND_PROOFS
+				       ? verify_proofs_result(argv[i], &p) : verify_proof_file(argv[i], &p);
 		fflush(stdout);
 		return bad;
 	}
@@ -171,6 +216,11 @@ static int cmd_verify(int argc, char **argv)
 		case PFILE_KIND_RESULT:
 			bad |= verify_result_file(argv[i]);
 			break;
+		case PFILE_KIND_PROOFS:
+			fprintf(stderr, "provisor verify: %s: is a job's proofs file; check it with "
+				"--params PARAMS\n", argv[i]);
+			bad = 1;
+			break;
 		default:
 			fprintf(stderr, "provisor verify: %s: is a partition file (a, b, c); "
 				"verify takes H files and job result files\n", argv[i]);
@@ -185,10 +235,12 @@ const struct cli_entry cli_cmd_verify = {
 	.name = "verify",
 	.usage = "verify FILE...  |  verify --params PARAMS PROOF...",
 	.help = "Check H files and job result files against their partitions,\n"
-		"synthesized again; or Groth16 proof files with a verifying key.\n"
+		"synthesized again; or Groth16 proof files, and every proof of a job's\n"
+		"proofs file (a kind with params), with a verifying key.\n"
 		"'FILE: partition P ...: ok' on stdout for each that holds, one line on\n"
 		"stderr for each failure; every file is checked. Exit 1 if any failed.\n"
-		"  --params PARAMS  check proof files with PARAMS' verifying key\n"
+		"  --params PARAMS  check proof files and proofs files with PARAMS'\n"
+		"                   verifying key\n"
 		"                   (default: the files are H or result files)\n",
 	.options = cmd_verify_options,
 	.optstring = ":p:h",

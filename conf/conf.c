@@ -209,6 +209,7 @@ enum conf_type {
 	CK_MODE,	/* mode_t, octal */
 	CK_FN,		/* set(), 0 or -1 */
 	CK_SLOTS,	/* uint64_t[CONF_MAX_SLOTS / 64], "gpu.N,gpu.M" */
+	CK_PATH,	/* char[256], an absolute path */
 };
 
 struct conf_key {
@@ -315,6 +316,8 @@ static const struct conf_key conf_kind_keys[] = {
 	CK_NUM("reserve", CK_U32, conf_kind, reserve, 0, CONF_MAX_SLOTS - 1),
 	{ "slots", CK_SLOTS, offsetof(struct conf_kind, slot_mask), 0, 0, NULL,
 	  "a list of GPU slots (gpu.0,gpu.1,...)" },
+	{ "params", CK_PATH, offsetof(struct conf_kind, params), 0, 0, NULL,
+	  "an absolute path of a params file (provisor setup), at most 255 bytes" },
 };
 
 static_assert(CONF_MAX_SLOTS == 256, "the gpus key's message says 1..256");
@@ -383,6 +386,11 @@ static int conf_apply(const struct conf_key *k, struct conf *c, void *base, cons
 		return k->set(c, v);
 	case CK_SLOTS:
 		return conf_parse_slots(v, (uint64_t *)f);
+	case CK_PATH:
+		if (v[0] != '/' || strlen(v) >= 256)
+			return -1;
+		snprintf(f, 256, "%s", v);
+		return 0;
 	}
 	return -1;
 }
@@ -403,6 +411,7 @@ static const char *conf_what(const struct conf_key *k, char *buf, size_t len)
 		return "an octal mode up to 0777";
 	case CK_FN:
 	case CK_SLOTS:
+	case CK_PATH:
 		break;
 	}
 	return k->what;

@@ -54,6 +54,7 @@ struct conf_kind {
 	uint64_t deadline_ms;	/* per partition; 0 = derive from measurements */
 	uint32_t reserve;	/* GPU slots kept free of other kinds for this one (0 = none) */
 	uint64_t slot_mask[CONF_MAX_SLOTS / 64];	/* the GPU slots it may run on; none set = any */
+	char params[256];	/* Groth16 params: its jobs end in proofs; "" = H output */
 };
 
 struct conf {

@@ -104,7 +104,31 @@ struct msm_job {
 	struct msm_scratch *scratch;	/* one per worker */
 	atomic_size_t next;	/* the next work item */
 	atomic_uint worker;	/* the next worker's index */
+	atomic_int *stopped;	/* the stop hook said stop: the rest is skipped */
 };
+
+/* The safe points' hook (msm_set_stop): asked between tasks and every
+ * MSM_STOP_EVERY points within one. */
+#define MSM_STOP_EVERY (1u << 14)
+static int (*msm_stop_fn)(void *);
+static void *msm_stop_arg;
+
+void msm_set_stop(int (*fn)(void *arg), void *arg)
+{
+	msm_stop_fn = fn;
+	msm_stop_arg = arg;
+}
+
+static int msm_should_stop(const struct msm_job *job)
+{
+	if (atomic_load_explicit(job->stopped, memory_order_relaxed))
+		return 1;
+	if (msm_stop_fn && msm_stop_fn(msm_stop_arg)) {
+		atomic_store(job->stopped, 1);
+		return 1;
+	}
+	return 0;
+}
 
 static inline int msm_bit(const uint64_t *m, size_t b)
 {
@@ -283,7 +307,7 @@ static void *msm_task_worker(void *arg)
 	struct msm_scratch *sc = &job->scratch[atomic_fetch_add(&job->worker, 1)];
 	size_t task;
 
-	while ((task = atomic_fetch_add(&job->next, 1)) < job->ntasks)
+	while (!msm_should_stop(job) && (task = atomic_fetch_add(&job->next, 1)) < job->ntasks)
 		job->ops->task(job, sc, task);
 	return NULL;
 }
@@ -352,7 +376,8 @@ static void msm_combine(const struct msm_job *job, void *out)
 static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr_t *s,
 		   size_t n, unsigned threads, unsigned c)
 {
-	struct msm_job job = { .ops = ops, .points = p, .s = s, .n = n };
+	atomic_int stopped = 0;
+	struct msm_job job = { .ops = ops, .points = p, .s = s, .n = n, .stopped = &stopped };
 	unsigned ready = 0;
 	int rc = -1;
 
@@ -378,6 +403,10 @@ static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr
 
 	msm_parallel(&job, job.pl.threads, msm_recode_worker);
 	msm_parallel(&job, job.pl.threads, msm_task_worker);
+	if (atomic_load(&stopped)) {
+		rc = MSM_STOPPED;
+		goto out;
+	}
 	msm_combine(&job, out);
 	rc = 0;
 out:

@@ -344,6 +344,9 @@ static void G_(msm_task)(const struct msm_job *job, struct msm_scratch *sc, size
 		int d = dig[i];
 		struct msm_entry e;
 
+		if (((i - lo) & (MSM_STOP_EVERY - 1)) == MSM_STOP_EVERY - 1 && msm_should_stop(job))
+			break;	/* its result is never combined */
+
 		if (i + MSM_PREFETCH < hi) {	/* its bucket, for msm_place */
 			unsigned f = (unsigned)abs(dig[i + MSM_PREFETCH]);
 

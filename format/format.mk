@@ -1,6 +1,6 @@
 # format: the partition, H and job result files (libformat.a) and their
 # test.
-$(O)/libformat.a: $(call objs,format/pfile.c format/pfile_write.c format/pfile_read.c)
+$(O)/libformat.a: $(call objs,format/pfile.c format/pfile_write.c format/pfile_read.c format/pfile_proofs.c)
 PROVISOR_LIBS += $(O)/libformat.a
 
 TESTS += $(BIN)/tests/format_pfile

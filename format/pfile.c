@@ -31,6 +31,7 @@ const char *const pfile_kind_names[] = {
 	[PFILE_KIND_PARTITION] = "a partition file",
 	[PFILE_KIND_H] = "an H file",
 	[PFILE_KIND_RESULT] = "a job result file",
+	[PFILE_KIND_PROOFS] = "a job proofs file",
 };
 
 void pfile_hdr_encode(uint8_t out[PFILE_HEADER_BYTES], const struct pfile_hdr *h)
@@ -75,6 +76,39 @@ void pfile_result_hdr(struct pfile_hdr *h, const struct pfile_result *res, uint3
 	h->job_kind = res->job_kind;
 	h->job_id = res->job_id;
 	h->count = (uint64_t)res->partitions << res->id.k;
+}
+
+/* Proofs files: one region of PFILE_PROOF_REGION bytes per partition. */
+uint64_t pfile_res_region(uint32_t kind, uint32_t k)
+{
+	return kind == PFILE_KIND_PROOFS ? PFILE_PROOF_REGION : (uint64_t)FR_BYTES << k;
+}
+
+uint64_t pfile_res_part_off(uint32_t kind, uint32_t k, uint32_t p)
+{
+	return PFILE_HEADER_BYTES + (uint64_t)p * pfile_res_region(kind, k);
+}
+
+uint64_t pfile_res_table_off(uint32_t kind, uint32_t k, uint32_t parts)
+{
+	return pfile_res_part_off(kind, k, parts);
+}
+
+uint64_t pfile_res_size(uint32_t kind, uint32_t k, uint32_t parts)
+{
+	return pfile_res_table_off(kind, k, parts) + (uint64_t)parts * PFILE_SUM_BYTES + PFILE_SUM_BYTES;
+}
+
+void pfile_res_header(uint32_t kind, const struct pfile_result *res, uint8_t hdr[PFILE_HEADER_BYTES])
+{
+	struct pfile_hdr h;
+
+	pfile_result_hdr(&h, res, PFILE_RESULT_VERSION);
+	if (kind == PFILE_KIND_PROOFS) {
+		h.kind = PFILE_KIND_PROOFS;
+		h.count = res->partitions;
+	}
+	pfile_hdr_encode(hdr, &h);
 }
 
 /*
@@ -142,7 +176,7 @@ uint64_t pfile_sections(const struct pfile_hdr *h)
 	switch (h->kind) {
 	case PFILE_KIND_PARTITION: return 3;
 	case PFILE_KIND_H: return 1;
-	default: return h->word56;	/* result: partitions */
+	default: return h->word56;	/* result, proofs: partitions */
 	}
 }
 

@@ -61,7 +61,12 @@ enum pfile_kind {
 	PFILE_KIND_PARTITION = 1,
 	PFILE_KIND_H = 2,
 	PFILE_KIND_RESULT = 3,
+	PFILE_KIND_PROOFS = 4,	/* a job's result as proofs (kinds with params) */
 };
+
+/* A proofs file's region per partition: the partition's proof file
+ * (groth16.h's GROTH16_PROOF_BYTES, docs/formats.md), byte for byte. */
+#define PFILE_PROOF_REGION 376
 
 /* A result file's header fields. seed/seed_len/k are those of the job;
  * partition p's identity is (seed, p, k). */
@@ -111,6 +116,24 @@ struct pfile_digest {
 void pfile_digest_init(struct pfile_digest *d);
 void pfile_digest_update(struct pfile_digest *d, const void *buf, size_t len);
 void pfile_digest_final(struct pfile_digest *d, uint8_t out[PFILE_SUM_BYTES]);
+
+/*
+ * The same layout for either kind of job result: a result file (kind 3,
+ * a region of n*32 bytes per partition: its H) or a proofs file (kind 4,
+ * a region of PFILE_PROOF_REGION bytes: its proof). A proofs file's header
+ * is a result file's with kind 4 and count = partitions.
+ */
+uint64_t pfile_res_region(uint32_t kind, uint32_t k);
+uint64_t pfile_res_part_off(uint32_t kind, uint32_t k, uint32_t p);
+uint64_t pfile_res_table_off(uint32_t kind, uint32_t k, uint32_t parts);
+uint64_t pfile_res_size(uint32_t kind, uint32_t k, uint32_t parts);
+void pfile_res_header(uint32_t kind, const struct pfile_result *res, uint8_t hdr[PFILE_HEADER_BYTES]);
+
+/* A proofs file, read whole and checked (header, size, checksum, every
+ * region against its digest): *regions is malloc'd, res->partitions
+ * regions of PFILE_PROOF_REGION bytes, for groth16_proof_decode. The
+ * proofs themselves are the caller's to check. */
+int pfile_proofs_read(const char *path, struct pfile_result *res, uint8_t **regions, char *err, size_t errlen);
 
 /* Which kind of provisor file path is (header checks only: magic,
  * version, kind). */

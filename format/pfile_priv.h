@@ -33,6 +33,13 @@ void pfile_hdr_decode(struct pfile_hdr *h, const uint8_t in[PFILE_HEADER_BYTES])
 void pfile_result_hdr(struct pfile_hdr *h, const struct pfile_result *res, uint32_t version);
 /* Sections of 2^k elements in the payload: 3, 1 or the partition count. */
 uint64_t pfile_sections(const struct pfile_hdr *h);
+/* The readers' header check (pfile_read.c): magic, version, kind (== want,
+ * or any when 0) and, unless header_only, every field and the exact size. */
+int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_only,
+		   struct pfile_hdr *h, char *err, size_t errlen);
+/* A result or proofs file's digest table into table, and its checksum. */
+int pfile_table2(int fd, const char *path, const struct pfile_hdr *h, uint8_t *table,
+		 char *err, size_t errlen);
 /* Exactly len bytes: 0, -errno, or (read) -ENODATA at end of file. */
 int pfile_read_full(int fd, void *buf, size_t len);
 int pfile_write_full(int fd, const void *buf, size_t len);

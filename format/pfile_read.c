@@ -59,8 +59,8 @@ static int pfile_open_fd(const char *path, int *fd, char *err, size_t errlen)
  * any known kind when want is 0), and, unless header_only, every field and
  * the exact file length the header implies.
  */
-static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_only,
-			  struct pfile_hdr *h, char *err, size_t errlen)
+int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_only,
+		   struct pfile_hdr *h, char *err, size_t errlen)
 {
 	uint8_t raw[PFILE_HEADER_BYTES];
 	struct stat st;
@@ -97,7 +97,7 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 		return util_fail(err, errlen, -EINVAL,
 				 "%s: unsupported format version %u (this provisor reads version %d)",
 				 path, h->version, PFILE_VERSION);
-	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_RESULT)
+	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_PROOFS)
 		return util_fail(err, errlen, -EINVAL, "%s: unknown file kind %u", path, h->kind);
 	if (want && h->kind != want)
 		return util_fail(err, errlen, -EINVAL, "%s: is %s, expected %s", path,
@@ -115,7 +115,7 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 		if (h->seed[i])
 			return util_fail(err, errlen, -EINVAL,
 					 "%s: seed padding after byte %u is not zero", path, h->seed_len);
-	if (h->kind == PFILE_KIND_RESULT) {
+	if (h->kind == PFILE_KIND_RESULT || h->kind == PFILE_KIND_PROOFS) {
 		if (h->word56 < 1 || h->word56 > PFILE_RESULT_MAX_PARTITIONS)
 			return util_fail(err, errlen, -EINVAL,
 					 "%s: partition count %u out of range 1..%d",
@@ -125,15 +125,15 @@ static int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_on
 	} else if (h->job_kind || h->job_id) {
 		return util_fail(err, errlen, -EINVAL, "%s: reserved header bytes 60..71 are not zero", path);
 	}
-	n = (uint64_t)1 << h->k;
+	n = h->kind == PFILE_KIND_PROOFS ? 1 : (uint64_t)1 << h->k;
 	if (h->count != pfile_sections(h) * n)
 		return util_fail(err, errlen, -EINVAL,
 				 "%s: size mismatch: header counts %llu elements, k = %u implies %llu",
 				 path, (unsigned long long)h->count, h->k,
 				 (unsigned long long)(pfile_sections(h) * n));
 	/* k <= VOCAB_LOG_MAX (27) and at most 1024 sections: no overflow. */
-	if (h->kind == PFILE_KIND_RESULT)
-		expect = pfile_result2_size(h->k, h->word56);
+	if (h->kind == PFILE_KIND_RESULT || h->kind == PFILE_KIND_PROOFS)
+		expect = pfile_res_size(h->kind, h->k, h->word56);
 	else
 		expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;
 	if (size < expect)
@@ -165,12 +165,12 @@ static void pfile_elem_name(const struct pfile_hdr *h, uint64_t i, char *out, si
  * file offset stays), and check the checksum over the validated header
  * bytes and the table. On success table holds the P digests.
  */
-static int pfile_table2(int fd, const char *path, const struct pfile_hdr *h, uint8_t *table,
-			char *err, size_t errlen)
+int pfile_table2(int fd, const char *path, const struct pfile_hdr *h, uint8_t *table,
+		 char *err, size_t errlen)
 {
 	uint8_t sum[PFILE_SUM_BYTES], want[PFILE_SUM_BYTES];
 	size_t len = (size_t)h->word56 * PFILE_SUM_BYTES;
-	off_t off = (off_t)pfile_result2_table_off(h->k, h->word56);
+	off_t off = (off_t)pfile_res_table_off(h->kind, h->k, h->word56);
 	ssize_t got = pread(fd, table, len, off);
 
 	if (got == (ssize_t)len)

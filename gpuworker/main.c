@@ -42,6 +42,17 @@
  * abandoned at the H-term's next safe point (hterm_set_stop), its slot
  * ended with shm_slot_preempt (neither done nor failed).
  *
+ * Proofs (--params N: the resident params of the supervisor's kinds as
+ * fds 4 .. 4 + N - 1, read-only): after HELLO the worker maps each (the
+ * slot LOADING with its progress, then the load time published), and only
+ * then takes work. A PART_DATA whose header names params (reserved = 1 +
+ * index) comes right after a PART_ID frame with its seed; the prover
+ * takes the witness from the rows (before the H-term overwrites them),
+ * then H, then the MSMs (groth16_prove, on --threads threads, with the
+ * same safe points as the H-term), and stores the 376-byte proof file
+ * into the partition's region of a PFILE_KIND_PROOFS file. r and s come
+ * from libsodium's CSPRNG.
+ *
  * Fault points (fault/fault.h, tests only): start before HELLO (no thread
  * runs yet, so start:hang beats no heartbeat); before, shm, during and
  * after in the prover thread around one partition (after: the result
@@ -62,7 +73,9 @@
 #include <unistd.h>
 
 #include "fault/fault.h"
+#include "curve/msm.h"
 #include "format/pfile.h"
+#include "groth16/groth16.h"
 #include "gpuworker/hterm.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
@@ -75,9 +88,10 @@
 /* A received partition: its PART_DATA header and a, b, c (3n elements). */
 struct gw_part {
 	struct frame_hdr hdr;
-	fr_t *buf;
+	fr_t *buf;		/* a, b, c; then, to prove, the witness z */
 	size_t cap;		/* elements buf holds */
 	int corrupt;		/* well framed, but the payload failed its checksum */
+	struct synth_id id;	/* a proof's partition (its PART_ID) */
 };
 
 /* A frame for the sender, and what to do once it is written. */
@@ -110,6 +124,9 @@ static struct {
 	_Atomic uint64_t abandon[GW_ABANDON_MAX];	/* generations to abandon */
 	unsigned nabandon;	/* main thread only: the next entry to write */
 	_Atomic uint64_t proving_gen;	/* the H-term's partition, for the stop hook */
+	unsigned nparams;	/* --params N */
+	struct groth16_params params[VOCAB_NKINDS];	/* mapped from fds 4.. after HELLO */
+	unsigned threads;	/* --threads: the MSMs' (0: every CPU) */
 } gw = {
 	.jobs_fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -307,6 +324,34 @@ static void gw_decode(const struct frame_hdr *h, fr_t *v, unsigned vec, size_t f
 	}
 }
 
+/* A PART_ID (its header in p->hdr): the seed into p->id, then the next
+ * header, which must be its PART_DATA's, into p->hdr. */
+static void gw_recv_id(struct gw_part *p)
+{
+	struct frame_hdr *h = &p->hdr, idh = *h;
+	struct frame_synth_req req;
+	char err[256];
+	int rc = frame_read_full(STDIN_FILENO, &req, sizeof req);
+
+	if (rc)
+		gw_bad_input(NULL, "input ended in a PART_ID frame");
+	if (frame_checksum(&req, sizeof req) != idh.checksum || req.seed_len < 1 ||
+	    req.seed_len > SYNTH_SEED_MAX)
+		gw_bad_input(NULL, "PART_ID payload checksum mismatch or seed length %u", req.seed_len);
+	rc = frame_read_full(STDIN_FILENO, h, sizeof *h);
+	if (rc)
+		gw_bad_input(NULL, "input ended after a PART_ID frame");
+	if (frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err))
+		gw_bad_input(NULL, "%s", err);
+	if (h->type != FRAME_PART_DATA || h->job != idh.job || h->partition != idh.partition ||
+	    h->gen != idh.gen || h->log_size != idh.log_size)
+		gw_bad_input(NULL, "a PART_ID frame is not followed by its PART_DATA");
+	memcpy(p->id.seed, req.seed, req.seed_len);
+	p->id.seed_len = req.seed_len;
+	p->id.partition = h->partition;
+	p->id.k = h->log_size;
+}
+
 /* Read one PART_DATA into p (growing its buffer). 0, or 1 on clean EOF;
  * anything malformed ends the process. The payload comes as the synth
  * streams it (proto/frame.h): chunks of frame_part_chunk_rows rows, each
@@ -333,8 +378,16 @@ static int gw_recv(struct gw_part *p)
 	}
 	if (frame_check_hdr(h, VOCAB_LOG_MAX, err, sizeof err))
 		gw_bad_input(NULL, "%s", err);
+	memset(&p->id, 0, sizeof p->id);
+	if (h->type == FRAME_PART_ID)
+		gw_recv_id(p);	/* and the PART_DATA header after it */
 	if (h->type != FRAME_PART_DATA)
 		gw_bad_input(NULL, "unexpected %s frame (expected PART_DATA)", frame_type_name(h->type));
+	if (h->reserved && (h->reserved > gw.nparams || gw.params[h->reserved - 1].k != h->log_size ||
+			    !p->id.seed_len))
+		gw_bad_input(h, "params %u for k = %u: %s", h->reserved, h->log_size,
+			     h->reserved > gw.nparams ? "this worker has no such params"
+			     : !p->id.seed_len ? "no PART_ID frame came before it" : "they are for another k");
 	if (gw.trace) {
 		pthread_mutex_lock(&gw.shm_lock);
 		gw_trace("A %llu %llu %u %llu\n", (unsigned long long)h->gen,
@@ -343,15 +396,16 @@ static int gw_recv(struct gw_part *p)
 	}
 	n = (size_t)1 << h->log_size;
 	rows = (size_t)frame_part_chunk_rows(h->log_size);
-	if (p->cap < 3 * n) {
+	size_t need = (h->reserved ? 4 : 3) * n;	/* a proof: room for the witness too */
+	if (p->cap < need) {
 		free(p->buf);
 		p->cap = 0;
-		p->buf = malloc(3 * n * sizeof(fr_t));
+		p->buf = malloc(need * sizeof(fr_t));
 		if (!p->buf || frame_sum_init(&sum)) {
 			gw_log("out of memory for a partition of k = %u", h->log_size);
 			gw_exit(1);
 		}
-		p->cap = 3 * n;
+		p->cap = need;
 	} else if (frame_sum_init(&sum)) {
 		gw_log("out of memory for a checksum state");
 		gw_exit(1);
@@ -485,21 +539,32 @@ static void gw_answer_preempted(const struct frame_hdr *h, int begun)
  * failure is the state directory's, not the partition's: d->err and d->op
  * say what failed, and the supervisor blocks the job instead of failing
  * the partition. */
+static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size_t len, off_t off,
+			   struct frame_h_done *d);
+
 static void gw_store(const struct frame_hdr *h, fr_t *H, struct frame_h_done *d)
 {
-	size_t n = (size_t)1 << h->log_size, len = n * FR_BYTES, done = 0;
-	off_t off = (off_t)pfile_result2_part_off(h->log_size, h->partition);
+	size_t n = (size_t)1 << h->log_size;
 	uint8_t *bytes = (uint8_t *)H;	/* fr_t is its 32-byte encoding's size */
-	struct pfile_digest dg;
-	char name[48];
-	int fd;
 
 	static_assert(sizeof(fr_t) == FR_BYTES, "in-place encoding");
-	memset(d, 0, sizeof *d);
 	for (size_t i = 0; i < n; i++) {
 		fr_t t = H[i];
 		fr_to_bytes(bytes + i * FR_BYTES, &t);
 	}
+	gw_store_bytes(h, bytes, n * FR_BYTES, (off_t)pfile_result2_part_off(h->log_size, h->partition), d);
+}
+
+/* Write len bytes at off of the job's result.partial, fdatasync, digest. */
+static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size_t len, off_t off,
+			   struct frame_h_done *d)
+{
+	struct pfile_digest dg;
+	size_t done = 0;
+	char name[48];
+	int fd;
+
+	memset(d, 0, sizeof *d);
 	pfile_digest_init(&dg);
 	pfile_digest_update(&dg, bytes, len);
 	pfile_digest_final(&dg, d->digest);
@@ -529,8 +594,8 @@ static void gw_store(const struct frame_hdr *h, fr_t *H, struct frame_h_done *d)
 		close(fd);
 	if (d->err) {
 		memset(d->digest, 0, sizeof d->digest);
-		gw_log("job %llu partition %u: storing H in %s failed: %s", (unsigned long long)h->job,
-		       h->partition, name, strerror(d->err));
+		gw_log("job %llu partition %u: storing its %s in %s failed: %s", (unsigned long long)h->job,
+		       h->partition, h->reserved ? "proof" : "H", name, strerror(d->err));
 	}
 }
 
@@ -560,6 +625,40 @@ static int gw_done_out(struct gw_out *o, const struct frame_hdr *h, const struct
 		return 0;
 	}
 	return !d->err;
+}
+
+/* The Groth16 proof of p, whose H is in p->buf and witness at p->buf +
+ * 3n, stored as its 376-byte proof file: 0, -1 (no memory for the MSMs)
+ * or GROTH16_STOPPED (abandoned at a safe point). */
+static int gw_groth16(struct gw_part *p, struct frame_h_done *d)
+{
+	const struct frame_hdr *h = &p->hdr;
+	const struct groth16_params *pp = &gw.params[h->reserved - 1];
+	size_t n = (size_t)1 << h->log_size;
+	const fr_t *z = p->buf + 3 * n;
+	struct groth16_proof_file f = { .id = p->id };
+	uint8_t wide[64], out[GROTH16_PROOF_BYTES];
+	fr_t r, s;
+	int rc;
+
+	static_assert(GROTH16_PROOF_BYTES == PFILE_PROOF_REGION, "a proofs file's region is a proof file");
+	randombytes_buf(wide, sizeof wide);
+	fr_from_bytes_wide(&r, wide);
+	randombytes_buf(wide, sizeof wide);
+	fr_from_bytes_wide(&s, wide);
+	sodium_memzero(wide, sizeof wide);
+	rc = groth16_prove(&f.proof, pp, z, p->buf, &r, &s, gw.threads, NULL);
+	sodium_memzero(&r, sizeof r);
+	sodium_memzero(&s, sizeof s);
+	if (rc)
+		return rc;
+	memcpy(f.vk_digest, pp->vk_digest, sizeof f.vk_digest);
+	f.x[0] = z[1];
+	f.x[1] = z[2];
+	groth16_proof_encode(out, &f);
+	gw_store_bytes(h, out, sizeof out,
+		       (off_t)pfile_res_part_off(PFILE_KIND_PROOFS, h->log_size, h->partition), d);
+	return 0;
 }
 
 /* Prove one partition through begin/end. Returns 0 to carry on, -1 when
@@ -599,6 +698,8 @@ static int gw_prove(struct gw_part *p)
 	atomic_store_explicit(&gw.proving_gen, h->gen, memory_order_relaxed);
 	fault_point(FAULT_DURING);
 	t0 = shm_now_mono();
+	if (h->reserved)	/* the witness, before the H-term overwrites a and c */
+		synth_witness_from_rows(h->log_size, p->buf, p->buf + 2 * n, p->buf + 3 * n);
 	int hrc = hterm_run(gw.be, gw.gpu, p->buf, p->buf + n, p->buf + 2 * n, h->log_size,
 			    err, sizeof err);
 	if (hrc == HTERM_STOPPED) {
@@ -627,8 +728,24 @@ static int gw_prove(struct gw_part *p)
 		uint64_t work_ns = shm_now_mono() - t0;
 		if (fault_store())	/* a faulty device: one bit of H[0] wrong */
 			p->buf[0].l[0] ^= 1;
-		gw_store(h, p->buf, &d);
-		o.ok = gw_done_out(&o, h, &d, work_ns);
+		if (!h->reserved) {
+			gw_store(h, p->buf, &d);
+			o.ok = gw_done_out(&o, h, &d, work_ns);
+		} else {
+			int prc = gw_groth16(p, &d);
+
+			if (prc == GROTH16_STOPPED) {
+				gw_answer_preempted(h, 1);
+				return 0;
+			}
+			if (prc) {
+				gw_log("job %llu partition %u: out of memory for the MSMs",
+				       (unsigned long long)h->job, h->partition);
+				gw_fail_out(&o, h, "out of memory for the MSMs");
+			} else {
+				o.ok = gw_done_out(&o, h, &d, shm_now_mono() - t0);
+			}
+		}
 	}
 	fault_point(FAULT_AFTER);
 	gw_hand(&o);
@@ -748,7 +865,7 @@ static void gw_abandon(uint64_t gen)
 static _Noreturn void gw_usage(void)
 {
 	fprintf(stderr, "usage: gpuworker --instance NAME --slot I [--gpu ORD] "
-		"[--backend auto|cpu|cuda] [--jobs-fd FD] [--quiet-backend]\n");
+		"[--backend auto|cpu|cuda] [--jobs-fd FD] [--quiet-backend] [--params N] [--threads N]\n");
 	exit(1);
 }
 
@@ -770,6 +887,8 @@ static void gw_args(int argc, char **argv, const char **name)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "jobs-fd", required_argument, NULL, 'j' },
 		{ "quiet-backend", no_argument, NULL, 'q' },
+		{ "params", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int have_slot = 0, c;
@@ -786,6 +905,10 @@ static void gw_args(int argc, char **argv, const char **name)
 			gw.jobs_fd = (int)gw_number(optarg);
 		else if (c == 'q')
 			hterm_backend_quiet = 1;
+		else if (c == 'p' && (gw.nparams = gw_number(optarg)) <= VOCAB_NKINDS)
+			continue;
+		else if (c == 't')
+			gw.threads = gw_number(optarg);
 		else if (c == 'b' && vocab_backend_parse(optarg, &gw.be) == 0)
 			continue;
 		else
@@ -834,12 +957,48 @@ static void gw_attach(const char *name, struct shm_seg *seg)
 	/* The ordinal is this process's own fact; ready publishes it. */
 	gw.w.cur.gpu = (uint32_t)gw.gpu;
 	gw_trace_open();
+	if (!gw.nparams)	/* else IDLE once they are loaded (gw_load) */
+		shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
+}
+
+static void gw_load_progress(void *arg, uint64_t done, uint64_t total)
+{
+	const unsigned *i = arg;
+	uint64_t permille = (*i * 1000 + done * 1000 / (total ? total : 1)) / gw.nparams;
+
+	pthread_mutex_lock(&gw.shm_lock);
+	shm_slot_loading(&gw.w, (uint32_t)permille, 0);
+	pthread_mutex_unlock(&gw.shm_lock);
+}
+
+/* After HELLO, with the heartbeat running: map the params (fds 4..),
+ * LOADING meanwhile, then IDLE with the load time published. */
+static void gw_load(void)
+{
+	uint64_t t0 = shm_now_mono(), bytes = 0;
+	char err[256];
+
+	for (unsigned i = 0; i < gw.nparams; i++) {
+		gw_load_progress(&i, 0, 1);
+		if (groth16_resident_map(4 + (int)i, &gw.params[i], gw_load_progress, &i, err, sizeof err)) {
+			gw_log("params fd %u: %s", 4 + i, err);
+			gw_exit(1);
+		}
+		close(4 + (int)i);	/* the mapping stays */
+		bytes += gw.params[i].map_len;
+	}
+	uint64_t ns = shm_now_mono() - t0;
+	pthread_mutex_lock(&gw.shm_lock);
+	shm_slot_loading(&gw.w, 1000, ns ? ns : 1);
 	shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
+	pthread_mutex_unlock(&gw.shm_lock);
+	gw_log("params loaded: %u file(s), %.1f MiB in %.3f s", gw.nparams, (double)bytes / 1048576.0,
+	       (double)ns / 1e9);
 }
 
 int main(int argc, char **argv)
 {
-	void *(*fns[])(void *) = { gw_receiver, gw_prover, gw_sender, gw_heartbeat };
+	void *(*fns[])(void *) = { gw_receiver, gw_prover, gw_sender };
 	const char *name = NULL;
 	enum vocab_backend want;
 	struct shm_seg seg;
@@ -873,10 +1032,19 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	hterm_set_stop(gw_stop_hook, NULL);
 	fault_set_stop(gw_stop_hook, NULL);
+	msm_set_stop(gw_stop_hook, NULL);
 	gw_attach(name, &seg);
 	fault_point(FAULT_START);
 	gw_hello();
-	/* Detached: the process ends through gw_exit, never by joining. */
+	/* Detached: the process ends through gw_exit, never by joining. The
+	 * heartbeat first: loading the params may take a while. */
+	if ((errno = pthread_create(&t, NULL, gw_heartbeat, NULL)) != 0) {
+		gw_log("pthread_create: %s", strerror(errno));
+		gw_exit(1);
+	}
+	pthread_detach(t);
+	if (gw.nparams)
+		gw_load();
 	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
 		if ((errno = pthread_create(&t, NULL, fns[i], NULL)) != 0) {
 			gw_log("pthread_create: %s", strerror(errno));

@@ -53,6 +53,10 @@ struct groth16_params {
 	g1_affine_t *l;				/* nvars - npub */
 	g1_affine_t *a, *b_g1;			/* nvars each */
 	g2_affine_t *b_g2;			/* nvars */
+	/* Set when the key lives in a resident map (groth16_resident_map):
+	 * the arrays point into it, and groth16_params_free unmaps it. */
+	void *map;
+	size_t map_len;
 };
 
 struct groth16_proof {
@@ -89,14 +93,50 @@ int groth16_params_read(const char *path, struct groth16_params *p, int vk_only,
 int groth16_params_parse(const uint8_t *buf, size_t len, struct groth16_params *p, int vk_only,
 			 char *err, size_t errlen);
 
+/*
+ * The resident form (groth16/resident.c, docs/formats.md): a params file
+ * validated once (groth16_params_read, every point) and written out as the
+ * prover's own arrays, so that every later load is a read-only shared mmap
+ * with no re-check. It is host-local (the arrays' in-memory layout) and
+ * bound to its source by size, mtime, inode, device and the source's
+ * trailer digest. The supervisor builds it in its state directory; workers
+ * get only a read-only descriptor of it.
+ */
+#define GROTH16_RESIDENT_VERSION 1
+struct groth16_source {		/* what binds a resident file to its params file */
+	uint64_t size, mtime_ns, ino, dev;
+	uint8_t trailer[GROTH16_DIGEST];	/* the params file's last 32 bytes */
+};
+/* The binding of the params file open as fd. 0 or -errno. */
+int groth16_source_of(int fd, struct groth16_source *src);
+/* Validate the params file at src_path in full and write its resident form
+ * as name in directory dfd (temp, fsync, rename, fsync dir). The vk and
+ * counts come back in *vk_out (no proving key). 0, or -1 with one line. */
+int groth16_resident_build(const char *src_path, int dfd, const char *name, struct groth16_params *vk_out,
+			   char *err, size_t errlen);
+/* The header of the resident file open as fd: counts, digests and vk into
+ * *p (no proving key), its source binding into *src. 0, or -1 with one
+ * line (not a resident file, another layout, a bad checksum, a wrong size). */
+int groth16_resident_header(int fd, struct groth16_params *p, struct groth16_source *src, char *err, size_t errlen);
+/* Map the resident file fd read-only and shared, and point p's arrays into
+ * it; its pages are read in (madvise, then a touch per page), progress(arg,
+ * done, total) called now and then (may be NULL). 0, or -1 with one line. */
+int groth16_resident_map(int fd, struct groth16_params *p, void (*progress)(void *arg, uint64_t done, uint64_t total),
+			 void *arg, char *err, size_t errlen);
+/* The name of the resident form of params with this vk digest and k:
+ * "k<K>-<16 hex digits of the vk digest>.resident". */
+void groth16_resident_name(const struct groth16_params *p, char *buf, size_t len);
+
 /* Where a proof's time went, in ns (for prove's report and the bench). */
 struct groth16_times {
 	uint64_t msm_a, msm_b, msm_l, msm_h, total;
 };
 
 /* The proof of the assignment z (synth_nvars(k) elements) with H-term
- * coefficients h (2^k elements, the last zero) and randomness r, s. 0, or
- * -1 when memory ran out. */
+ * coefficients h (2^k elements, the last zero) and randomness r, s. 0,
+ * -1 when memory ran out, or GROTH16_STOPPED when the MSMs' stop hook
+ * (msm_set_stop) asked them to stop. */
+#define GROTH16_STOPPED (-2)
 int groth16_prove(struct groth16_proof *out, const struct groth16_params *p, const fr_t *z,
 		  const fr_t *h, const fr_t *r, const fr_t *s, unsigned threads, struct groth16_times *t);
 

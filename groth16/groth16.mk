@@ -1,6 +1,6 @@
 # groth16: setup, prove and verify for the v2 circuit (libgroth16.a);
 # `provisor setup`, and prove/verify with --params, are cli/.
-G16_SRCS := groth16/params.c groth16/setup.c groth16/prove.c groth16/proof.c groth16/file.c
+G16_SRCS := groth16/params.c groth16/resident.c groth16/setup.c groth16/prove.c groth16/proof.c groth16/file.c
 $(O)/libgroth16.a: $(call objs,$(G16_SRCS))
 PROVISOR_LIBS += $(O)/libgroth16.a
 

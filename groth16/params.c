@@ -47,6 +47,13 @@ void groth16_circuit_digest(unsigned k, uint8_t out[GROTH16_DIGEST])
 
 void groth16_params_free(struct groth16_params *p)
 {
+	if (p->map) {
+		munmap(p->map, p->map_len);
+		p->map = NULL;
+		p->h = p->l = p->a = p->b_g1 = NULL;
+		p->b_g2 = NULL;
+		return;
+	}
 	free(p->h);
 	free(p->l);
 	free(p->a);

@@ -43,20 +43,22 @@ int groth16_prove(struct groth16_proof *out, const struct groth16_params *p, con
 	g2_t mb2, b2;
 	fr_t rs;
 
-	if (msm_g1(&ma, p->a, z, m, threads))
-		return -1;
+	int rc;
+
+	if ((rc = msm_g1(&ma, p->a, z, m, threads)))
+		return rc;
 	t1 = now_ns();
 	tm.msm_a = t1 - t0;
-	if (msm_g2(&mb2, p->b_g2, z, m, threads) || msm_g1(&mb1, p->b_g1, z, m, threads))
-		return -1;
+	if ((rc = msm_g2(&mb2, p->b_g2, z, m, threads)) || (rc = msm_g1(&mb1, p->b_g1, z, m, threads)))
+		return rc;
 	tm.msm_b = now_ns() - t1;
 	t1 = now_ns();
-	if (msm_g1(&ml, p->l, z + p->npub, m - p->npub, threads))
-		return -1;
+	if ((rc = msm_g1(&ml, p->l, z + p->npub, m - p->npub, threads)))
+		return rc;
 	tm.msm_l = now_ns() - t1;
 	t1 = now_ns();
-	if (msm_g1(&mh, p->h, h, p->nh, threads))
-		return -1;
+	if ((rc = msm_g1(&mh, p->h, h, p->nh, threads)))
+		return rc;
 	tm.msm_h = now_ns() - t1;
 
 	/* A = alpha + sum z A + r delta;  B = beta + sum z B + s delta */

@@ -44,7 +44,7 @@ const char *frame_type_name(uint16_t type)
 		[FRAME_HELLO] = "HELLO", [FRAME_SYNTH_REQ] = "SYNTH_REQ",
 		[FRAME_PART_DATA] = "PART_DATA", [FRAME_H_DONE] = "H_DONE",
 		[FRAME_FAIL] = "FAIL", [FRAME_VERIFY_REQ] = "VERIFY_REQ",
-		[FRAME_VERIFIED] = "VERIFIED",
+		[FRAME_VERIFIED] = "VERIFIED", [FRAME_PART_INFO] = "PART_INFO", [FRAME_PART_ID] = "PART_ID",
 	};
 
 	return type > 0 && type < FRAME_NTYPES ? names[type] : "unknown";
@@ -58,6 +58,7 @@ uint64_t frame_expected_len(uint16_t type, uint16_t log_size)
 	case FRAME_HELLO:
 		return sizeof(struct frame_hello);
 	case FRAME_SYNTH_REQ:
+	case FRAME_PART_ID:
 		return sizeof(struct frame_synth_req);
 	case FRAME_PART_DATA:
 		return n ? 3 * n * FRAME_ELEM_BYTES + FRAME_TRAILER_BYTES : 0;
@@ -67,6 +68,8 @@ uint64_t frame_expected_len(uint16_t type, uint16_t log_size)
 		return sizeof(struct frame_verify_req);
 	case FRAME_VERIFIED:
 		return sizeof(struct frame_verified);
+	case FRAME_PART_INFO:
+		return sizeof(struct frame_part_info);
 	default:
 		return 0;
 	}
@@ -108,7 +111,8 @@ void frame_seal(struct frame_hdr *h, const void *payload, uint64_t len)
 static int frame_needs_k(uint16_t type)
 {
 	return type == FRAME_SYNTH_REQ || type == FRAME_PART_DATA || type == FRAME_H_DONE ||
-	       type == FRAME_VERIFY_REQ || type == FRAME_VERIFIED;
+	       type == FRAME_VERIFY_REQ || type == FRAME_VERIFIED || type == FRAME_PART_INFO ||
+	       type == FRAME_PART_ID;
 }
 
 int frame_check_hdr(const struct frame_hdr *h, unsigned max_log, char *err, size_t errlen)

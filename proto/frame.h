@@ -61,6 +61,9 @@ enum frame_type {
 	FRAME_FAIL = 5,		/* payload: reason, 1..FRAME_FAIL_MAX bytes */
 	FRAME_VERIFY_REQ = 6,	/* supervisor -> synth: struct frame_verify_req */
 	FRAME_VERIFIED = 7,	/* synth -> supervisor: struct frame_verified */
+	FRAME_PART_INFO = 8,	/* synth -> supervisor after each PART_DATA: struct frame_part_info */
+	FRAME_PART_ID = 9,	/* supervisor -> gpuworker right before a PART_DATA it is to prove
+				 * (reserved != 0): the seed, struct frame_synth_req */
 	FRAME_NTYPES
 };
 
@@ -76,8 +79,19 @@ struct frame_hdr {
 	uint64_t payload_len;	/* 32 */
 	uint64_t checksum;	/* 40: XXH3-64 of the payload */
 	uint64_t work_ns;	/* 48: worker-measured compute time (results) */
-	uint32_t reserved;	/* 56 */
+	uint32_t reserved;	/* 56: PART_DATA to a gpuworker: which params (1 + the
+				 * index of its --params fds) prove it; 0 = H output */
 	uint32_t hdr_check;	/* 60: low 32 bits of XXH3-64 of bytes 0..59 */
+};
+
+/* Proofs (kinds with params): the public inputs of the partition a synth
+ * just streamed, as its stream ended them, so that a proof can be checked
+ * by the pairing without re-deriving x_out in O(n). Canonical encodings.
+ * The supervisor keeps them with the partition and puts them in the
+ * VERIFY_REQ of the proof; it never takes them from the gpuworker. */
+struct frame_part_info {
+	uint8_t x0[32];
+	uint8_t xout[32];
 };
 
 struct frame_hello {
@@ -146,6 +160,14 @@ struct frame_verify_req {
 	uint32_t reserved;
 	uint8_t seed[32];
 	uint8_t digest[32];	/* H_DONE's BLAKE2b-256 of the region */
+	/* Proofs: params is 1 + the index of the synth's --params fds whose vk
+	 * checks it, and the region is the partition's proof file
+	 * (PFILE_PROOF_REGION bytes of a PFILE_KIND_PROOFS file): decoded,
+	 * its identity, vk digest and public inputs compared with the job's
+	 * and x_out, then the pairing. 0: the region is H, as above. */
+	uint32_t params;
+	uint32_t reserved2;
+	uint8_t xout[32];	/* the synth stream's x_out (PART_INFO) */
 };
 
 enum frame_verdict {

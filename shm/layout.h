@@ -21,11 +21,13 @@
 #include "util/vocab.h"
 
 #define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
-#define SHM_ABI_VERSION 3u	/* 2: the supervisor record's loop timing; a job's
+#define SHM_ABI_VERSION 4u	/* 2: the supervisor record's loop timing; a job's
 				 * reason code, 256-byte reason, blocked state;
 				 * 3: pre-emption, cancel and quarantine counters,
 				 * the degraded state and its reason, a slot's
-				 * disable reason and pre-emptions */
+				 * disable reason and pre-emptions;
+				 * 4: slot state loading, a slot's load progress
+				 * and load time */
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
@@ -79,6 +81,7 @@ enum shm_slot_state {
 	SHM_SLOT_BACKOFF = 5,
 	SHM_SLOT_DISABLED = 6,
 	SHM_SLOT_STOPPED = 7,
+	SHM_SLOT_LOADING = 8,	/* a gpuworker mapping its params (after HELLO) */
 	SHM_SLOT_NSTATES
 };
 
@@ -111,9 +114,9 @@ struct shm_slot {
 	uint32_t backend;		/* 124: 0 unknown, 1 cpu, 2 cuda */
 	uint64_t end_gen;		/* 128: generation of the newest end */
 	uint32_t disable_reason;	/* 136: enum shm_disable_reason, while disabled */
-	uint32_t reserved0;		/* 140 */
+	uint32_t load_permille;		/* 140: LOADING: how much of its params is read in (0..1000) */
 	uint64_t preempted;		/* 144: partitions pre-empted on this slot (cumulative) */
-	uint64_t reserved[1];		/* 152 */
+	uint64_t load_ns;		/* 152: its last params load took this long (0: none) */
 };
 
 /* Why a slot is disabled (struct shm_slot's disable_reason). */

@@ -112,8 +112,21 @@ void shm_slot_ready(struct shm_slot_writer *w, uint32_t backend)
 
 	w->cur.backend = backend;
 	w->cur.heartbeat_mono_ns = now;
-	if (w->cur.state == SHM_SLOT_STARTING)
+	if (w->cur.state == SHM_SLOT_STARTING || w->cur.state == SHM_SLOT_LOADING)
 		slot_set_state(&w->cur, SHM_SLOT_IDLE, now);
+	slot_publish(w);
+}
+
+void shm_slot_loading(struct shm_slot_writer *w, uint32_t permille, uint64_t load_ns)
+{
+	uint64_t now = shm_now_mono();
+
+	w->cur.heartbeat_mono_ns = now;
+	w->cur.load_permille = permille > 1000 ? 1000 : permille;
+	if (load_ns)
+		w->cur.load_ns = load_ns;
+	if (w->cur.state == SHM_SLOT_STARTING)
+		slot_set_state(&w->cur, SHM_SLOT_LOADING, now);
 	slot_publish(w);
 }
 
@@ -273,6 +286,7 @@ const char *shm_slot_state_name(uint32_t state)
 {
 	static const char *const names[SHM_SLOT_NSTATES] = {
 		"empty", "starting", "idle", "busy", "crashed", "backoff", "disabled", "stopped",
+		"loading",
 	};
 	return state < SHM_SLOT_NSTATES ? names[state] : "invalid";
 }

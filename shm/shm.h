@@ -145,6 +145,10 @@ int shm_slot_end(struct shm_slot_writer *w, uint64_t gen, int ok);
 int shm_slot_preempt(struct shm_slot_writer *w, uint64_t gen);
 /* STARTING -> IDLE once the worker is ready; records the backend. */
 void shm_slot_ready(struct shm_slot_writer *w, uint32_t backend);
+/* A gpuworker loading its params: LOADING (from STARTING) with
+ * permille done; load_ns, when not 0, is the finished load's time. Then
+ * shm_slot_ready makes it IDLE. */
+void shm_slot_loading(struct shm_slot_writer *w, uint32_t permille, uint64_t load_ns);
 void shm_slot_heartbeat(struct shm_slot_writer *w);
 
 /* Supervisor, after reaping the slot's writer: make the record whole

@@ -37,10 +37,11 @@
 #include "supervisor/sup.h"
 #include "util/text.h"
 
-/* H (raw, then decoded in place) at the synth: 2 x 32 x 2^k bytes. */
+/* H (raw, then decoded in place) at the synth: 2 x 32 x 2^k bytes; a
+ * proof: nothing worth counting. */
 static uint64_t verify_bytes(const struct job *j)
 {
-	return 2ull << j->log_size << 5;
+	return j->params ? 0 : 2ull << j->log_size << 5;
 }
 
 uint64_t check_mem(const struct sup *s)
@@ -63,22 +64,31 @@ int check_settled(const struct job *j)
 	return 1;
 }
 
-void check_stored(struct sup *s, int ji, uint32_t p, uint32_t gi)
+static void recompute(struct sup *s, int ji, uint32_t p);
+
+int check_stored(struct sup *s, int ji, uint32_t p, uint32_t gi)
 {
 	struct child *g = &s->child[gi];
 	struct part *pt = &s->jobs[ji].part[p];
 	uint32_t n = s->conf.verify_sample;
-	int sample = g->disable_reason == SHM_DISABLE_WRONG_RESULT ||
-		     (n && g->results_n % n == 0);
+	int sample = g->disable_reason == SHM_DISABLE_WRONG_RESULT || s->jobs[ji].params ||
+		     (n && g->results_n % n == 0);	/* every proof: its pairing is cheap */
 
 	g->results_n++;
 	pt->stored_by = (int16_t)(gi + 1);
 	pt->verify = sample ? PV_PENDING : PV_SKIPPED;
+	if (s->jobs[ji].params && !pt->has_xout && pt->xout_from < 0) {
+		sup_log("job %llu partition %u: no x_out from its synth (it died); computed again",
+			(unsigned long long)s->jobs[ji].id, p);
+		recompute(s, ji, p);
+		return 1;
+	}
 	if (!sample) {	/* remembered, for a quarantine that may come */
 		g->unverified[g->unverified_n % CHECK_RECENT].id = s->jobs[ji].id;
 		g->unverified[g->unverified_n % CHECK_RECENT].part = p;
 		g->unverified_n++;
 	}
+	return 0;
 }
 
 /* The pending verification of the most urgent active job; -1 if none. */
@@ -94,7 +104,8 @@ static int next_pending(const struct sup *s, uint32_t *part)
 				  (j->priority == s->jobs[best].priority && j->id > s->jobs[best].id)))
 			continue;
 		for (uint32_t p = 0; p < j->nparts; p++)
-			if (j->part[p].state == SHM_PART_DONE && j->part[p].verify == PV_PENDING) {
+			if (j->part[p].state == SHM_PART_DONE && j->part[p].verify == PV_PENDING &&
+			    (!j->params || j->part[p].has_xout)) {
 				best = (int)i;
 				*part = p;
 				break;
@@ -118,6 +129,8 @@ int check_dispatch(struct sup *s, uint32_t si)
 	req.seed_len = j->seed_len;
 	memcpy(req.seed, j->seed, j->seed_len);
 	memcpy(req.digest, j->tail + (size_t)p * 32, 32);
+	req.params = j->params;
+	memcpy(req.xout, j->part[p].xout, sizeof req.xout);
 	c->vref = (struct part_ref){ .id = j->id, .job = ji, .part = p, .gen = ++s->next_gen,
 				     .from_child = -1 };
 	c->verifying = 1;
@@ -131,11 +144,55 @@ int check_dispatch(struct sup *s, uint32_t si)
 	return 1;
 }
 
+/* Proofs: synth ci reported (frame PART_INFO) the public inputs of the
+ * partition it last streamed. */
+void check_part_info(struct sup *s, uint32_t ci)
+{
+	struct child *c = &s->child[ci];
+	struct frame_part_info pi;
+
+	memcpy(&pi, c->buf, sizeof pi);
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+		struct part *pt = &j->part[c->hdr.partition];
+
+		if (j->id != c->hdr.job || !jobs_active(j) || c->hdr.partition >= j->nparts)
+			continue;
+		if (pt->xout_from == (int16_t)ci && !pt->has_xout) {
+			memcpy(pt->xout, pi.xout, sizeof pt->xout);
+			pt->has_xout = 1;
+		}
+		return;
+	}
+}
+
+/* A stored proof whose public inputs can no longer come: made again. */
+static void lost_xout(struct sup *s, uint32_t ci)
+{
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		struct job *j = &s->jobs[i];
+
+		for (uint32_t p = 0; jobs_active(j) && j->params && p < j->nparts; p++) {
+			struct part *pt = &j->part[p];
+
+			if (pt->xout_from != (int16_t)ci || pt->has_xout)
+				continue;
+			pt->xout_from = -1;
+			if (pt->verify == PV_PENDING) {
+				sup_log("job %llu partition %u: its synth died before it reported x_out; "
+					"computed again", (unsigned long long)j->id, p);
+				recompute(s, (int)i, p);
+			}
+		}
+	}
+}
+
 void check_on_exit(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
 	struct job *j = &s->jobs[c->vref.job];
 
+	lost_xout(s, ci);
 	if (!c->verifying)
 		return;
 	c->verifying = 0;

@@ -126,7 +126,7 @@ static void on_header(struct sup *s, uint32_t ci)
 		return;
 	}
 	if (t == FRAME_HELLO || t == FRAME_FAIL || (t == FRAME_H_DONE && c->kind == CHILD_GPU) ||
-	    (t == FRAME_VERIFIED && c->kind == CHILD_SYNTH)) {
+	    ((t == FRAME_VERIFIED || t == FRAME_PART_INFO) && c->kind == CHILD_SYNTH)) {
 		c->buf = malloc(c->hdr.payload_len);
 		if (!c->buf) {
 			child_kill(s, ci, "out of memory for its frame");
@@ -169,6 +169,9 @@ static void on_payload(struct sup *s, uint32_t ci)
 		break;
 	case FRAME_VERIFIED:
 		check_verified(s, ci);
+		break;
+	case FRAME_PART_INFO:
+		check_part_info(s, ci);
 		break;
 	}
 	free(c->buf);

@@ -116,12 +116,16 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 		return -ENOSPC;
 	}
 	struct job *j = &s->jobs[ji];
+	uint8_t pidx, fkind;
 	int e;
 
-	if ((e = results_fits(s, k, parts, err, errlen)) < 0)
+	if ((e = params_job_output(s, kind, k, &pidx, &fkind, err, errlen)) < 0 ||
+	    (e = results_fits(s, fkind, k, parts, err, errlen)) < 0)
 		return e;
 	results_drop(s, ji);	/* a failed job's kept files, if it had any */
 	job_init(j);
+	j->params = pidx;
+	j->file_kind = fkind;
 	j->id = s->next_job_id++;	/* its directory and file: at its turn (results.c) */
 	j->kind = kind;
 	j->priority = kc->priority;
@@ -267,6 +271,7 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	j->state = SHM_JOB_QUEUED;
 	j->submit_wall_ns = jj->submit_wall_ns;
 	j->submit_mono_ns = shm_now_mono();
+	params_job_output(s, j->kind, j->log_size, &j->params, &j->file_kind, NULL, 0);
 	reused = results_reuse(s, j);
 	sup_log("job %llu resumed from the journal (%u of %u partitions already proved)",
 		(unsigned long long)j->id, reused, j->nparts);
@@ -428,6 +433,8 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
 	}
 	struct part *pt = &s->jobs[r->job].part[r->part];
 	pt->state = SHM_PART_READY;
+	pt->has_xout = 0;	/* PART_INFO follows the payload */
+	pt->xout_from = (int16_t)ci;
 	pt->ready_ns = shm_now_mono();	/* its rows stream from now (synth_ns: relay.c) */
 	if (s->trace)
 		fprintf(s->trace, "R %llu %u %llu\n", (unsigned long long)r->id, r->part,
@@ -517,7 +524,8 @@ void sched_result(struct sup *s, uint32_t ci)
 		return;
 	}
 	results_part_stored(s, r.job, r.part, d.digest);
-	check_stored(s, r.job, r.part, ci);
+	if (check_stored(s, r.job, r.part, ci))
+		return;	/* made again instead */
 	pt->state = SHM_PART_DONE;
 	pt->gpu_ns = c->hdr.work_ns;
 	if (pt->gpu_ns > s->longest_ns[j->kind])

@@ -133,9 +133,14 @@ static int gpu_pick(struct sup *s, const struct job *j)
 
 	for (uint32_t i = 0; i < s->ngpu; i++) {
 		struct child *g = &s->child[i];
+		struct shm_slot v;
+
 		if (!child_takes_work(g) || g->nhold >= SUP_GPU_DEPTH || g->src_child >= 0 ||
 		    !preempt_gpu_ok(s, j, i))
 			continue;
+		if (s->nparams && shm_read_slot(&s->seg, SHM_T_GPU, g->slot, &v) == 0 &&
+		    v.state == SHM_SLOT_LOADING)
+			continue;	/* its params are not in yet */
 		if (best < 0 || g->nhold < s->child[best].nhold)
 			best = (int)i;
 	}

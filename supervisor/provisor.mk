@@ -5,7 +5,7 @@ SUP_SRCS := supervisor/run.c supervisor/log.c supervisor/loop.c supervisor/child
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/results_keep.c supervisor/ctlsrv.c \
 	    supervisor/notify.c supervisor/publish.c \
-	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c
+	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c supervisor/params.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor

@@ -39,14 +39,30 @@ static void send_header(struct sup *s, uint32_t si)
 	struct child *c = &s->child[si];
 	uint32_t gi = (uint32_t)c->relay_dst;
 	struct child *g = &s->child[gi];
-	struct frame_hdr h = c->hdr;
+	const struct job *j = &s->jobs[g->hold[g->nhold - 1].job];
+	struct frame_hdr h = c->hdr, idh;
+	struct frame_synth_req id = { .seed_len = j->seed_len };
+	uint8_t buf[2 * FRAME_HDR_SIZE + sizeof id];
+	size_t len = 0;
 
 	h.gen = g->hold[g->nhold - 1].gen;
+	h.reserved = j->params;	/* which params prove it */
 	frame_seal_hdr(&h);
+	if (j->params) {	/* a proof names its partition: the seed goes first */
+		memcpy(id.seed, j->seed, j->seed_len);
+		frame_init(&idh, FRAME_PART_ID, h.job, h.partition, h.kind, h.log_size, h.gen);
+		frame_seal(&idh, &id, sizeof id);
+		memcpy(buf, &idh, sizeof idh);
+		memcpy(buf + sizeof idh, &id, sizeof id);
+		len = sizeof idh + sizeof id;
+	}
+	memcpy(buf + len, &h, sizeof h);
+	len += sizeof h;
 	g->hdr_for = (int)si;
+	g->hdr_len = (uint32_t)len;
 	c->relay_pending = 1;
 	c->relay_op = OP_HEADER;
-	child_write(s, gi, &h, sizeof h);
+	child_write(s, gi, buf, len);
 }
 
 /* The one place the mode changes. */
@@ -259,7 +275,7 @@ void sched_on_write(struct sup *s, uint32_t ci, int res)
 		c->hdr_for = -1;
 		src->relay_pending = 0;
 		src->relay_op = OP_NONE;
-		if (res != FRAME_HDR_SIZE && src->relay_dst == (int)ci)
+		if (res != (int)c->hdr_len && src->relay_dst == (int)ci)
 			dst_lost(s, si, "relay header write failed");
 		relay_apply(s, si, REV_HDR_DONE);
 		/* last: settling its fds may start its next incarnation */

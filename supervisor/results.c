@@ -82,7 +82,7 @@ void results_file_name(uint64_t id, char *buf, size_t len)
 
 uint64_t results_store_size(const struct job *j)
 {
-	return pfile_result2_size(j->log_size, j->nparts);
+	return pfile_res_size(j->file_kind, j->log_size, j->nparts);
 }
 
 /* Is name in dfd a symbolic link? (O_DIRECTORY | O_NOFOLLOW on one fails
@@ -308,7 +308,7 @@ static void start_alloc(struct sup *s, int ji)
 	res.id.seed_len = j->seed_len;
 	memcpy(res.id.seed, j->seed, j->seed_len);
 	res.id.k = j->log_size;
-	pfile_result2_header(&res, j->hdr);
+	pfile_res_header(j->file_kind, &res, j->hdr);
 	j->store = ST_ALLOC;
 	j->store_err = 0;
 	io_uring_prep_fallocate(results_store_sqe(s, ji, OP_ALLOC), j->store_fd, 0, 0, (off_t)results_store_size(j));
@@ -329,7 +329,7 @@ static void commit_step(struct sup *s, int ji, enum store_op step)
 	case OP_TAIL:
 		pfile_result2_sum(j->hdr, j->tail, P, j->tail + (size_t)P * 32);
 		io_uring_prep_write(results_store_sqe(s, ji, OP_TAIL), j->store_fd, j->tail, (P + 1) * 32,
-				    pfile_result2_table_off(j->log_size, P));
+				    pfile_res_table_off(j->file_kind, j->log_size, P));
 		break;
 	case OP_FSYNC:
 		io_uring_prep_fsync(results_store_sqe(s, ji, OP_FSYNC), j->store_fd, 0);
@@ -574,7 +574,7 @@ void results_part_stored(struct sup *s, int ji, uint32_t p, const uint8_t digest
 
 	memcpy(j->tail + (size_t)p * 32, digest, 32);
 	io_uring_prep_write(results_store_sqe(s, ji, OP_DIGEST), j->store_fd, j->tail + (size_t)p * 32, 32,
-			    pfile_result2_table_off(j->log_size, j->nparts) + (uint64_t)p * 32);
+			    pfile_res_table_off(j->file_kind, j->log_size, j->nparts) + (uint64_t)p * 32);
 }
 
 /* A gpuworker could not store its H (errno e at step op): the job blocks

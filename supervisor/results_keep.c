@@ -203,6 +203,8 @@ static int part_reusable(const struct job *j, int fd, uint32_t p, uint8_t *raw, 
 	char why[200];
 	int ok = 1;
 
+	if (j->file_kind == PFILE_KIND_PROOFS)
+		return 0;	/* a proof is checked with the x_out of its synth: made again */
 	if (!memcmp(want, zero, 32) ||
 	    pread(fd, raw, n * FR_BYTES, (off_t)pfile_result2_part_off(j->log_size, p)) !=
 	    (ssize_t)(n * FR_BYTES))
@@ -241,7 +243,7 @@ uint32_t results_reuse(struct sup *s, struct job *j)
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 			(uint64_t)st.st_size != results_store_size(j) ||
 			pread(fd, j->tail, (size_t)j->nparts * 32,
-			      (off_t)pfile_result2_table_off(j->log_size, j->nparts)) !=
+			      (off_t)pfile_res_table_off(j->file_kind, j->log_size, j->nparts)) !=
 			(ssize_t)j->nparts * 32)) {
 		close(fd);	/* not ours to reuse: made again */
 		fd = -1;
@@ -307,9 +309,9 @@ int sched_open(struct sup *s, char *err, size_t errlen)
 
 /* Before a job is accepted: does its result fit in the free space? 0, or
  * -ENOSPC with one line. */
-int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen)
+int results_fits(struct sup *s, uint32_t file_kind, uint32_t k, uint32_t parts, char *err, size_t errlen)
 {
-	uint64_t need = pfile_result2_size(k, parts), avail;
+	uint64_t need = pfile_res_size(file_kind, k, parts), avail;
 	struct statvfs v;
 
 	if (fstatvfs(s->state_fd, &v) < 0)

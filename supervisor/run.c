@@ -453,7 +453,7 @@ static int setup(struct sup *s)
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;	/* sup_main removes the segment */
 	}
-	if (sched_open(s, err, sizeof err) < 0) {
+	if (sched_open(s, err, sizeof err) < 0 || params_prepare(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
 	}
@@ -521,6 +521,7 @@ static void teardown(struct sup *s)
 		rmdir(dir);
 	shm_destroy(&s->seg);
 	results_close_all(s);
+	params_close(s);
 	if (s->jobs_fd >= 0)
 		close(s->jobs_fd);
 	if (s->results_fd >= 0)

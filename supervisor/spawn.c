@@ -31,7 +31,7 @@ static void set_pipe_size(int fd)
 
 /* Argument vector of a child; strings live in bufs. */
 static void child_argv(struct sup *s, const struct child *c, char *path, size_t plen,
-		       char bufs[3][16], char **argv)
+		       char bufs[4][16], char **argv)
 {
 	int n = 0;
 
@@ -56,6 +56,19 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 	}
 	argv[n++] = "--jobs-fd";	/* STATE/jobs: H is stored (gpu) and verified (synth) there */
 	argv[n++] = "3";
+	if (s->nparams) {	/* the resident params as fds 4.. (gpu: the keys; synth: the vks) */
+		snprintf(bufs[2], 16, "%u", s->nparams);
+		argv[n++] = "--params";
+		argv[n++] = bufs[2];
+	}
+	if (s->nparams && c->kind == CHILD_GPU) {	/* its share of the cores for the MSMs */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		long t = cpus > 0 ? cpus / (long)s->ngpu : 1;
+
+		snprintf(bufs[3], 16, "%u", (unsigned)(t < 1 ? 1 : t > 1024 ? 1024 : t));
+		argv[n++] = "--threads";
+		argv[n++] = bufs[3];
+	}
 	argv[n] = NULL;
 }
 
@@ -98,7 +111,7 @@ static int child_pidfd_open(pid_t pid)
 int child_spawn(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
-	char path[4200], bufs[3][16], *argv[16];
+	char path[4200], bufs[4][16], *argv[24];
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	pid_t parent = getpid(), pid;
 
@@ -135,6 +148,9 @@ int child_spawn(struct sup *s, uint32_t ci)
 		 * gpuworker stores H there, a synth verifies it there. */
 		if ((s->jobs_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(s->jobs_fd, 3)) < 0)
 			_exit(127);
+		for (uint32_t i = 0; i < s->nparams; i++)	/* from fds >= 64: no overlap */
+			if (dup2(s->params[i].fd, 4 + (int)i) < 0)
+				_exit(127);
 		exec_wrapped(path, argv);
 		fprintf(stderr, "provisor: exec %s: %s\n", path, strerror(errno));
 		_exit(127);

@@ -29,6 +29,7 @@
 #include <linux/openat2.h>
 
 #include "conf/conf.h"
+#include "groth16/groth16.h"
 #include "ctl/ctl.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
@@ -114,7 +115,7 @@ struct child {
 	/* Writing to its stdin: a SYNTH_REQ (synth) or a relayed PART_DATA
 	 * header (gpu), one at a time. */
 	int wr_pending;
-	uint8_t wbuf[FRAME_HDR_SIZE + sizeof(struct frame_verify_req)];
+	uint8_t wbuf[2 * FRAME_HDR_SIZE + sizeof(struct frame_verify_req)];	/* >= PART_ID + PART_DATA's header */
 
 	/* synth: the stored partition it verifies (check.c), instead of a
 	 * synthesis; gpu: results stored (the sample's count) and its last
@@ -139,6 +140,7 @@ struct child {
 	 * header is being written to it (kept even if the gpu dies, so the
 	 * write's completion can settle that synth's relay), -1 = none */
 	int src_child, hdr_for;
+	uint32_t hdr_len;	/* the bytes of hdr_for's write (a PART_ID may precede the header) */
 	uint16_t epoch;		/* bumped at each spawn: stale completions are ignored */
 };
 
@@ -156,6 +158,9 @@ struct part {
 	uint8_t preempting;	/* being taken back: its requeue counts no attempt */
 	uint8_t verify;		/* enum check_state (check.c) */
 	int16_t stored_by;	/* the gpu child that stored it, + 1 (0 = none) */
+	uint8_t has_xout;	/* proofs: its synth reported the public inputs */
+	int16_t xout_from;	/* the synth child that owes them (-1 = none) */
+	uint8_t xout[32];	/* x_out as the synth's stream ended it (canonical bytes) */
 };
 
 struct job {
@@ -168,6 +173,8 @@ struct job {
 	uint32_t reason_code;	/* enum shm_reason */
 	char why[SUP_REASON_MAX];	/* the reason's full text (the segment has a short form) */
 	struct part part[VOCAB_MAX_PARTS];
+	uint8_t params;		/* proofs with s->params[params - 1]; 0 = H output */
+	uint8_t file_kind;	/* PFILE_KIND_RESULT or PFILE_KIND_PROOFS */
 
 	/* Its result file (results.c): STATE/jobs/ID/result.partial, built in
 	 * place by the gpuworkers, renamed into STATE/results at the commit. */
@@ -210,8 +217,21 @@ struct conn {
 	uint64_t sync_job;
 };
 
+/* A kind's params, resident (params.c). Children get fd as 4 + index. */
+#define SUP_PARAMS_FD_MIN 64
+struct sup_params {
+	int fd;			/* the resident file, read-only */
+	struct groth16_params vk;	/* counts, digests and the vk; no proving key */
+	uint64_t bytes;		/* the resident file's size: counted in the budget once */
+	char name[64];		/* STATE/params/NAME */
+	char path[256];		/* the source, for logs */
+};
+
 struct sup {
 	struct conf conf;
+	struct sup_params params[VOCAB_NKINDS];
+	uint32_t nparams;
+	uint8_t kind_params[VOCAB_NKINDS + 1];	/* kind -> params index + 1; 0 = H output */
 	struct loop loop;
 	struct shm_seg seg;
 	int sigfd, sockfd, nullfd;
@@ -372,7 +392,7 @@ int relay_busy(const struct child *c);
 int sched_open(struct sup *s, char *err, size_t errlen);
 void sched_result_path(const struct sup *s, uint64_t id, char *buf, size_t len);
 /* Does a result of 2^k x parts fit in the free space? 0 or -ENOSPC, err. */
-int results_fits(struct sup *s, uint32_t k, uint32_t parts, char *err, size_t errlen);
+int results_fits(struct sup *s, uint32_t file_kind, uint32_t k, uint32_t parts, char *err, size_t errlen);
 int results_have(struct sup *s, uint64_t id);
 uint32_t results_reuse(struct sup *s, struct job *j);
 /* Start what is due (the tick): retries of blocked jobs, and the
@@ -417,7 +437,11 @@ void ctlsrv_on_sync(struct sup *s, uint32_t ci, int res);
 
 /* check.c: verification of stored partitions by the synths, quarantine */
 /* gpu child gi stored partition p of job ji: sample it for verification. */
-void check_stored(struct sup *s, int ji, uint32_t p, uint32_t gi);
+/* 1 when the partition is to be made again instead (a proof whose synth
+ * died before it reported x_out): the caller leaves it queued. */
+int check_stored(struct sup *s, int ji, uint32_t p, uint32_t gi);
+/* A synth's PART_INFO: x_out of the partition it last streamed. */
+void check_part_info(struct sup *s, uint32_t ci);
 /* Give synth si a pending verification: 1 if it got one. */
 int check_dispatch(struct sup *s, uint32_t si);
 /* A VERIFIED frame from synth ci (its payload checked). */
@@ -428,6 +452,18 @@ void check_on_exit(struct sup *s, uint32_t ci);
 int check_settled(const struct job *j);
 /* Bytes the verifying synths hold (the memory budget). */
 uint64_t check_mem(const struct sup *s);
+
+/* params.c: the kinds' params made resident at start (before any child),
+ * their memory, and closing them at the end. */
+int params_prepare(struct sup *s, char *err, size_t errlen);
+uint64_t params_mem(const struct sup *s);
+void params_close(struct sup *s);
+/* What a job of kind at k ends in: proofs with *params (index + 1) and a
+ * PFILE_KIND_PROOFS file, or H (0, PFILE_KIND_RESULT). A kind with params
+ * proves only at their k: another k is -EINVAL with one line (a resumed
+ * job passes err NULL and gets H output instead). */
+int params_job_output(const struct sup *s, uint32_t kind, uint32_t k, uint8_t *params, uint8_t *file_kind,
+		      char *err, size_t errlen);
 
 /* statedir.c */
 /* Make dir absolute and lexically clean, in place: 0 or -errno, err. */

@@ -28,6 +28,15 @@
  * that it gets STATE/jobs as a directory fd (--jobs-fd), as the
  * gpuworker does, and reads only JOB/result.partial under it.
  *
+ * Proofs (kinds with params, --params N: the resident params as fds 4..):
+ * after each PART_DATA's trailer comes a PART_INFO with the partition's
+ * public inputs as the stream ended them (x_0 and x_out: the a-values of
+ * rows 3R+1 and 3R+2), and a VERIFY_REQ with params set asks for a
+ * proof's check (sw_verify_proof): the 376-byte region decoded, its
+ * identity, vk digest and public inputs held to the job's and to the x_out
+ * the request carries, then the pairing. The synth reads only the
+ * verifying keys from those fds (the resident header) and closes them.
+ *
  * Exit status: 0 EOF on stdin; 1 bad arguments, no segment or slot, no
  * memory for the chunk buffer, or a pipe error (EPIPE: the supervisor is
  * gone); 2 a malformed frame from the supervisor (one log line says what).
@@ -53,6 +62,7 @@
 #include <unistd.h>
 
 #include "fault/fault.h"
+#include "groth16/groth16.h"
 #include "format/pfile.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
@@ -67,6 +77,8 @@ static unsigned sw_slot;
 static struct shm_slot_writer *sw_w;	/* for the heartbeat; NULL before attach */
 static uint64_t sw_beat_ns;		/* the last heartbeat */
 static int sw_jobs_fd = -1;		/* STATE/jobs (--jobs-fd): VERIFY_REQ reads H there */
+static unsigned sw_nparams;		/* --params N: fds 4 .. 4 + N - 1 */
+static struct groth16_params sw_vk[VOCAB_NKINDS];	/* their verifying keys */
 
 static void sw_log(const char *fmt, ...)
 {
@@ -248,9 +260,11 @@ static int sw_read_req(struct frame_hdr *h, struct synth_id *id, union sw_req *r
  * elements): synthesize, encode in place, add to sum, write. corrupt:
  * flip one byte of the middle chunk once it is in the checksum (an
  * element's low byte, so it stays canonical: the checksum must catch it). */
-static void sw_stream(const struct synth_id *id, fr_t *buf, struct frame_sum *sum, int corrupt)
+static void sw_stream(const struct synth_id *id, fr_t *buf, struct frame_sum *sum, int corrupt,
+		      struct frame_part_info *pi)
 {
 	size_t n = (size_t)1 << id->k, rows = frame_part_chunk_rows((uint16_t)id->k);
+	size_t in = 3 * synth_rounds(id->k) + 1;	/* rows of x_0 and x_out: a = the input */
 	size_t bad = n / rows / 2 * rows;	/* first row of the middle chunk */
 	struct synth_stream st;
 
@@ -265,6 +279,9 @@ static void sw_stream(const struct synth_id *id, fr_t *buf, struct frame_sum *su
 			fr_to_bytes(bytes + i * FR_BYTES, &t);
 		}
 		frame_sum_update(sum, bytes, 3 * rows * FR_BYTES);
+		for (size_t r = in; r <= in + 1; r++)
+			if (r >= off && r < off + rows)
+				memcpy(r == in ? pi->x0 : pi->xout, bytes + (r - off) * FR_BYTES, FR_BYTES);
 		if (corrupt && off == bad)
 			bytes[3 * rows / 2 * FR_BYTES] ^= 0xff;
 		sw_beat();
@@ -277,12 +294,14 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 		     const struct synth_id *id, fr_t *buf)
 {
 	struct shm_assign as = { req->job, req->partition, req->kind };
+	struct frame_part_info pi;
 	struct frame_sum sum;
 	struct frame_hdr h;
 	uint8_t trailer[FRAME_TRAILER_BYTES];
 	char why[160];
 	int corrupt = 0, rc;
 
+	memset(&pi, 0, sizeof pi);
 	fault_point(FAULT_BEFORE);
 	fault_point(FAULT_SHM);	/* the next status write is this begin */
 	rc = shm_slot_begin(w, req->gen, &as);
@@ -318,10 +337,112 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 	h.payload_len = frame_expected_len(FRAME_PART_DATA, req->log_size);
 	frame_seal_hdr(&h);
 	sw_write(&h, sizeof h);
-	sw_stream(id, buf, &sum, corrupt);
+	sw_stream(id, buf, &sum, corrupt, &pi);
 	fault_point(FAULT_AFTER);
 	util_le64_put(trailer, frame_sum_final(&sum));
 	sw_write(trailer, sizeof trailer);
+	frame_init(&h, FRAME_PART_INFO, req->job, req->partition, req->kind, req->log_size, req->gen);
+	frame_seal(&h, &pi, sizeof pi);
+	sw_send(&h, &pi);
+	shm_slot_end(w, req->gen, 1);
+}
+
+/* Read len bytes at off of STATE/jobs/JOB/result.partial: 0, or errno. */
+static int sw_read_region(uint64_t job, void *buf, size_t len, uint64_t off)
+{
+	char name[48];
+	size_t done = 0;
+	int fd, e = 0;
+
+	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)job);
+	fd = sw_jobs_fd < 0 ? (errno = EBADF, -1) : openat(sw_jobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	while (done < len) {
+		ssize_t r = pread(fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			e = r == 0 ? EIO : errno;
+			break;
+		}
+		done += (size_t)r;
+	}
+	close(fd);
+	return e;
+}
+
+/* Check the proof stored in partition id's region of a proofs job's
+ * result.partial (proto/frame.h, struct frame_verify_req with params):
+ * digest, decoding (canonical, on the curve, in the subgroup), identity,
+ * vk digest, x_0 (from the identity, O(1)), x_out (the synth stream's, in
+ * the request), then e(A, B) = e(alpha, beta) e(IC(x), gamma) e(C, delta). */
+static void sw_verify_proof(struct shm_slot_writer *w, const struct frame_hdr *req, const struct synth_id *id,
+			    const struct frame_verify_req *vr)
+{
+	struct shm_assign as = { req->job, req->partition, req->kind };
+	struct frame_verified v = { .verdict = FRAME_VERDICT_WRONG };
+	uint8_t raw[PFILE_PROOF_REGION], got[32];
+	struct groth16_proof_file f;
+	const struct groth16_params *p;
+	struct synth_stream st;
+	struct pfile_digest dg;
+	struct frame_hdr h;
+	fr_t xout;
+	int e;
+
+	if (shm_slot_begin(w, req->gen, &as)) {
+		sw_send_fail(req, "generation not newer than the slot's");
+		return;
+	}
+	sw_beat_ns = shm_now_mono();
+	if (vr->params > sw_nparams) {
+		snprintf(v.why, sizeof v.why, "asked to check with params %u of %u", vr->params, sw_nparams);
+		goto out;
+	}
+	p = &sw_vk[vr->params - 1];
+	e = sw_read_region(req->job, raw, sizeof raw, pfile_res_part_off(PFILE_KIND_PROOFS, id->k, id->partition));
+	if (e) {
+		v.verdict = FRAME_VERDICT_UNREAD;
+		v.err = e;
+		snprintf(v.why, sizeof v.why, "reading job %llu's proof: %s", (unsigned long long)req->job,
+			 strerror(e));
+		goto out;
+	}
+	pfile_digest_init(&dg);
+	pfile_digest_update(&dg, raw, sizeof raw);
+	pfile_digest_final(&dg, got);
+	if (memcmp(got, vr->digest, 32)) {
+		snprintf(v.why, sizeof v.why, "the stored proof does not hash to the digest reported");
+		goto out;
+	}
+	if (groth16_proof_decode(&f, raw, sizeof raw, v.why, sizeof v.why))
+		goto out;
+	synth_stream_init(&st, id);	/* x_0: keyed hashing of the identity, no chain */
+	if (f.id.seed_len != id->seed_len || memcmp(f.id.seed, id->seed, id->seed_len) ||
+	    f.id.partition != id->partition || f.id.k != id->k) {
+		snprintf(v.why, sizeof v.why, "the proof names another partition");
+		goto out;
+	}
+	if (memcmp(f.vk_digest, p->vk_digest, sizeof f.vk_digest)) {
+		snprintf(v.why, sizeof v.why, "the proof was made with other params");
+		goto out;
+	}
+	if (fr_from_bytes(&xout, vr->xout) || !fr_equal(&f.x[0], &st.x0) || !fr_equal(&f.x[1], &xout)) {
+		snprintf(v.why, sizeof v.why, "the proof's public inputs are not the partition's");
+		goto out;
+	}
+	if (!groth16_verify(&p->vk, f.x, &f.proof)) {
+		snprintf(v.why, sizeof v.why, "the proof fails the pairing check");
+		goto out;
+	}
+	v.verdict = FRAME_VERDICT_OK;
+out:
+	if (v.verdict != FRAME_VERDICT_OK)
+		sw_log("job %llu partition %u: %s", (unsigned long long)req->job, req->partition, v.why);
+	frame_init(&h, FRAME_VERIFIED, req->job, req->partition, req->kind, req->log_size, req->gen);
+	frame_seal(&h, &v, sizeof v);
+	sw_send(&h, &v);
 	shm_slot_end(w, req->gen, 1);
 }
 
@@ -424,7 +545,7 @@ out:
 
 static void sw_usage(void)
 {
-	fprintf(stderr, "usage: synth --instance NAME --slot I [--jobs-fd FD]\n");
+	fprintf(stderr, "usage: synth --instance NAME --slot I [--jobs-fd FD] [--params N]\n");
 	exit(1);
 }
 
@@ -434,6 +555,7 @@ static void sw_args(int argc, char **argv, const char **name)
 		{ "instance", required_argument, NULL, 'n' },
 		{ "slot", required_argument, NULL, 's' },
 		{ "jobs-fd", required_argument, NULL, 'j' },
+		{ "params", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int have_slot = 0, c;
@@ -454,6 +576,12 @@ static void sw_args(int argc, char **argv, const char **name)
 			if (util_num(optarg, UTIL_NUM_DIGITS, 0, 65535, &v))
 				sw_usage();
 			sw_jobs_fd = (int)v;
+		} else if (c == 'p') {
+			uint64_t v;
+
+			if (util_num(optarg, UTIL_NUM_DIGITS, 0, VOCAB_NKINDS, &v))
+				sw_usage();
+			sw_nparams = (unsigned)v;
 		} else {
 			sw_usage();
 		}
@@ -476,6 +604,13 @@ int main(int argc, char **argv)
 
 	sw_args(argc, argv, &name);
 	fault_init("synth", sw_slot);
+	for (unsigned i = 0; i < sw_nparams; i++) {	/* the vks; the keys stay unmapped */
+		if (groth16_resident_header(4 + (int)i, &sw_vk[i], NULL, err, sizeof err)) {
+			sw_log("params fd %u: %s", 4 + i, err);
+			return 1;
+		}
+		close(4 + (int)i);
+	}
 	/* A gone supervisor shows as EPIPE on the next write, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	if (sodium_init() < 0) {
@@ -506,7 +641,9 @@ int main(int argc, char **argv)
 	fault_point(FAULT_START);
 	sw_hello();
 	while (sw_read_req(&req, &id, &rq) == 0) {
-		if (req.type == FRAME_VERIFY_REQ)
+		if (req.type == FRAME_VERIFY_REQ && rq.verify.params)
+			sw_verify_proof(&w, &req, &id, &rq.verify);
+		else if (req.type == FRAME_VERIFY_REQ)
 			sw_verify(&w, &req, &id, rq.verify.digest);
 		else
 			sw_serve(&w, &req, &id, buf);

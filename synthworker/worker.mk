@@ -4,7 +4,8 @@
 # reads result files (format/) and verifies partitions (verify/), which
 # both sit on top of the circuit.
 PROGS += $(BIN)/synth
-$(BIN)/synth: $(call objs,synthworker/worker.c) $(O)/libverify.a $(O)/libformat.a $(O)/libsynth.a \
+$(BIN)/synth: $(call objs,synthworker/worker.c) $(O)/libverify.a $(O)/libformat.a $(O)/libgroth16.a \
+	$(O)/libcurve.a $(O)/libsynth.a \
 	$(O)/libproto.a $(O)/libshm.a \
 	$(O)/libfield.a $(O)/libfault.a
 LDLIBS_synth = $(call pc_libs,libsodium) $(call pc_libs,libxxhash)

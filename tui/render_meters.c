@@ -42,7 +42,7 @@ char render_slot_letter(uint32_t state)
 	static const char l[SHM_SLOT_NSTATES] = {
 		[SHM_SLOT_EMPTY] = 'E', [SHM_SLOT_STARTING] = 'S', [SHM_SLOT_IDLE] = 'I',
 		[SHM_SLOT_BUSY] = 'B', [SHM_SLOT_CRASHED] = 'C', [SHM_SLOT_BACKOFF] = 'W',
-		[SHM_SLOT_DISABLED] = 'D', [SHM_SLOT_STOPPED] = 'T',
+		[SHM_SLOT_DISABLED] = 'D', [SHM_SLOT_STOPPED] = 'T', [SHM_SLOT_LOADING] = 'L',
 	};
 	return state < SHM_SLOT_NSTATES ? l[state] : '?';
 }

@@ -1,0 +1,197 @@
+/*
+ * params: the kinds' Groth16 parameters, made resident at start.
+ *
+ * `[kind.NAME] params = PATH` makes that kind's jobs end in proofs. At
+ * start, before any child runs, each file is opened and its header and
+ * verifying key read (a missing, mismatched or damaged file is refused
+ * here, in one line). Its resident form (groth16/resident.c) is looked up
+ * in STATE/params by k and verifying-key digest; when absent, or bound to
+ * another version of the source (size, mtime, inode, device, trailer),
+ * the source is validated in full, every point on its curve, and the
+ * resident form written. That happens once per params file: every later
+ * start, and every worker's load, is a read-only mmap with no re-check.
+ *
+ * Workers get the resident files as descriptors (fd 4 onwards, in the
+ * order of s->params; --params N says how many), opened read-only here:
+ * they cannot reach STATE/params, and the page cache holds one copy for
+ * all of them. The supervisor itself keeps only the verifying keys.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/pfile.h"
+#include "supervisor/sup.h"
+
+static double secs_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The resident form of the params at path (whose vk is in *vk) in dfd:
+ * reused when bound to this very file, else built. Its fd, or -1. */
+static int resident_open(int dfd, const char *path, const struct groth16_params *vk, char *name,
+			 size_t nlen, char *err, size_t errlen)
+{
+	struct groth16_source want, have;
+	struct groth16_params hp;
+	struct timespec t0;
+	char why[300];
+	int fd, sfd;
+
+	groth16_resident_name(vk, name, nlen);
+	sfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (sfd < 0 || groth16_source_of(sfd, &want)) {
+		snprintf(err, errlen, "%s: cannot read it", path);
+		if (sfd >= 0)
+			close(sfd);
+		return -1;
+	}
+	close(sfd);
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0) {
+		int bad = groth16_resident_header(fd, &hp, &have, why, sizeof why);
+
+		if (!bad && !memcmp(&have, &want, sizeof have) &&
+		    !memcmp(hp.vk_digest, vk->vk_digest, sizeof hp.vk_digest) && hp.k == vk->k)
+			return fd;
+		sup_log("params %s: its resident form %s cannot be used (%s); validating again", path, name,
+			bad ? why : "made from another version of the file");
+		close(fd);
+	}
+	sup_log("params %s (k=%u): validating every point once, then keeping the validated form as "
+		"params/%s", path, vk->k, name);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct groth16_params full;
+	if (groth16_resident_build(path, dfd, name, &full, err, errlen))
+		return -1;
+	if (memcmp(full.vk_digest, vk->vk_digest, sizeof full.vk_digest)) {
+		snprintf(err, errlen, "%s: changed while it was being validated", path);
+		return -1;
+	}
+	sup_log("params %s: validated in %.1f s", path, secs_since(&t0));
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		snprintf(err, errlen, "params/%s: %s", name, strerror(errno));
+	return fd;
+}
+
+int params_prepare(struct sup *s, char *err, size_t errlen)
+{
+	int dfd = -1;
+
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
+		const char *path = s->conf.kind[k].params;
+		struct groth16_params vk;
+		char why[400];
+		uint32_t i;
+
+		if (!path[0])
+			continue;
+		if (groth16_params_read(path, &vk, 1, why, sizeof why)) {
+			snprintf(err, errlen, "kind.%s: params %s", vocab_kind_name(k), why);
+			goto fail;
+		}
+		if (vk.k != s->conf.kind[k].log_size) {
+			snprintf(err, errlen, "kind.%s: params %s are for k=%u, but its log_size is %u",
+				 vocab_kind_name(k), path, vk.k, s->conf.kind[k].log_size);
+			goto fail;
+		}
+		for (i = 0; i < s->nparams; i++)
+			if (!memcmp(s->params[i].vk.vk_digest, vk.vk_digest, sizeof vk.vk_digest))
+				break;
+		if (i == s->nparams) {
+			struct sup_params *sp = &s->params[i];
+			struct stat st;
+			int fd;
+
+			if (dfd < 0) {
+				if (mkdirat(s->state_fd, "params", 0750) < 0 && errno != EEXIST) {
+					snprintf(err, errlen, "%s/params: %s", s->conf.state_dir, strerror(errno));
+					goto fail;
+				}
+				dfd = openat(s->state_fd, "params", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (dfd < 0) {
+					snprintf(err, errlen, "%s/params: %s", s->conf.state_dir, strerror(errno));
+					goto fail;
+				}
+			}
+			fd = resident_open(dfd, path, &vk, sp->name, sizeof sp->name, why, sizeof why);
+			if (fd < 0) {
+				snprintf(err, errlen, "kind.%s: %s", vocab_kind_name(k), why);
+				goto fail;
+			}
+			/* Above the descriptors children get (0..3, then 4 + i). */
+			sp->fd = fcntl(fd, F_DUPFD_CLOEXEC, SUP_PARAMS_FD_MIN);
+			close(fd);
+			if (sp->fd < 0 || fstat(sp->fd, &st) < 0) {
+				snprintf(err, errlen, "params/%s: %s", sp->name, strerror(errno));
+				goto fail;
+			}
+			sp->vk = vk;
+			sp->bytes = (uint64_t)st.st_size;
+			snprintf(sp->path, sizeof sp->path, "%s", path);
+			s->nparams++;
+			sup_log("params %s: k=%u, resident %.1f MiB, for kind %s", path, vk.k,
+				(double)sp->bytes / 1048576.0, vocab_kind_name(k));
+		}
+		s->kind_params[k] = (uint8_t)(i + 1);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	if (params_mem(s) && params_mem(s) >= s->conf.mem_budget) {
+		snprintf(err, errlen, "params need %.1f MiB resident, more than mem_budget (%.1f MiB)",
+			 (double)params_mem(s) / 1048576.0, (double)s->conf.mem_budget / 1048576.0);
+		return -1;
+	}
+	return 0;
+fail:
+	if (dfd >= 0)
+		close(dfd);
+	return -1;
+}
+
+uint64_t params_mem(const struct sup *s)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < s->nparams; i++)
+		sum += s->params[i].bytes;
+	return sum;
+}
+
+int params_job_output(const struct sup *s, uint32_t kind, uint32_t k, uint8_t *params, uint8_t *file_kind,
+		      char *err, size_t errlen)
+{
+	uint8_t i = kind <= VOCAB_NKINDS ? s->kind_params[kind] : 0;
+
+	*params = 0;
+	*file_kind = PFILE_KIND_RESULT;
+	if (!i)
+		return 0;
+	if (s->params[i - 1].vk.k != k) {
+		if (!err)
+			return 0;
+		snprintf(err, errlen, "kind %s proves with params for log size %u; %u has none",
+			 vocab_kind_name(kind), s->params[i - 1].vk.k, k);
+		return -EINVAL;
+	}
+	*params = i;
+	*file_kind = PFILE_KIND_PROOFS;
+	return 0;
+}
+
+void params_close(struct sup *s)
+{
+	for (uint32_t i = 0; i < s->nparams; i++)
+		if (s->params[i].fd >= 0)
+			close(s->params[i].fd);
+	s->nparams = 0;
+}
