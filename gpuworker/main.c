@@ -594,8 +594,8 @@ static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size
 		close(fd);
 	if (d->err) {
 		memset(d->digest, 0, sizeof d->digest);
-		gw_log("job %llu partition %u: storing its %s in %s failed: %s", (unsigned long long)h->job,
-		       h->partition, h->reserved ? "proof" : "H", name, strerror(d->err));
+		gw_log("job %llu partition %u: storing %s in %s failed: %s", (unsigned long long)h->job,
+		       h->partition, h->reserved ? "the proof" : "H", name, strerror(d->err));
 	}
 }
 

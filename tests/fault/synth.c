@@ -115,9 +115,13 @@ static void test_frame(void)
 		      (unsigned long long)off);
 	}
 	free(p);
+	CHECK(tf_recv_raw(c.out, &h, &p) && h.type == FRAME_PART_INFO, "its PART_INFO");
+	free(p);
 	send_req(&c, 6);
 	CHECK(tf_recv_raw(c.out, &h, &p), "the next PART_DATA is corrupt too");
 	CHECK(h.type == FRAME_PART_DATA && h.job == 6, "got %s", frame_type_name(h.type));
+	free(p);
+	CHECK(tf_recv_raw(c.out, &h, &p) && h.type == FRAME_PART_INFO, "its PART_INFO");
 	free(p);
 	close(c.in);
 	c.in = -1;

@@ -110,6 +110,29 @@ static void check_part(const struct frame_hdr *h, const uint8_t *p, uint64_t job
 	free(got);
 }
 
+/* The PART_INFO that follows id's PART_DATA (h, p): the public inputs as
+ * the rows hold them (a[3R+1], a[3R+2]) and as the chain computes them. */
+static void check_info(int fd, const struct frame_hdr *h, const uint8_t *p, const struct synth_id *id)
+{
+	size_t in = 3 * synth_rounds(id->k) + 1;
+	const struct frame_part_info *pi;
+	struct frame_hdr ih;
+	uint8_t *ip, enc[2][32];
+	fr_t x[2];
+
+	t_recv(fd, &ih, &ip);
+	CHECK(ih.type == FRAME_PART_INFO, "after PART_DATA: %s", frame_type_name(ih.type));
+	CHECK(ih.job == h->job && ih.partition == h->partition && ih.gen == h->gen, "PART_INFO names another");
+	pi = (const struct frame_part_info *)ip;
+	CHECK(!memcmp(pi->x0, p + frame_part_off((uint16_t)id->k, 0, in), 32), "x0 is not a[3R+1]");
+	CHECK(!memcmp(pi->xout, p + frame_part_off((uint16_t)id->k, 0, in + 1), 32), "xout is not a[3R+2]");
+	CHECK(synth_public_inputs(id, x) == 0, "public inputs");
+	fr_to_bytes(enc[0], &x[0]);
+	fr_to_bytes(enc[1], &x[1]);
+	CHECK(!memcmp(pi->x0, enc[0], 32) && !memcmp(pi->xout, enc[1], 32), "not the chain's x_0, x_out");
+	free(ip);
+}
+
 /* The slot's record once the end of gen is published (it follows the
  * trailer's write); a hang bound of 2 s (scaled). */
 static struct shm_slot wait_end(struct shm_seg *seg, uint32_t slot, uint64_t gen)
@@ -158,6 +181,7 @@ static void test_requests(struct shm_seg *seg)
 		printf("info: synth k=%u: %.1f ms request to trailer\n", id.k,
 		       (t_now_ns() - t0) / 1e6);
 		check_part(&h, p, 100 + i, gen, &id);
+		check_info(c.out, &h, p, &id);
 		free(p);
 		s = wait_end(seg, 1, gen);
 		CHECK_EQ_U64(s.done, i + 1);
@@ -368,6 +392,7 @@ static void test_slow_reader(struct shm_seg *seg)
 	       "none older than %.0f ms\n", held / 1e9, beats, worst / 1e6);
 	t_recv(c.out, &h, &p);
 	check_part(&h, p, 300, 40, &id);
+	check_info(c.out, &h, p, &id);
 	free(p);
 	s = wait_end(seg, 0, 40);
 	CHECK(s.state == SHM_SLOT_IDLE && s.end_gen == 40 && s.done == 1,
