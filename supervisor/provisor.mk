@@ -11,7 +11,7 @@ PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor
 
 # Integration tests: a real supervisor with real children.
-PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive preempt cancel
+PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive preempt cancel proofs
 TESTS += $(patsubst %,$(BIN)/tests/pipeline_%,$(PIPELINE_TESTS))
 $(foreach t,$(PIPELINE_TESTS),$(eval $(BIN)/tests/pipeline_$(t): $(call objs,tests/pipeline/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs,libsodium)))
