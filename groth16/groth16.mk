@@ -20,3 +20,7 @@ TESTS += tests/groth16/cli.sh
 BENCHES += $(BIN)/bench/groth16
 $(BIN)/bench/groth16: $(call objs,bench/groth16_bench.c) $(G16_LIBS)
 LDLIBS_bench/groth16 = $(call pc_libs,libsodium) $(CUDA_LIBS)
+
+TESTS += $(BIN)/tests/groth16_resident
+$(BIN)/tests/groth16_resident: $(call objs,tests/groth16/resident.c) $(G16_LIBS)
+LDLIBS_tests/groth16_resident = $(call pc_libs,libsodium) $(CUDA_LIBS)

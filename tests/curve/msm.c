@@ -7,6 +7,9 @@
  * the scalar computed in Fr) and against two half-size MSMs. One and two
  * threads must agree everywhere.
  */
+#include <stdatomic.h>
+#include <stdint.h>
+
 #include "curve/msm.h"
 #include "curve/msm_priv.h"
 #include "tests/helpers.h"
@@ -240,9 +243,62 @@ static void tm_large(const struct grp *g)
 	free(s);
 }
 
+/* The safe points (msm_set_stop): asked often enough, and once the hook
+ * says stop the MSM ends with MSM_STOPPED, its output untouched, asking
+ * at most once more per other thread. */
+static atomic_uint stop_calls, stop_at;
+
+static int stop_hook(void *arg)
+{
+	(void)arg;
+	return atomic_fetch_add(&stop_calls, 1) + 1 >= atomic_load(&stop_at);
+}
+
+static void tm_stop(void)
+{
+	size_t n = (size_t)1 << 16;
+	g1_affine_t *p = malloc(n * sizeof *p);
+	fr_t *s = malloc(n * sizeof *s), a, b;
+	g1_t out, ref;
+	unsigned nwin;
+	struct msm_plan pl;
+
+	CHECK(p && s, "out of memory");
+	tm_points(&g1_grp, p, n, &a, &b);
+	for (size_t i = 0; i < n; i++)
+		tm_rand_fr(&s[i]);
+	msm_plan(&pl, n, 1, 0);
+	nwin = pl.nwin;
+	msm_set_stop(stop_hook, NULL);
+	atomic_store(&stop_at, UINT32_MAX);	/* never: the same sum, the safe points counted */
+	atomic_store(&stop_calls, 0);
+	CHECK(msm_g1(&out, p, s, n, 1) == 0, "msm with a hook that never stops");
+	msm_set_stop(NULL, NULL);
+	CHECK(msm_g1(&ref, p, s, n, 1) == 0 && g1_equal(&out, &ref), "the hook changed the sum");
+	CHECK(atomic_load(&stop_calls) >= nwin * (n >> 14), "%u safe points for %u windows of 2^16 points",
+	      atomic_load(&stop_calls), nwin);
+	printf("info: msm safe points: %u for 2^16 points in %u windows\n", atomic_load(&stop_calls), nwin);
+	for (unsigned th = 1; th <= 2; th++) {
+		g1_t untouched = ref;
+
+		msm_set_stop(stop_hook, NULL);
+		atomic_store(&stop_calls, 0);
+		atomic_store(&stop_at, 3);
+		CHECK(msm_g1(&untouched, p, s, n, th) == MSM_STOPPED, "not stopped on %u thread(s)", th);
+		CHECK(g1_equal(&untouched, &ref), "a stopped MSM wrote its output");
+		CHECK(atomic_load(&stop_calls) <= 3 + th - 1, "asked %u times after stopping at 3 (%u threads)",
+		      atomic_load(&stop_calls), th);
+		msm_set_stop(NULL, NULL);
+	}
+	free(p);
+	free(s);
+}
+
 int main(void)
 {
 	const struct grp *gs[] = { &g1_grp, &g2_grp };
+
+	tm_stop();
 	struct msm_plan pl;
 
 	for (int i = 0; i < 2; i++) {

@@ -222,6 +222,26 @@ static void supervisor2(void)
 	sv_check_clean(&sv);
 }
 
+/* provisor run with params PATH for porep (log_size k) must refuse to
+ * start: a non-zero exit, and its last line names the problem (want). */
+static void start_refused(const char *path, unsigned k, const char *want)
+{
+	char out[400];
+	FILE *f = fopen(conf_path, "w");
+
+	CHECK(f, "fopen");
+	fprintf(f, "[kind.porep]\nlog_size = %u\nparams = %s\n", k, path);
+	fclose(f);
+	snprintf(out, sizeof out, "%s/start.err", dir);
+	CHECK(sh("%s/provisor run --name t-proofs-bad-%d --state-dir %s/badstate --config %s --backend cpu "
+		 "2>%s", sv_bin(), (int)getpid(), dir, conf_path, out) != 0, "started with params %s", path);
+	if (sh("tail -n 1 %s | grep -q -- '%s'", out, want)) {
+		sh("cat %s", out);
+		T_FAIL("start with %s: no '%s' in its last line", path, want);
+	}
+	printf("ok: refused at start: %s\n", want);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/provisor-test-proofs-files-%d", t_tmpdir(), (int)getpid());
@@ -230,6 +250,13 @@ int main(void)
 	snprintf(conf_path, sizeof conf_path, "%s/conf", dir);
 	snprintf(params, sizeof params, "%s/params12", dir);
 	CHECK(sh("%s/provisor setup --seed 5eed --log-size 12 -o %s >/dev/null", sv_bin(), params) == 0, "setup");
+	start_refused("/nonexistent/params", 12, "kind.porep: params /nonexistent/params: No such file");
+	start_refused(params, 13, "params .* are for k=12, but its log_size is 13");
+	CHECK(sh("cp %s %s/damaged && printf '\\001' | dd of=%s/damaged bs=1 seek=5000 conv=notrunc status=none",
+		 params, dir, dir) == 0, "damage");
+	char damaged[400];
+	snprintf(damaged, sizeof damaged, "%s/damaged", dir);
+	start_refused(damaged, 12, "checksum mismatch");
 	supervisor1();
 	supervisor2();
 	printf("ok\n");
