@@ -92,8 +92,9 @@ static void cmd_jobs_line(const struct snap_job *j)
 	else
 		snprintf(eta, sizeof eta, "-");
 	snprintf(parts, sizeof parts, "%u/%u", j->count[SHM_PART_DONE], v->nparts);
-	printf("%-7" PRIu64 " %-12s %-9s %-7s %4.0f%% %-8s %-8s %s\n", v->id,
-	       fmt_kind(v->kind, kb, sizeof kb), fmt_job_state(v->state), parts, j->progress * 100, el,
+	printf("%-7" PRIu64 " %-12s %-6s %-9s %-7s %4.0f%% %-8s %-8s %s\n", v->id,
+	       fmt_kind(v->kind, kb, sizeof kb), v->output == SHM_OUTPUT_PROOFS ? "proofs" : "h",
+	       fmt_job_state(v->state), parts, j->progress * 100, el,
 	       eta, v->reason[0] ? util_cleann(why, sizeof why, v->reason, sizeof v->reason) : "-");
 }
 
@@ -128,7 +129,7 @@ static int cmd_jobs(int argc, char **argv)
 		return cli_extra_arg(argv);
 	if (cmd_jobs_snap("jobs", name, &r, &s))
 		return 1;
-	printf("%-7s %-12s %-9s %-7s %5s %-8s %-8s %s\n", "JOB", "KIND", "STATE", "PARTS", "DONE",
+	printf("%-7s %-12s %-6s %-9s %-7s %5s %-8s %-8s %s\n", "JOB", "KIND", "OUTPUT", "STATE", "PARTS", "DONE",
 	       "ELAPSED", "ETA", "REASON");
 	for (uint32_t i = 0; i < s.njobs; i++)
 		if ((!state || s.jobs[i].v.state == state) && (!kind || s.jobs[i].v.kind == kind)) {
@@ -391,7 +392,8 @@ const struct cli_entry cli_cmd_jobs = {
 	.name = "jobs",
 	.usage = "jobs [--state STATE] [--kind KIND] [--name NAME]",
 	.help = "List the instance's jobs (its status segment's job table: the active\n"
-		"and the recent ones), one line each: id, kind, state, partitions done,\n"
+		"and the recent ones), one line each: id, kind, output (proofs for a\n"
+		"kind with params, else h), state, partitions done,\n"
 		"progress, elapsed time, ETA (\"-\" once it ended), and the reason of a\n"
 		"failed, cancelled or blocked job.\n"
 		"  --state STATE  only jobs in STATE: queued, running, done, failed,\n"

@@ -27,7 +27,7 @@
 				 * the degraded state and its reason, a slot's
 				 * disable reason and pre-emptions;
 				 * 4: slot state loading, a slot's load progress
-				 * and load time */
+				 * and load time, a job's output */
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
@@ -194,6 +194,14 @@ struct shm_job {
 					 * (a longer text is cut at a word, "..."),
 					 * NUL-terminated */
 	struct shm_part part[VOCAB_MAX_PARTS];	/* 352 */
+	uint32_t output;		/* 352 + 24 * 64: enum shm_output */
+	uint32_t reserved2;
+};
+
+/* What a job ends in (struct shm_job's output). */
+enum shm_output {
+	SHM_OUTPUT_H = 0,	/* its partitions' H polynomials (a kind without params) */
+	SHM_OUTPUT_PROOFS = 1,	/* their Groth16 proofs */
 };
 
 enum shm_event_type {
@@ -292,7 +300,7 @@ static_assert(sizeof(struct shm_table) == 24, "table size");
 static_assert(sizeof(struct shm_slot) == 160, "slot size");
 static_assert(offsetof(struct shm_slot, end_gen) == 128, "slot end_gen");
 static_assert(sizeof(struct shm_part) == 24, "part size");
-static_assert(sizeof(struct shm_job) == 352 + 24 * VOCAB_MAX_PARTS, "job size");
+static_assert(sizeof(struct shm_job) == 352 + 24 * VOCAB_MAX_PARTS + 8, "job size");
 /* The layout has room for 4 kinds' counters and 64 partitions a job. */
 static_assert(VOCAB_NKINDS == 4 && VOCAB_MAX_PARTS == 64, "ABI: kinds, partitions");
 static_assert(sizeof(struct shm_event) == 136, "event size");

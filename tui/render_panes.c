@@ -85,7 +85,7 @@ int render_slot_attr(uint32_t state)
 {
 	switch (state) {
 	case SHM_SLOT_BUSY: return CV_OK;
-	case SHM_SLOT_STARTING: return CV_INFO;
+	case SHM_SLOT_STARTING: case SHM_SLOT_LOADING: return CV_INFO;
 	case SHM_SLOT_BACKOFF: return CV_WARN;
 	case SHM_SLOT_CRASHED: case SHM_SLOT_DISABLED: return CV_BAD;
 	case SHM_SLOT_IDLE: return CV_NORMAL;
@@ -145,6 +145,10 @@ static int slot_cell(char *b, size_t n, int c, const struct snap *s, const struc
 		if (x->state == SHM_SLOT_DISABLED && fmt_disable_why(x->disable_reason)) {
 			snprintf(b, n, "%s", fmt_disable_why(x->disable_reason));	/* why it is off */
 			return CV_BAD;
+		}
+		if (x->state == SHM_SLOT_LOADING) {
+			snprintf(b, n, "loading params %u%%", x->load_permille / 10);
+			return CV_WARN;
 		}
 		fmt_exit(b, n, x->last_exit_kind, x->last_exit_code);
 		return x->last_exit_kind ? CV_BAD : CV_NORMAL;

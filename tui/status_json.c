@@ -56,6 +56,8 @@ static json_object *slot_json(const struct snap *s, uint32_t t, uint32_t i, cons
 	J_ADD(j, "failed", j_u64(v->failed));
 	J_ADD(j, "restarts", j_u64(v->restarts));
 	J_ADD(j, "preempted", j_u64(v->preempted));
+	J_ADD(j, "load_permille", v->state == SHM_SLOT_LOADING ? j_u64(v->load_permille) : NULL);
+	J_ADD(j, "load_seconds", v->load_ns ? j_sec(v->load_ns) : NULL);
 	J_ADD(j, "heartbeat_age_seconds", v->heartbeat_mono_ns && s->now_mono_ns > v->heartbeat_mono_ns ?
 			j_sec(s->now_mono_ns - v->heartbeat_mono_ns) : NULL);
 	ex = NULL;
@@ -110,6 +112,7 @@ static json_object *job_json(const struct snap *s, const struct snap_job *jb)
 	fmt_hex(seed, v->seed, sizeof v->seed);
 	J_ADD(j, "seed", j_str(seed));
 	J_ADD(j, "partitions", j_u64(v->nparts));
+	J_ADD(j, "output", j_str(v->output == SHM_OUTPUT_PROOFS ? "proofs" : "h"));
 	J_ADD(j, "partitions_done", j_u64(jb->count[SHM_PART_DONE]));
 	J_ADD(j, "partitions_failed", j_u64(jb->count[SHM_PART_FAILED]));
 	J_ADD(j, "partitions_cancelled", j_u64(jb->count[SHM_PART_CANCELLED]));

@@ -77,6 +77,7 @@ static double v_busy_s(const struct snap_slot *o) { return (double)o->busy_total
 static double v_done(const struct snap_slot *o) { return (double)o->v.done; }
 static double v_failed(const struct snap_slot *o) { return (double)o->v.failed; }
 static double v_preempted(const struct snap_slot *o) { return (double)o->v.preempted; }
+static double v_load_s(const struct snap_slot *o) { return (double)o->v.load_ns / 1e9; }
 static double v_restarts(const struct snap_slot *o) { return (double)o->v.restarts; }
 static double v_gen(const struct snap_slot *o) { return (double)o->v.gen; }
 static double v_wrong(const struct snap_slot *o)
@@ -266,6 +267,8 @@ int status_prom(FILE *f, const struct snap *s)
 			 "Restarts of the worker slot's process.", v_restarts, 0);
 		per_slot(f, s, "provisor_worker_preempted_total", "counter",
 			 "Partitions taken back from the worker slot for more urgent work.", v_preempted, 0);
+		per_slot(f, s, "provisor_worker_params_load_seconds", "gauge",
+			 "How long the worker's last params load took (0: none, or still loading).", v_load_s, 0);
 		per_slot(f, s, "provisor_worker_quarantined", "gauge",
 			 "1 while the slot is disabled for a wrong result (quarantined).", v_wrong, 0);
 		per_slot(f, s, "provisor_worker_generation", "gauge",

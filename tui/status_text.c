@@ -127,9 +127,14 @@ static void slots(FILE *f, const struct snap *s, uint32_t t)
 		else
 			fprintf(f, "%-7s %-12s %-5s %-7s ", "-", "-", "-", "-");
 		const char *dr = v->state == SHM_SLOT_DISABLED ? fmt_disable_why(v->disable_reason) : NULL;
-		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s%s%s%s\n",
+		char ld[48] = "";
+		if (v->state == SHM_SLOT_LOADING)
+			snprintf(ld, sizeof ld, " (loading params: %u%%)", v->load_permille / 10);
+		else if (v->load_ns)
+			snprintf(ld, sizeof ld, " (params loaded in %.2f s)", v->load_ns / 1e9);
+		fprintf(f, "%4.0f%% %-6" PRIu64 " %-5" PRIu64 " %-4" PRIu64 " %s%s%s%s%s\n",
 			sl[i].util_life >= 0 ? sl[i].util_life * 100 : 0, v->done, v->failed,
-			v->restarts, ex, dr ? " (disabled: " : "", dr ? dr : "", dr ? ")" : "");
+			v->restarts, ex, dr ? " (disabled: " : "", dr ? dr : "", dr ? ")" : "", ld);
 	}
 }
 

@@ -147,6 +147,12 @@ static void supervisor1(void)
 	} else {
 		printf("info: no @noble/curves (make deps): the oracle check skipped\n");
 	}
+	CHECK(sh("%s/provisor jobs --name %s | grep -E '^%llu +porep +proofs +done' >/dev/null", sv_bin(), sv.name,
+		 (unsigned long long)id[0]) == 0, "jobs does not show job %llu's output as proofs",
+	      (unsigned long long)id[0]);
+	CHECK(sh("%s/provisor status --name %s --json | grep -q '\"output\": *\"proofs\"' && "
+		 "%s/provisor status --name %s --json | grep -q '\"load_seconds\"'", sv_bin(), sv.name, sv_bin(),
+		 sv.name) == 0, "status --json has no proofs output or load time");
 	CHECK(sh("%s/provisor result --name %s --json %llu | grep -o '\"partition\"' | wc -l | grep -qx 4",
 		 sv_bin(), sv.name, (unsigned long long)id[1]) == 0, "result --json does not list 4 proofs");
 	/* a tampered copy: the low bit of partition 2's A (offset 152 in it) */
