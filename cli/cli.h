@@ -45,6 +45,12 @@ extern const struct cli_entry cli_cmd_log;
 extern const struct cli_entry cli_cmd_status;	/* cli/cmd_status.c */
 extern const struct cli_entry cli_cmd_top;	/* cli/cmd_top.c */
 extern const struct cli_entry cli_cmd_exporter;	/* cli/cmd_exporter.c */
+extern const struct cli_entry cli_cmd_params;	/* cli/cmd_params.c */
+
+/* The state directory of instance name: from its segment while it runs,
+ * else the default (conf_finish). 0, or -1 (a bad name, said). The
+ * message prefix is "provisor log". (cli/cmd_jobs.c) */
+int cli_state_dir(const char *name, char *dir, size_t len);
 
 /* Lines of help texts that several commands share. */
 #define CLI_HELP_NAME \

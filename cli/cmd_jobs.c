@@ -286,7 +286,7 @@ static const struct option cmd_log_options[] = {
 
 /* The state directory of instance name: from its segment while it runs,
  * else the default (conf_finish). 0, or -1 (a bad name, said). */
-static int cmd_log_dir(const char *name, char *dir, size_t len)
+int cli_state_dir(const char *name, char *dir, size_t len)
 {
 	struct snap_reader r;
 	struct snap s = { 0 };
@@ -354,7 +354,7 @@ static int cmd_log(int argc, char **argv)
 		return cli_extra_arg(argv);
 	if (sdir)
 		snprintf(dir, sizeof dir, "%s", sdir);
-	else if (cmd_log_dir(name, dir, sizeof dir) < 0)
+	else if (cli_state_dir(name, dir, sizeof dir) < 0)
 		return 2;
 	snprintf(path, sizeof path, "%s/%s", dir, SUP_LOG_FILE);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -26,6 +26,9 @@ int hterm_cpu(fr_t *a, fr_t *b, fr_t *c, unsigned k);
  * each safe point and returns 1 to abandon the computation. NULL = none.
  * Set it before the computations it is for. */
 void hterm_set_stop(int (*stop)(void *arg), void *arg);
+/* The CPU H-term's threads (its three transforms run side by side): n of
+ * them at most, 0 (the default) for 3. A gpuworker sets its thread budget. */
+void hterm_set_threads(unsigned n);
 
 /* CUDA on device ordinal dev: H into a; b and c are left unchanged.
  * Returns 0, or -1 with the CUDA error string in err. */

@@ -50,13 +50,21 @@ static void *hterm_to_coset(void *arg)
 	return NULL;
 }
 
+static unsigned hterm_max_threads;	/* hterm_set_threads; 0 = up to 3 */
+
+void hterm_set_threads(unsigned n)
+{
+	hterm_max_threads = n;
+}
+
+/* Threads besides the caller's: 0..2. */
 static int hterm_threads_wanted(unsigned k)
 {
 	const char *s = secure_getenv("PROVISOR_HTERM_THREADS");
 
-	if (k < HTERM_THREAD_MIN_LOG)
+	if (k < HTERM_THREAD_MIN_LOG || (s && atoi(s) == 1))
 		return 0;
-	return !(s && atoi(s) == 1);
+	return hterm_max_threads == 0 || hterm_max_threads >= 3 ? 2 : (int)hterm_max_threads - 1;
 }
 
 /* Runs the three jobs, in threads when wanted; a thread that cannot be
@@ -67,7 +75,7 @@ static int hterm_run_jobs(struct hterm_job *jobs, unsigned k)
 	int started[2] = { 0, 0 };
 	int threads = hterm_threads_wanted(k);
 
-	for (int i = 0; i < 2 && threads; i++)
+	for (int i = 0; i < threads; i++)
 		started[i] = pthread_create(&tid[i], NULL, hterm_to_coset,
 					    &jobs[i + 1]) == 0;
 	hterm_to_coset(&jobs[0]);

@@ -1033,6 +1033,7 @@ int main(int argc, char **argv)
 	hterm_set_stop(gw_stop_hook, NULL);
 	fault_set_stop(gw_stop_hook, NULL);
 	msm_set_stop(gw_stop_hook, NULL);
+	hterm_set_threads(gw.threads);	/* the supervisor's share of cores (0: unbounded) */
 	gw_attach(name, &seg);
 	fault_point(FAULT_START);
 	gw_hello();

@@ -118,6 +118,14 @@ int groth16_resident_build(const char *src_path, int dfd, const char *name, stru
  * *p (no proving key), its source binding into *src. 0, or -1 with one
  * line (not a resident file, another layout, a bad checksum, a wrong size). */
 int groth16_resident_header(int fd, struct groth16_params *p, struct groth16_source *src, char *err, size_t errlen);
+/* The same, and the source's path as it was when the file was built. */
+int groth16_resident_info(int fd, struct groth16_params *p, struct groth16_source *src, char *path, size_t plen,
+			  char *err, size_t errlen);
+/* Is name in dfd the resident form of the params file at src_path as it
+ * is now (its header sound, bound to this very file, the same vk)? 1 yes;
+ * 0 no, why says why ("none yet", a damaged file, another version); -1
+ * the params file itself cannot be read or is bad (why: one line). */
+int groth16_resident_fresh(int dfd, const char *name, const char *src_path, char *why, size_t whylen);
 /* Map the resident file fd read-only and shared, and point p's arrays into
  * it; its pages are read in (madvise, then a touch per page), progress(arg,
  * done, total) called now and then (may be NULL). 0, or -1 with one line. */

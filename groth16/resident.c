@@ -42,6 +42,7 @@ struct res_hdr {
 	uint8_t vk_digest[GROTH16_DIGEST], circuit[GROTH16_DIGEST];
 	struct groth16_vk vk;
 	uint64_t off[5], total;		/* h, l, a, b_g1, b_g2; the file's size */
+	char src_path[256];		/* the source's path when it was built (for people) */
 	uint8_t sum[GROTH16_DIGEST];	/* BLAKE2b-256 of the header with sum zero */
 };
 _Static_assert(sizeof(struct res_hdr) <= RES_PAGE, "resident header fits its page");
@@ -159,6 +160,7 @@ int groth16_resident_build(const char *src_path, int dfd, const char *name, stru
 	memcpy(h->vk_digest, p.vk_digest, GROTH16_DIGEST);
 	memcpy(h->circuit, p.circuit, GROTH16_DIGEST);
 	h->vk = p.vk;
+	snprintf(h->src_path, sizeof h->src_path, "%s", src_path);
 	res_offsets(h);
 	res_sum(h, h->sum);
 	snprintf(tmp, sizeof tmp, ".%s.tmp%d", name, (int)getpid());
@@ -243,6 +245,12 @@ static void res_to_params(const struct res_hdr *h, struct groth16_params *p)
 
 int groth16_resident_header(int fd, struct groth16_params *p, struct groth16_source *src, char *err, size_t errlen)
 {
+	return groth16_resident_info(fd, p, src, NULL, 0, err, errlen);
+}
+
+int groth16_resident_info(int fd, struct groth16_params *p, struct groth16_source *src, char *path, size_t plen,
+			  char *err, size_t errlen)
+{
 	struct res_hdr h;
 
 	if (res_read_hdr(fd, &h, err, errlen))
@@ -250,7 +258,45 @@ int groth16_resident_header(int fd, struct groth16_params *p, struct groth16_sou
 	res_to_params(&h, p);
 	if (src)
 		*src = h.src;
+	if (path && plen) {
+		h.src_path[sizeof h.src_path - 1] = '\0';
+		snprintf(path, plen, "%s", h.src_path);
+	}
 	return 0;
+}
+
+int groth16_resident_fresh(int dfd, const char *name, const char *src_path, char *why, size_t whylen)
+{
+	struct groth16_source want, have;
+	struct groth16_params vk, hp;
+	int fd, sfd, rc;
+
+	why[0] = '\0';
+	if (groth16_params_read(src_path, &vk, 1, why, whylen))
+		return -1;
+	sfd = open(src_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (sfd < 0 || groth16_source_of(sfd, &want)) {
+		snprintf(why, whylen, "%s: cannot read it", src_path);
+		if (sfd >= 0)
+			close(sfd);
+		return -1;
+	}
+	close(sfd);
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(why, whylen, "none yet");
+		return 0;
+	}
+	rc = groth16_resident_header(fd, &hp, &have, why, whylen);
+	close(fd);
+	if (rc)
+		return 0;
+	if (memcmp(&have, &want, sizeof have) || memcmp(hp.vk_digest, vk.vk_digest, sizeof hp.vk_digest) ||
+	    hp.k != vk.k) {
+		snprintf(why, whylen, "made from another version of the file");
+		return 0;
+	}
+	return 1;
 }
 
 int groth16_resident_map(int fd, struct groth16_params *p, void (*progress)(void *arg, uint64_t done, uint64_t total),

@@ -8,7 +8,8 @@
  * in STATE/params by k and verifying-key digest; when absent, or bound to
  * another version of the source (size, mtime, inode, device, trailer),
  * the source is validated in full, every point on its curve, and the
- * resident form written. That happens once per params file: every later
+ * resident form written, by a child (`provisor params load`), so that the
+ * decoded key never sits in the supervisor's memory. That happens once per params file: every later
  * start, and every worker's load, is a read-only mmap with no re-check.
  *
  * Workers get the resident files as descriptors (fd 4 onwards, in the
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,48 +37,88 @@ static double secs_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Run `provisor params load PATH --state-dir STATE --quiet`: the
+ * validation's memory (the whole key, decoded) is a child's, never the
+ * supervisor's. 0, or -1 with the child's last line in err. */
+static int validate_in_child(struct sup *s, const char *path, char *err, size_t errlen)
+{
+	char exe[4200], out[2048];
+	int pfd[2], status;
+	size_t have = 0;
+	pid_t pid;
+
+	snprintf(exe, sizeof exe, "%s/provisor", s->bindir);
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char *argv[] = { exe, "params", "load", (char *)path, "--state-dir", s->conf.state_dir, "--quiet", NULL };
+
+		if (dup2(pfd[1], 2) < 0)
+			_exit(127);
+		execv(exe, argv);
+		fprintf(stderr, "provisor params: exec %s: %s\n", exe, strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (ssize_t r; (r = read(pfd[0], out + have, sizeof out - 1 - have)) != 0;) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		have += (size_t)r;
+		if (have == sizeof out - 1) {	/* keep the tail: the last line is the one */
+			memmove(out, out + sizeof out / 2, have - sizeof out / 2);
+			have -= sizeof out / 2;
+		}
+	}
+	close(pfd[0]);
+	out[have] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	while (have && out[have - 1] == '\n')
+		out[--have] = '\0';
+	const char *last = strrchr(out, '\n') ? strrchr(out, '\n') + 1 : out;
+	if (!strncmp(last, "provisor params: ", 17))
+		last += 17;
+	snprintf(err, errlen, "%.300s", *last ? last : "validation failed");
+	return -1;
+}
+
 /* The resident form of the params at path (whose vk is in *vk) in dfd:
- * reused when bound to this very file, else built. Its fd, or -1. */
-static int resident_open(int dfd, const char *path, const struct groth16_params *vk, char *name,
+ * reused when bound to this very file, else validated again (by a
+ * child). Its fd, or -1. */
+static int resident_open(struct sup *s, int dfd, const char *path, const struct groth16_params *vk, char *name,
 			 size_t nlen, char *err, size_t errlen)
 {
-	struct groth16_source want, have;
-	struct groth16_params hp;
 	struct timespec t0;
 	char why[300];
-	int fd, sfd;
+	int fd, fresh;
 
 	groth16_resident_name(vk, name, nlen);
-	sfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (sfd < 0 || groth16_source_of(sfd, &want)) {
-		snprintf(err, errlen, "%s: cannot read it", path);
-		if (sfd >= 0)
-			close(sfd);
+	fresh = groth16_resident_fresh(dfd, name, path, why, sizeof why);
+	if (fresh < 0) {
+		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
-	close(sfd);
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd >= 0) {
-		int bad = groth16_resident_header(fd, &hp, &have, why, sizeof why);
-
-		if (!bad && !memcmp(&have, &want, sizeof have) &&
-		    !memcmp(hp.vk_digest, vk->vk_digest, sizeof hp.vk_digest) && hp.k == vk->k)
-			return fd;
-		sup_log("params %s: its resident form %s cannot be used (%s); validating again", path, name,
-			bad ? why : "made from another version of the file");
-		close(fd);
+	if (!fresh) {
+		sup_log("params %s (k=%u): validating every point once (resident form %s: %s), then keeping "
+			"it as params/%s", path, vk->k, name, why, name);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (validate_in_child(s, path, err, errlen))
+			return -1;
+		sup_log("params %s: validated in %.1f s", path, secs_since(&t0));
 	}
-	sup_log("params %s (k=%u): validating every point once, then keeping the validated form as "
-		"params/%s", path, vk->k, name);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct groth16_params full;
-	if (groth16_resident_build(path, dfd, name, &full, err, errlen))
-		return -1;
-	if (memcmp(full.vk_digest, vk->vk_digest, sizeof full.vk_digest)) {
-		snprintf(err, errlen, "%s: changed while it was being validated", path);
-		return -1;
-	}
-	sup_log("params %s: validated in %.1f s", path, secs_since(&t0));
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		snprintf(err, errlen, "params/%s: %s", name, strerror(errno));
@@ -123,7 +165,7 @@ int params_prepare(struct sup *s, char *err, size_t errlen)
 					goto fail;
 				}
 			}
-			fd = resident_open(dfd, path, &vk, sp->name, sizeof sp->name, why, sizeof why);
+			fd = resident_open(s, dfd, path, &vk, sp->name, sizeof sp->name, why, sizeof why);
 			if (fd < 0) {
 				snprintf(err, errlen, "kind.%s: %s", vocab_kind_name(k), why);
 				goto fail;

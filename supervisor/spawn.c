@@ -61,7 +61,7 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 		argv[n++] = "--params";
 		argv[n++] = bufs[2];
 	}
-	if (s->nparams && c->kind == CHILD_GPU) {	/* its share of the cores for the MSMs */
+	if (c->kind == CHILD_GPU) {	/* its share of the cores: H-term and MSMs */
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		long t = cpus > 0 ? cpus / (long)s->ngpu : 1;
 

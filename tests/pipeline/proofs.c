@@ -265,6 +265,18 @@ int main(void)
 	start_refused(damaged, 12, "checksum mismatch");
 	supervisor1();
 	supervisor2();
+	/* provisor params: list, a stale source, load, evict */
+	CHECK(sh("%s/provisor params list --state-dir %s | grep -E '^k12-.* 12 .* same +%s$' >/dev/null", sv_bin(),
+		 sv.dir, params) == 0, "params list does not show the resident k=12 params as current");
+	CHECK(sh("touch -d '1 hour ago' %s && %s/provisor params list --state-dir %s | grep -q ' stale '", params,
+		 sv_bin(), sv.dir) == 0, "params list does not see the source changed");
+	CHECK(sh("%s/provisor params load %s --state-dir %s | grep -q 'validated in'", sv_bin(), params, sv.dir) == 0,
+	      "params load did not validate a changed source");
+	CHECK(sh("%s/provisor params load %s --state-dir %s | grep -q 'already resident and valid'", sv_bin(), params,
+		 sv.dir) == 0, "a second params load validated again");
+	CHECK(sh("%s/provisor params evict --remove %s --state-dir %s >/dev/null && "
+		 "%s/provisor params list --state-dir %s | grep -q '(none'", sv_bin(), params, sv.dir, sv_bin(), sv.dir) == 0,
+	      "params evict --remove left the resident file");
 	printf("ok\n");
 	return 0;
 }
