@@ -446,24 +446,46 @@ out:
 	shm_slot_end(w, req->gen, 1);
 }
 
+/* verify_partition_stream's reader: the region of H in result.partial. */
+struct sw_region {
+	int fd;
+	uint64_t base;
+};
+
+static int sw_region_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	const struct sw_region *rg = arg;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pread(rg->fd, (uint8_t *)buf + done, len - done, (off_t)(rg->base + off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r == 0 ? -EIO : -errno;
+		done += (size_t)r;
+		sw_beat();
+	}
+	return 0;
+}
+
 /* Check the H stored in partition id's region of STATE/jobs/JOB/
- * result.partial (proto/frame.h, struct frame_verify_req): read it, check
- * its digest against the one the gpuworker reported, decode it and run
- * verify_partition. The slot is busy meanwhile (begin/end, like a
- * synthesis). Holds H, 32 * 2^k bytes, twice over (raw, then decoded into
- * the same buffer: fr_t is its encoding's size). */
+ * result.partial (proto/frame.h, struct frame_verify_req): streamed
+ * (verify_partition_stream), its digest held to the one the gpuworker
+ * reported, every element canonical, then the Schwartz-Zippel check. The
+ * slot is busy meanwhile (begin/end, like a synthesis). Holds one chunk of
+ * H (VERIFY_STREAM_CHUNK) and the re-synthesis's rows, not H: a few MiB at
+ * any k. */
 static void sw_verify(struct shm_slot_writer *w, const struct frame_hdr *req,
 		      const struct synth_id *id, const uint8_t want[32])
 {
 	struct shm_assign as = { req->job, req->partition, req->kind };
-	size_t n = (size_t)1 << id->k, len = n * FR_BYTES, done = 0;
 	struct frame_verified v = { .verdict = FRAME_VERDICT_OK };
-	struct pfile_digest dg;
+	struct sw_region rg = { .fd = -1, .base = pfile_result2_part_off(id->k, id->partition) };
 	struct frame_hdr h;
-	uint8_t got[32], *raw = NULL;
-	fr_t *H = NULL;
+	uint8_t got[32];
 	char name[48];
-	int fd = -1, rc;
+	int rc;
 
 	if (shm_slot_begin(w, req->gen, &as)) {
 		sw_send_fail(req, "generation not newer than the slot's");
@@ -471,60 +493,23 @@ static void sw_verify(struct shm_slot_writer *w, const struct frame_hdr *req,
 	}
 	sw_beat_ns = shm_now_mono();
 	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)req->job);
-	raw = malloc(len);
-	H = malloc(n * sizeof *H);
-	if (!raw || !H) {
-		v.verdict = FRAME_VERDICT_UNREAD;
-		v.err = ENOMEM;
-		goto out;
-	}
-	fd = sw_jobs_fd < 0 ? (errno = EBADF, -1)
+	rg.fd = sw_jobs_fd < 0 ? (errno = EBADF, -1)
 		: openat(sw_jobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	while (fd >= 0 && done < len) {
-		ssize_t r = pread(fd, raw + done, len - done,
-				  (off_t)(pfile_result2_part_off(id->k, id->partition) + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EIO;
-			break;
-		}
-		done += (size_t)r;
-		sw_beat();
-	}
-	if (fd < 0 || done < len) {
+	if (rg.fd < 0) {
 		v.verdict = FRAME_VERDICT_UNREAD;
 		v.err = errno;
 		goto out;
 	}
-	pfile_digest_init(&dg);
-	for (size_t off = 0; off < len; off += (size_t)1 << 22) {	/* 4 MiB at a time, beating */
-		pfile_digest_update(&dg, raw + off, len - off < ((size_t)1 << 22) ? len - off : (size_t)1 << 22);
-		sw_beat();
-	}
-	pfile_digest_final(&dg, got);
-	if (memcmp(got, want, 32)) {
+	rc = verify_partition_stream(id, sw_region_read, &rg, got, v.why, sizeof v.why);
+	if (rc != -EBADMSG && rc < 0 && rc != -EINVAL && rc != -ENOMEM) {	/* a read failed */
+		v.verdict = FRAME_VERDICT_UNREAD;
+		v.err = -rc;
+	} else if (memcmp(got, want, 32)) {
 		v.verdict = FRAME_VERDICT_WRONG;
 		snprintf(v.why, sizeof v.why, "the stored H does not hash to the digest reported");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if ((i & 0xffff) == 0)
-			sw_beat();
-		if (fr_from_bytes(&H[i], raw + i * FR_BYTES)) {
-			v.verdict = FRAME_VERDICT_WRONG;
-			snprintf(v.why, sizeof v.why, "H[%zu] is not a canonical element", i);
-			goto out;
-		}
-	}
-	free(raw);
-	raw = NULL;
-	sw_beat();
-	rc = verify_partition(id, H, v.why, sizeof v.why);
-	if (rc == -EBADMSG)
+	} else if (rc == -EBADMSG) {
 		v.verdict = FRAME_VERDICT_WRONG;
-	else if (rc) {
+	} else if (rc) {
 		v.verdict = FRAME_VERDICT_UNREAD;
 		v.err = -rc;
 	}
@@ -533,10 +518,8 @@ out:
 		snprintf(v.why, sizeof v.why, "reading %s: %s", name, strerror(v.err));
 	if (v.verdict != FRAME_VERDICT_OK)
 		sw_log("job %llu partition %u: %s", (unsigned long long)req->job, req->partition, v.why);
-	if (fd >= 0)
-		close(fd);
-	free(raw);
-	free(H);
+	if (rg.fd >= 0)
+		close(rg.fd);
 	frame_init(&h, FRAME_VERIFIED, req->job, req->partition, req->kind, req->log_size, req->gen);
 	frame_seal(&h, &v, sizeof v);
 	sw_send(&h, &v);

@@ -66,23 +66,16 @@ void verify_domain_gen(fr_t *w, unsigned k)
  * domain, so every r - w^i is invertible). The loop runs once except with
  * probability n / |Fr|.
  */
+static void verify_point_start(crypto_generichash_state *base, const struct synth_id *id);
+static void verify_point_finish(const crypto_generichash_state *base, unsigned k, fr_t *r);
+
 void verify_point(const struct synth_id *id, const fr_t *h, fr_t *r)
 {
-	crypto_generichash_state base, st;
-	uint8_t buf[256 * FR_BYTES], w4[4], wide[64];
+	crypto_generichash_state base;
+	uint8_t buf[256 * FR_BYTES];
 	size_t n = (size_t)1 << id->k;
-	fr_t rn;
 
-	verify_sodium_init();
-	crypto_generichash_init(&base, NULL, 0, sizeof wide);
-	crypto_generichash_update(&base, (const uint8_t *)VERIFY_TAG, sizeof VERIFY_TAG - 1);
-	verify_le32(w4, id->seed_len);
-	crypto_generichash_update(&base, w4, 4);
-	crypto_generichash_update(&base, id->seed, id->seed_len);
-	verify_le32(w4, id->partition);
-	crypto_generichash_update(&base, w4, 4);
-	verify_le32(w4, id->k);
-	crypto_generichash_update(&base, w4, 4);
+	verify_point_start(&base, id);
 	for (size_t i = 0; i < n;) {
 		size_t m = 0;
 		verify_tick(i);
@@ -90,14 +83,41 @@ void verify_point(const struct synth_id *id, const fr_t *h, fr_t *r)
 			fr_to_bytes(buf + m * FR_BYTES, &h[i]);
 		crypto_generichash_update(&base, buf, m * FR_BYTES);
 	}
+	verify_point_finish(&base, id->k, r);
+}
+
+/* The challenge's state before H's bytes: tag, seed_len, seed, partition, k. */
+static void verify_point_start(crypto_generichash_state *base, const struct synth_id *id)
+{
+	uint8_t w4[4];
+
+	verify_sodium_init();
+	crypto_generichash_init(base, NULL, 0, 64);
+	crypto_generichash_update(base, (const uint8_t *)VERIFY_TAG, sizeof VERIFY_TAG - 1);
+	verify_le32(w4, id->seed_len);
+	crypto_generichash_update(base, w4, 4);
+	crypto_generichash_update(base, id->seed, id->seed_len);
+	verify_le32(w4, id->partition);
+	crypto_generichash_update(base, w4, 4);
+	verify_le32(w4, id->k);
+	crypto_generichash_update(base, w4, 4);
+}
+
+/* After H's bytes: the counter, until r is off the domain. */
+static void verify_point_finish(const crypto_generichash_state *base, unsigned k, fr_t *r)
+{
+	crypto_generichash_state st;
+	uint8_t w4[4], wide[64];
+	fr_t rn;
+
 	for (uint32_t ctr = 0;; ctr++) {
-		st = base;
+		st = *base;
 		verify_le32(w4, ctr);
 		crypto_generichash_update(&st, w4, 4);
 		crypto_generichash_final(&st, wide, sizeof wide);
 		fr_from_bytes_wide(r, wide);
 		rn = *r;
-		for (uint32_t i = 0; i < id->k; i++)
+		for (uint32_t i = 0; i < k; i++)
 			fr_sqr(&rn, &rn);
 		if (!fr_equal(&rn, &FR_ONE))
 			return;
@@ -111,21 +131,18 @@ static int verify_fail(char *why, size_t whylen, int rc, const char *msg)
 	return rc;
 }
 
-int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t whylen)
+/* With r chosen and H(r) known: re-synthesize the rows, A(r), B(r), C(r)
+ * through the Lagrange basis, and the check. */
+static int verify_at(const struct synth_id *id, const fr_t *r, const fr_t *hr, char *why, size_t whylen)
 {
 	struct synth_stream s;
-	fr_t *a = NULL, *b, *c, *d, *wi;
-	fr_t r, w, wcur, rn, z, hr, ninv, fac, sa = FR_ZERO, sb = FR_ZERO, sc = FR_ZERO, t, lhs, rhs;
-	size_t n;
+	fr_t *a, *b, *c, *d, *wi;
+	fr_t w, wcur, rn, z, ninv, fac, sa = FR_ZERO, sb = FR_ZERO, sc = FR_ZERO, t, lhs, rhs;
+	size_t n = (size_t)1 << id->k;
 	int rc;
 
 	if (synth_stream_init(&s, id))
 		return verify_fail(why, whylen, -EINVAL, "bad identity (seed length or k out of range)");
-	n = (size_t)1 << id->k;
-	if (!fr_is_zero(&h[n - 1]))
-		return verify_fail(why, whylen, -EBADMSG,
-				   "H's top coefficient H[n-1] is not zero (no satisfied system gives that)");
-
 	a = malloc(5 * VERIFY_CHUNK * sizeof *a);
 	if (!a)
 		return verify_fail(why, whylen, -ENOMEM, "out of memory");
@@ -133,19 +150,10 @@ int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t
 	c = b + VERIFY_CHUNK;
 	d = c + VERIFY_CHUNK;
 	wi = d + VERIFY_CHUNK;
-
-	verify_point(id, h, &r);
-	rn = r;
+	rn = *r;
 	for (uint32_t i = 0; i < id->k; i++)
 		fr_sqr(&rn, &rn);
 	fr_sub(&z, &rn, &FR_ONE);
-
-	hr = FR_ZERO;	/* Horner, from the top coefficient down */
-	for (size_t i = n; i-- > 0;) {
-		verify_tick(i);
-		fr_mul(&hr, &hr, &r);
-		fr_add(&hr, &hr, &h[i]);
-	}
 
 	/* sum_i x[i] w^i / (r - w^i) for x = a, b, c, chunk by chunk. */
 	verify_domain_gen(&w, id->k);
@@ -157,7 +165,7 @@ int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t
 		synth_stream_rows(&s, a, b, c, m);
 		for (size_t j = 0; j < m; j++) {
 			wi[j] = wcur;
-			fr_sub(&d[j], &r, &wcur);
+			fr_sub(&d[j], r, &wcur);
 			fr_mul(&wcur, &wcur, &w);
 		}
 		fr_batch_inv(d, d, m);
@@ -183,11 +191,105 @@ int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t
 
 	fr_mul(&lhs, &sa, &sb);
 	fr_sub(&lhs, &lhs, &sc);
-	fr_mul(&rhs, &hr, &z);
+	fr_mul(&rhs, hr, &z);
 	rc = fr_equal(&lhs, &rhs) ? 0 : -EBADMSG;
 	if (rc)
 		verify_fail(why, whylen, rc,
 			    "A(r)*B(r) - C(r) != H(r)*Z(r) at the Fiat-Shamir point: "
 			    "H is not the quotient of this partition");
 	return rc;
+}
+
+int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t whylen)
+{
+	struct synth_stream s;
+	fr_t r, hr;
+	size_t n;
+
+	if (synth_stream_init(&s, id))
+		return verify_fail(why, whylen, -EINVAL, "bad identity (seed length or k out of range)");
+	n = (size_t)1 << id->k;
+	if (!fr_is_zero(&h[n - 1]))
+		return verify_fail(why, whylen, -EBADMSG,
+				   "H's top coefficient H[n-1] is not zero (no satisfied system gives that)");
+	verify_point(id, h, &r);
+	hr = FR_ZERO;	/* Horner, from the top coefficient down */
+	for (size_t i = n; i-- > 0;) {
+		verify_tick(i);
+		fr_mul(&hr, &hr, &r);
+		fr_add(&hr, &hr, &h[i]);
+	}
+	return verify_at(id, &r, &hr, why, whylen);
+}
+
+int verify_partition_stream(const struct synth_id *id, int (*rd)(void *arg, uint64_t off, void *buf, size_t len),
+			    void *arg, uint8_t digest[32], char *why, size_t whylen)
+{
+	crypto_generichash_state base, dg;
+	struct synth_stream s;
+	size_t n, per = VERIFY_STREAM_CHUNK / FR_BYTES;
+	uint8_t *raw;
+	fr_t r, hr = FR_ZERO, pw = FR_ONE, e;
+	int rc = 0;
+
+	if (synth_stream_init(&s, id))
+		return verify_fail(why, whylen, -EINVAL, "bad identity (seed length or k out of range)");
+	n = (size_t)1 << id->k;
+	raw = malloc(VERIFY_STREAM_CHUNK);
+	if (!raw)
+		return verify_fail(why, whylen, -ENOMEM, "out of memory");
+	verify_point_start(&base, id);
+	crypto_generichash_init(&dg, NULL, 0, 32);
+	/* pass 1: every element canonical, the top one zero; the challenge and the digest */
+	for (size_t i = 0; i < n && !rc; i += per) {
+		size_t m = n - i < per ? n - i : per;
+
+		if ((rc = rd(arg, (uint64_t)i * FR_BYTES, raw, m * FR_BYTES))) {
+			snprintf(why, whylen, "reading H: %s", strerror(-rc));
+			break;
+		}
+		crypto_generichash_update(&dg, raw, m * FR_BYTES);
+		crypto_generichash_update(&base, raw, m * FR_BYTES);
+		for (size_t j = 0; j < m && !rc; j++) {
+			verify_tick(i + j);
+			if (fr_from_bytes(&e, raw + j * FR_BYTES)) {
+				snprintf(why, whylen, "H[%zu] is not a canonical element", i + j);
+				rc = -EBADMSG;
+			} else if (i + j == n - 1 && !fr_is_zero(&e)) {
+				snprintf(why, whylen, "H's top coefficient H[n-1] is not zero (no satisfied system "
+					 "gives that)");
+				rc = -EBADMSG;
+			}
+		}
+	}
+	crypto_generichash_final(&dg, digest, 32);
+	if (rc) {
+		free(raw);
+		return rc;
+	}
+	verify_point_finish(&base, id->k, &r);
+	/* pass 2: H(r) = sum h_i r^i, lowest degree first */
+	for (size_t i = 0; i < n && !rc; i += per) {
+		size_t m = n - i < per ? n - i : per;
+
+		if ((rc = rd(arg, (uint64_t)i * FR_BYTES, raw, m * FR_BYTES))) {
+			snprintf(why, whylen, "reading H again: %s", strerror(-rc));
+			break;
+		}
+		for (size_t j = 0; j < m; j++) {
+			verify_tick(i + j);
+			if (fr_from_bytes(&e, raw + j * FR_BYTES)) {	/* changed underneath */
+				snprintf(why, whylen, "H[%zu] changed between the two passes", i + j);
+				rc = -EBADMSG;
+				break;
+			}
+			fr_mul(&e, &e, &pw);
+			fr_add(&hr, &hr, &e);
+			fr_mul(&pw, &pw, &r);
+		}
+	}
+	free(raw);
+	if (rc)
+		return rc;
+	return verify_at(id, &r, &hr, why, whylen);
 }

@@ -23,6 +23,19 @@
  * why when it is not; -EINVAL (bad id) or -ENOMEM with why filled too. */
 int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t whylen);
 
+/* The same with H read, not held: rd(arg, off, buf, len) fills buf with
+ * len bytes of H's canonical encodings from byte off (0, or -errno), in
+ * two passes of VERIFY_STREAM_CHUNK bytes at most (the challenge and the
+ * digest, then H(r)); the check holds that one chunk and the row chunks,
+ * a few MiB at any k. digest gets BLAKE2b-256 of all H's bytes as the
+ * first pass read them (for the caller to hold to the digest it expects;
+ * filled even on a refusal). 0; -EBADMSG with the reason in why (wrong,
+ * not canonical, or changed between the passes); -errno of a failed read
+ * (why: "reading H: ..."); -EINVAL or -ENOMEM. */
+#define VERIFY_STREAM_CHUNK (4u << 20)
+int verify_partition_stream(const struct synth_id *id, int (*rd)(void *arg, uint64_t off, void *buf, size_t len),
+			    void *arg, uint8_t digest[32], char *why, size_t whylen);
+
 /* A function verify_partition and verify_point call every 2^16 elements
  * or so, for a caller that must show it is alive meanwhile (the synth
  * worker beats its heartbeat: at 2^24 and more a check takes longer than

@@ -4,9 +4,15 @@
  * index including the top one, fails; so does the right H checked under a
  * wrong partition index, seed or an all-zero H. The Lagrange evaluation
  * is cross-checked against A(r) from the iNTT coefficients by Horner.
+ * Every verdict is the same streamed (verify_partition_stream: H read in
+ * chunks of at most VERIFY_STREAM_CHUNK bytes, its digest the BLAKE2b-256
+ * of every byte), which also refuses a non-canonical element and reports
+ * a failed read as that errno.
  * Prints the verify time at 2^16 and 2^20.
  */
 #include <errno.h>
+
+#include <sodium.h>
 
 #include "field/ntt.h"
 #include "gpuworker/hterm.h"
@@ -45,6 +51,50 @@ static struct t_part t_prove(uint64_t *rng, uint32_t k)
 	return p;
 }
 
+/* The streamed check's reader: bytes from memory, -EIO from fail_at on. */
+struct t_src {
+	const uint8_t *b;
+	uint64_t fail_at;
+	unsigned reads;
+};
+
+static int t_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	struct t_src *s = arg;
+
+	CHECK(len && len <= VERIFY_STREAM_CHUNK, "a read of %zu bytes", len);
+	s->reads++;
+	if (off + len > s->fail_at)
+		return -EIO;
+	memcpy(buf, s->b + off, len);
+	return 0;
+}
+
+/* verify_partition_stream over h (n elements, encoded; bytes overrides
+ * them when not NULL): its return, its digest checked against the bytes. */
+static int t_stream(const struct synth_id *id, const fr_t *h, const uint8_t *bytes, uint64_t fail_at,
+		    char *why, size_t whylen)
+{
+	size_t n = (size_t)1 << id->k;
+	uint8_t *b = malloc(n * FR_BYTES), d[32], want[32];
+	struct t_src s = { .b = b, .fail_at = fail_at };
+	int rc;
+
+	CHECK(b, "malloc");
+	if (bytes)
+		memcpy(b, bytes, n * FR_BYTES);
+	else
+		for (size_t i = 0; i < n; i++)
+			fr_to_bytes(b + i * FR_BYTES, &h[i]);
+	rc = verify_partition_stream(id, t_read, &s, d, why, whylen);
+	crypto_generichash(want, 32, b, n * FR_BYTES, NULL, 0);
+	CHECK(rc || !memcmp(d, want, 32), "the stream's digest is not BLAKE2b-256 of H's bytes");
+	CHECK(rc || s.reads == 2 * ((n * FR_BYTES + VERIFY_STREAM_CHUNK - 1) / VERIFY_STREAM_CHUNK),
+	      "%u reads for two passes", s.reads);
+	free(b);
+	return rc;
+}
+
 static void t_expect_fail(const struct synth_id *id, const fr_t *h, const char *what)
 {
 	char why[256] = "";
@@ -52,6 +102,9 @@ static void t_expect_fail(const struct synth_id *id, const fr_t *h, const char *
 
 	CHECK(rc == -EBADMSG, "%s: verify returned %d, expected a failure", what, rc);
 	CHECK(why[0], "%s: no reason given", what);
+	why[0] = '\0';
+	rc = t_stream(id, h, NULL, UINT64_MAX, why, sizeof why);
+	CHECK(rc == -EBADMSG && why[0], "%s: streamed, verify returned %d", what, rc);
 }
 
 static void t_case(uint64_t *rng, uint32_t k)
@@ -63,6 +116,20 @@ static void t_case(uint64_t *rng, uint32_t k)
 	fr_t *z;
 
 	CHECK(verify_partition(&p.id, p.h, why, sizeof why) == 0, "k=%u: good H rejected: %s", k, why);
+	CHECK(t_stream(&p.id, p.h, NULL, UINT64_MAX, why, sizeof why) == 0, "k=%u: streamed, good H rejected: %s",
+	      k, why);
+	CHECK(t_stream(&p.id, p.h, NULL, p.n * FR_BYTES / 2, why, sizeof why) == -EIO && strstr(why, "reading H"),
+	      "k=%u: a failed read is not -EIO: %s", k, why);
+	{	/* a non-canonical element (0xff..): refused, named */
+		uint8_t *b = malloc(p.n * FR_BYTES);
+		CHECK(b, "malloc");
+		for (size_t i = 0; i < p.n; i++)
+			fr_to_bytes(b + i * FR_BYTES, &p.h[i]);
+		memset(b + (p.n / 2) * FR_BYTES, 0xff, FR_BYTES);
+		CHECK(t_stream(&p.id, p.h, b, UINT64_MAX, why, sizeof why) == -EBADMSG && strstr(why, "canonical"),
+		      "k=%u: a non-canonical element: %s", k, why);
+		free(b);
+	}
 
 	for (size_t j = 0; j < 4; j++) {
 		fr_t save = p.h[idx[j]], delta;
@@ -151,6 +218,7 @@ int main(void)
 	uint64_t rng = 0x7e57;
 
 	t_lagrange();
+	t_case(&rng, 18);	/* H is 8 MiB: the stream reads it in two chunks a pass */
 	for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++)
 		for (int rep = 0; rep < 3; rep++)
 			t_case(&rng, ks[j]);
