@@ -992,7 +992,7 @@ static void gw_load(void)
 	shm_slot_loading(&gw.w, 1000, ns ? ns : 1);
 	shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
 	pthread_mutex_unlock(&gw.shm_lock);
-	gw_log("params loaded: %u file(s), %.1f MiB in %.3f s", gw.nparams, (double)bytes / 1048576.0,
+	gw_log("params loaded: %u file(s), %.1f MiB in %.6f s", gw.nparams, (double)bytes / 1048576.0,
 	       (double)ns / 1e9);
 }
 

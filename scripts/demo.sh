@@ -5,10 +5,14 @@
 #   seconds, a window-post now and then.
 # On a terminal the live view is `provisor top` (q ends the demo);
 # otherwise `provisor top --once` every few seconds for DEMO_SECONDS.
-# Then every result is verified, a tampered one is shown refused, one
-# partition gets a whole Groth16 proof (setup, prove, verify, a forged
-# label refused), and the supervisor is stopped: no process, socket or
-# segment is left behind.
+# porep runs with Groth16 params (k = 12, a setup from a seed: not secure,
+# demo only), so its jobs end in proofs, each checked by the pairing
+# before its job commits; the other kinds end in their H polynomials.
+# Then every result is verified (proofs with the params' verifying key, H
+# by re-synthesis), a tampered proof and a tampered H are shown refused,
+# one partition gets a standalone proof (prove, verify, a forged label
+# refused), and the supervisor is stopped: no process, socket or segment
+# is left behind.
 set -euo pipefail
 bin=${BIN:-bin}
 secs=${DEMO_SECONDS:-20}
@@ -23,12 +27,15 @@ cleanup() {
     "$bin/provisor" stop --name "$name" >/dev/null 2>&1 || kill "$sup" 2>/dev/null
     wait "$sup" 2>/dev/null || true
   fi
-  rm -rf "$state" "$state.log"
+  rm -rf "$state" "$state.log" "$state.params" "$state.conf"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$bin/provisor" run --name "$name" --state-dir "$state" 2>"$state.log" &
+params=$state.params
+"$bin/provisor" setup --seed de30 --log-size 12 -o "$params" >/dev/null
+printf '[kind.porep]\nlog_size = 12\nparams = %s\n' "$params" >"$state.conf"
+"$bin/provisor" run --name "$name" --state-dir "$state" --config "$state.conf" 2>"$state.log" &
 sup=$!
 for _ in $(seq 100); do
   "$bin/provisor" ping --name "$name" >/dev/null 2>&1 && break
@@ -70,22 +77,40 @@ echo
 echo "verifying every result written so far:"
 shopt -s nullglob
 results=("$state"/results/*.result)
-ok=0
+ok=0 nproofs=0 proofsfile= hfile=
 for r in "${results[@]}"; do
-  if "$bin/provisor" verify "$r" >/dev/null; then ok=$((ok + 1)); else echo "  FAILED: $r"; fi
+  if [ "$(od -An -tu4 -j12 -N4 "$r" | tr -d ' ')" = 4 ]; then	# a proofs file (docs/formats.md)
+    proofsfile=$r
+    if out=$("$bin/provisor" verify --params "$params" "$r"); then
+      ok=$((ok + 1)); nproofs=$((nproofs + $(grep -c ': ok$' <<<"$out")))
+    else echo "  FAILED: $r"; fi
+  else
+    hfile=$r
+    if "$bin/provisor" verify "$r" >/dev/null; then ok=$((ok + 1)); else echo "  FAILED: $r"; fi
+  fi
 done
-echo "  $ok of ${#results[@]} job results verified"
-if [ ${#results[@]} -gt 0 ]; then
+echo "  $ok of ${#results[@]} job results verified ($nproofs porep proofs among them, 376 bytes each)"
+if [ -n "$proofsfile" ]; then
+  echo "a porep job's proofs ($(stat -c %s "$proofsfile") bytes), as provisor result prints them:"
+  id=${proofsfile##*job-}; id=${id%.result}
+  "$bin/provisor" result --name "$name" "$id" | sed -n '2,3p' | cut -c1-110 | sed 's/^/  /; s/$/.../'
+  t="$state/tampered-proofs.result"
+  cp "$proofsfile" "$t"
+  printf '\x01' | dd of="$t" bs=1 seek=$((80 + 152 + 20)) conv=notrunc status=none
+  echo "a copy with one byte of partition 0's proof changed:"
+  "$bin/provisor" verify --params "$params" "$t" 2>&1 | grep -v ': ok$' | sed 's/^/  /' || true
+fi
+if [ -n "$hfile" ]; then
   t="$state/tampered.result"
-  cp "${results[0]}" "$t"
+  cp "$hfile" "$t"
   printf '\x01' | dd of="$t" bs=1 seek=200 conv=notrunc status=none
-  echo "a copy with one byte changed:"
+  echo "an H result with one byte changed:"
   "$bin/provisor" verify "$t" 2>&1 | sed 's/^/  /' || true
 fi
 echo
-echo "a Groth16 proof of one partition (k=12, setup from a seed: not secure, demo only):"
+echo "a standalone Groth16 proof of one partition (the same params):"
 g16=0
-"$bin/provisor" setup --seed de30 --log-size 12 -o "$state/params" | sed 's/^/  /' &&
+cp "$params" "$state/params" &&
 "$bin/provisor" synth --seed de30 --partition 0 --log-size 12 -o "$state/part" &&
 "$bin/provisor" prove -i "$state/part" --params "$state/params" -o "$state/proof" --backend cpu 2>/dev/null | sed 's/^/  /' &&
 "$bin/provisor" verify --params "$state/params" "$state/proof" | sed 's/^/  /' || g16=1
@@ -101,4 +126,4 @@ sup=
 rm -f "$state.log"
 left=$(ls /run/provisor /dev/shm "${XDG_RUNTIME_DIR:-/nonexistent}/provisor" 2>/dev/null | grep -c "^$name\.status\|provisor\.$name" || true)
 echo "stopped: $left status segment(s) left, $(pgrep -f "instance $name" | wc -l) worker(s) left"
-[ ${#results[@]} -eq "$ok" ] && [ $g16 -eq 0 ]
+[ ${#results[@]} -eq "$ok" ] && [ $g16 -eq 0 ] && [ "$nproofs" -gt 0 ]
