@@ -205,12 +205,7 @@ void check_on_exit(struct sup *s, uint32_t ci)
  * before the commit); no attempt counted. */
 static void recompute(struct sup *s, int ji, uint32_t p)
 {
-	struct part *pt = &s->jobs[ji].part[p];
-
-	pt->state = SHM_PART_QUEUED;
-	pt->verify = PV_NONE;
-	pt->stored_by = 0;
-	pt->synth_child = pt->gpu_child = -1;
+	part_event(s, ji, p, PEV_WRONG, NULL);
 	jobs_publish(s, ji);
 }
 

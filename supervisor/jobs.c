@@ -195,11 +195,8 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 	j->state = state;
 	j->end_mono_ns = shm_now_mono();
 	jobs_set_reason(s, ji, code, why);
-	for (uint32_t p = 0; p < j->nparts; p++)
-		if (state == SHM_JOB_CANCELLED && j->part[p].state != SHM_PART_DONE)
-			j->part[p].state = SHM_PART_CANCELLED;
-		else if (j->part[p].state == SHM_PART_QUEUED && state != SHM_JOB_DONE)
-			j->part[p].state = SHM_PART_FAILED;
+	for (uint32_t p = 0; p < j->nparts && state != SHM_JOB_DONE; p++)
+		part_event(s, ji, p, state == SHM_JOB_CANCELLED ? PEV_CANCELLED : PEV_JOB_ENDED, NULL);
 	results_end(s, ji);
 	if (s->journal) {
 		char jerr[200];
@@ -345,7 +342,7 @@ int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen)
 				pt->verify = PV_PENDING;	/* its verdict came, or will, too late */
 			continue;
 		}
-		*pt = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1 };
+		part_event(s, ji, p, PEV_RETRY, NULL);
 	}
 	j->state = SHM_JOB_QUEUED;
 	j->end_mono_ns = 0;
@@ -368,31 +365,13 @@ int jobs_wanted(const struct sup *s, const struct part_ref *r)
 
 /* Put a partition back in the queue after its worker died, or fail its
  * job when it has now failed conf.poison_attempts times. */
-static void requeue_one(struct sup *s, const struct part_ref *r, const char *why)
+static void requeue_one(struct sup *s, const struct part_ref *r, enum part_event ev, const char *why)
 {
-	struct job *j;
-	struct part *pt;
-
 	if (!jobs_wanted(s, r))
 		return;
-	j = &s->jobs[r->job];
-	pt = &j->part[r->part];
-	pt->synth_child = pt->gpu_child = -1;
-	if (pt->preempting) {	/* taken back (preempt.c): no attempt, no failure */
-		pt->preempting = 0;
-		pt->state = SHM_PART_QUEUED;
-		jobs_publish(s, r->job);
-		return;
-	}
-	if (++pt->attempts >= s->conf.poison_attempts) {
-		char reason[SUP_REASON_MAX];
-		pt->state = SHM_PART_FAILED;
-		snprintf(reason, sizeof reason, "partition %u: %s %u times", r->part, why, pt->attempts);
-		jobs_finish(s, r->job, SHM_JOB_FAILED, SHM_REASON_POISON, reason);
-		return;
-	}
-	pt->state = SHM_PART_QUEUED;
-	jobs_publish(s, r->job);
+	/* taken back (preempt.c): no attempt, no failure (part_event) */
+	if (part_event(s, r->job, r->part, ev, why) != SHM_PART_FAILED)
+		jobs_publish(s, r->job);	/* (a failed job was published by its end) */
 }
 
 /* Child ci is gone: settle every partition it held and any relay it was
@@ -402,7 +381,7 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 	struct child *c = &s->child[ci];
 
 	for (int i = 0; i < c->nhold; i++)
-		requeue_one(s, &c->hold[i], why);
+		requeue_one(s, &c->hold[i], PEV_HOLDER_DIED, why);
 	c->nhold = 0;
 	if (c->kind == CHILD_SYNTH) {
 		check_on_exit(s, ci);	/* its verification goes back to pending */
@@ -432,7 +411,7 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
 		return;
 	}
 	struct part *pt = &s->jobs[r->job].part[r->part];
-	pt->state = SHM_PART_READY;
+	part_event(s, r->job, r->part, PEV_READY, NULL);
 	pt->has_xout = 0;	/* PART_INFO follows the payload */
 	pt->xout_from = (int16_t)ci;
 	pt->ready_ns = shm_now_mono();	/* its rows stream from now (synth_ns: relay.c) */
@@ -505,8 +484,7 @@ void sched_result(struct sup *s, uint32_t ci)
 	if (r.gen < j->store_gen_floor) {
 		/* stored in a result file that was removed (and made again)
 		 * since: lost with it, proved again, no attempt counted */
-		pt->state = SHM_PART_QUEUED;
-		pt->gpu_child = -1;
+		part_event(s, r.job, r.part, PEV_STORE_ERROR, NULL);
 		jobs_publish(s, r.job);
 		return;
 	}
@@ -517,8 +495,7 @@ void sched_result(struct sup *s, uint32_t ci)
 		int e = d.err > 0 && d.err < 4096 ? d.err : EIO;
 		sup_log("gpu.%u: job %llu partition %u: %s: %s", c->slot, (unsigned long long)j->id,
 			r.part, store_op_name(d.op), strerror(e));
-		pt->state = SHM_PART_QUEUED;
-		pt->gpu_child = -1;
+		part_event(s, r.job, r.part, PEV_STORE_ERROR, NULL);
 		results_part_failed(s, r.job, e, store_op_name(d.op));
 		jobs_publish(s, r.job);
 		return;
@@ -526,7 +503,7 @@ void sched_result(struct sup *s, uint32_t ci)
 	results_part_stored(s, r.job, r.part, d.digest);
 	if (check_stored(s, r.job, r.part, ci))
 		return;	/* made again instead */
-	pt->state = SHM_PART_DONE;
+	part_event(s, r.job, r.part, PEV_STORED, NULL);
 	pt->gpu_ns = c->hdr.work_ns;
 	if (pt->gpu_ns > s->longest_ns[j->kind])
 		s->longest_ns[j->kind] = pt->gpu_ns;
@@ -562,10 +539,10 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 		/* it abandoned the partition on request (preempt.c): requeued
 		 * with no attempt counted, not a failure */
 		if (jobs_wanted(s, &r)) {
-			s->jobs[r.job].part[r.part].preempting = 1;
+			part_event(s, r.job, r.part, PEV_TAKE_BACK, NULL);
 			preempt_note(s, ci, &r, "abandoned on request");
 		}
-		requeue_one(s, &r, "pre-empted");
+		requeue_one(s, &r, PEV_PREEMPTED, "pre-empted");
 		return;
 	}
 	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM)) {
@@ -573,7 +550,7 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 			/* its synth was killed to pre-empt this relay (preempt.c)
 			 * and the relay padded the stream: taken back, not lost,
 			 * whether or not the synth's death was reaped yet */
-			requeue_one(s, &r, "pre-empted");
+			requeue_one(s, &r, PEV_PREEMPTED, "pre-empted");
 			return;
 		}
 		if (r.from_child >= 0 && s->child[r.from_child].pid == r.from)
@@ -591,5 +568,5 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 		  r.part, "%s.%u: job %llu partition %u failed: %s", c->kind == CHILD_GPU ? "gpu" : "synth",
 		  c->slot, (unsigned long long)r.id, r.part, shown);
 	snprintf(reason, sizeof reason, "failed (%s)", shown);
-	requeue_one(s, &r, reason);
+	requeue_one(s, &r, PEV_FAILED, reason);
 }

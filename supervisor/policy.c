@@ -31,7 +31,7 @@
 /* What a partition of j costs at a gpuworker: a, b, c. */
 static uint64_t part_bytes(const struct job *j)
 {
-	return 3ull << j->log_size << 5;
+	return (j->params ? 4ull : 3ull) << j->log_size << 5;	/* a proof: the witness too */
 }
 
 /* What it costs at a synth: a chunk of rows being made and the pipe. */
@@ -62,6 +62,14 @@ static uint64_t mem_used(const struct sup *s, int gpu)
 uint64_t sched_mem_used(const struct sup *s)
 {
 	return mem_used(s, 0) + check_mem(s);
+}
+
+/* What the work in flight may use: mem_budget less the resident params
+ * (mapped by every gpuworker, one copy in memory: counted once; start
+ * refuses params that leave nothing). */
+static uint64_t work_budget(const struct sup *s)
+{
+	return s->conf.mem_budget - params_mem(s);
 }
 
 static int part_cmp(const struct sup *s, int ja, uint32_t pa, int jb, uint32_t pb)
@@ -117,7 +125,7 @@ static void dispatch_synth(struct sup *s, uint32_t ci, int ji, uint32_t p)
 	memcpy(buf, &h, sizeof h);
 	memcpy(buf + sizeof h, &req, sizeof req);
 	child_write(s, ci, buf, sizeof buf);
-	j->part[p].state = SHM_PART_SYNTH;
+	part_event(s, ji, p, PEV_SENT, NULL);
 	j->part[p].synth_child = (int16_t)ci;
 	j->part[p].synth_start_ns = shm_now_mono();
 	if (j->state == SHM_JOB_QUEUED) {
@@ -193,7 +201,7 @@ void sched_run(struct sup *s)
 	while ((si = ready_pick(s, &gi)) >= 0) {
 		const struct job *j = &s->jobs[s->child[si].hold[0].job];
 		uint64_t more = part_bytes(j) - synth_bytes(j);
-		if (at_gpus && used + more > s->conf.mem_budget)
+		if (at_gpus && used + more > work_budget(s))
 			break;	/* (with nothing at the gpuworkers one goes anyway) */
 		relay_start(s, (uint32_t)si, (uint32_t)gi);
 		used += more;
@@ -208,7 +216,7 @@ void sched_run(struct sup *s)
 	for (uint32_t i = s->ngpu; i < s->nchild && !urgent; i++) {
 		if (!child_takes_work(&s->child[i]) || !child_idle(&s->child[i]))
 			continue;
-		if (used && used + check_mem(s) > s->conf.mem_budget)
+		if (used && used + check_mem(s) > work_budget(s))
 			break;
 		if (!check_dispatch(s, i))
 			break;
@@ -227,7 +235,7 @@ void sched_run(struct sup *s)
 			results_alloc(s, ji);
 			break;
 		}
-		if (used && used + synth_bytes(&s->jobs[ji]) > s->conf.mem_budget)
+		if (used && used + synth_bytes(&s->jobs[ji]) > work_budget(s))
 			break;
 		dispatch_synth(s, i, ji, p);
 		used += synth_bytes(&s->jobs[ji]);

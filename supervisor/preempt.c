@@ -116,7 +116,7 @@ void preempt_note(struct sup *s, uint32_t ci, const struct part_ref *r, const ch
 static void mark(struct sup *s, const struct part_ref *r)
 {
 	if (jobs_wanted(s, r))
-		s->jobs[r->job].part[r->part].preempting = 1;
+		part_event(s, r->job, r->part, PEV_TAKE_BACK, NULL);
 }
 
 void preempt_kill(struct sup *s, uint32_t ci, const char *why)

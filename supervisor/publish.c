@@ -96,6 +96,6 @@ void sched_publish(struct sup *s)
 		st->jobs_running += s->jobs[i].id && s->jobs[i].state == SHM_JOB_RUNNING;
 	}
 	st->mem_budget = s->conf.mem_budget;
-	st->mem_used = sched_mem_used(s);
+	st->mem_used = sched_mem_used(s) + params_mem(s);	/* the params resident too */
 	shm_write_sup(&s->seg, st);
 }

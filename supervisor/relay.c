@@ -202,7 +202,7 @@ void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	c->relay_dst = (int)gi;
 	g->src_child = (int)si;
 	relay_apply(s, si, REV_START);
-	pt->state = SHM_PART_PROVING;
+	part_event(s, r.job, r.part, PEV_RELAYED, NULL);
 	pt->gpu_child = (int16_t)gi;
 	jobs_publish(s, r.job);
 }

@@ -259,7 +259,7 @@ void results_lose_kept(struct sup *s, int ji)
 
 	for (uint32_t p = 0; p < j->nparts; p++)
 		if (j->part[p].state == SHM_PART_DONE) {
-			j->part[p].state = SHM_PART_QUEUED;
+			part_event(s, ji, p, PEV_LOST, NULL);
 			lost++;
 		}
 	memset(j->tail, 0, sizeof j->tail);
@@ -289,7 +289,7 @@ static void start_alloc(struct sup *s, int ji)
 		uint32_t lost = 0;
 		for (uint32_t p = 0; p < j->nparts; p++)
 			if (j->part[p].state == SHM_PART_DONE) {
-				j->part[p].state = SHM_PART_QUEUED;
+				part_event(s, ji, p, PEV_LOST, NULL);
 				lost++;
 			}
 		sup_log("job %llu: its result file was removed; making it again (%u partitions to "

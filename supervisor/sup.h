@@ -35,6 +35,7 @@
 #include "shm/shm.h"
 #include "supervisor/child_fsm.h"
 #include "supervisor/loop.h"
+#include "supervisor/part_fsm.h"
 #include "supervisor/relay_fsm.h"
 
 #define SUP_MAX_CONNS 32
@@ -452,6 +453,12 @@ void check_on_exit(struct sup *s, uint32_t ci);
 int check_settled(const struct job *j);
 /* Bytes the verifying synths hold (the memory budget). */
 uint64_t check_mem(const struct sup *s);
+
+/* part.c: partition p of job ji meets ev (why: the reason a poisoned
+ * partition's job fails with). The only writer of a partition's state,
+ * attempts and pre-emption flag after its creation; it does not publish.
+ * Returns the state it is in after. */
+unsigned part_event(struct sup *s, int ji, uint32_t p, enum part_event ev, const char *why);
 
 /* params.c: the kinds' params made resident at start (before any child),
  * their memory, and closing them at the end. */
