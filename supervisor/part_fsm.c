@@ -20,7 +20,7 @@
 
 /* Rows shared by the states a worker may hold a partition in. */
 #define HELD(st) \
-	[PEV_STORED] = T(D, PA_FORGET_HOLDERS, "stored"), \
+	[PEV_STORED] = T(D, PA_NONE, "stored (its record keeps which slots made it)"), \
 	[PEV_STORE_ERROR] = T(Q, PA_FORGET_HOLDERS, "not stored: queued again, no attempt counted"), \
 	[PEV_HOLDER_DIED] = T(Q, PA_FORGET_HOLDERS | PA_ATTEMPT, "its worker died: queued again, one more attempt"), \
 	[PEV_FAILED] = T(Q, PA_FORGET_HOLDERS | PA_ATTEMPT, "its worker failed it: queued again, one more attempt"), \

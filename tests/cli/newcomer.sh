@@ -111,8 +111,8 @@ P cancel "$id2" >/dev/null || fail "cancel $id2"
 
 # jobs and its filters
 P jobs >"$dir/jobs" || fail "jobs: exit $?"
-grep -q "^$id1 \+winning-post \+done \+1/1 " "$dir/jobs" || fail "jobs lacks job $id1 done: $(cat "$dir/jobs")"
-grep -q "^$id2 \+porep \+cancelled " "$dir/jobs" || fail "jobs lacks job $id2 cancelled: $(cat "$dir/jobs")"
+grep -q "^$id1 \+winning-post \+h \+done \+1/1 " "$dir/jobs" || fail "jobs lacks job $id1 done: $(cat "$dir/jobs")"
+grep -q "^$id2 \+porep \+h \+cancelled " "$dir/jobs" || fail "jobs lacks job $id2 cancelled: $(cat "$dir/jobs")"
 [ "$(P jobs --state done | tail -n +2 | awk '{print $1}')" = "$id1" ] || fail "jobs --state done"
 [ "$(P jobs --kind porep | tail -n +2 | awk '{print $1}')" = "$id2" ] || fail "jobs --kind porep"
 [ "$(P jobs --state running | wc -l)" -eq 1 ] || fail "jobs --state running shows a job"
