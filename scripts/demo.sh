@@ -99,6 +99,17 @@ if [ -n "$proofsfile" ]; then
   printf '\x01' | dd of="$t" bs=1 seek=$((80 + 152 + 20)) conv=notrunc status=none
   echo "a copy with one byte of partition 0's proof changed:"
   "$bin/provisor" verify --params "$params" "$t" 2>&1 | grep -v ': ok$' | sed 's/^/  /' || true
+  # a forger's copy: partition 1's valid proof put in partition 0's place,
+  # its digest and the file's checksum recomputed (docs/formats.md)
+  P=$(od -An -tu4 -j56 -N4 "$proofsfile" | tr -d ' ')
+  put() { printf "$(echo "$2" | sed 's/../\\x&/g')" | dd of="$t" bs=1 seek="$1" conv=notrunc status=none; }
+  cp "$proofsfile" "$t"
+  dd if="$proofsfile" of="$t" bs=1 skip=$((80 + 376)) seek=80 count=376 conv=notrunc status=none
+  put $((80 + P * 376)) "$(dd if="$t" bs=1 skip=80 count=376 status=none | b2sum -l 256 | cut -d' ' -f1)"
+  put $((80 + P * 408)) "$( { head -c 80 "$t"; dd if="$t" bs=1 skip=$((80 + P * 376)) count=$((P * 32)) status=none; } |
+                           b2sum -l 256 | cut -d' ' -f1)"
+  echo "a forger's copy (partition 1's proof in partition 0's place, every digest recomputed):"
+  "$bin/provisor" verify --params "$params" "$t" 2>&1 | grep -v ': ok$' | sed 's/^/  /' || true
 fi
 if [ -n "$hfile" ]; then
   t="$state/tampered.result"
@@ -110,16 +121,16 @@ fi
 echo
 echo "a standalone Groth16 proof of one partition (the same params):"
 g16=0
-cp "$params" "$state/params" &&
+cp "$params" "$state/g16.params" &&
 "$bin/provisor" synth --seed de30 --partition 0 --log-size 12 -o "$state/part" &&
-"$bin/provisor" prove -i "$state/part" --params "$state/params" -o "$state/proof" --backend cpu 2>/dev/null | sed 's/^/  /' &&
-"$bin/provisor" verify --params "$state/params" "$state/proof" | sed 's/^/  /' || g16=1
+"$bin/provisor" prove -i "$state/part" --params "$state/g16.params" -o "$state/proof" --backend cpu 2>/dev/null | sed 's/^/  /' &&
+"$bin/provisor" verify --params "$state/g16.params" "$state/proof" | sed 's/^/  /' || g16=1
 # relabel it as partition 1 and recompute its checksum, as a forger would
 cp "$state/proof" "$state/proof.bad" 2>/dev/null && printf '\x01' | dd of="$state/proof.bad" bs=1 seek=16 conv=notrunc status=none &&
   sum=$(head -c 344 "$state/proof.bad" | b2sum -l 256 | cut -d' ' -f1) &&
   printf "$(echo "$sum" | sed 's/../\\x&/g')" | dd of="$state/proof.bad" bs=1 seek=344 conv=notrunc status=none &&
   echo "  the same proof relabelled as partition 1 (checksum recomputed):" &&
-  { "$bin/provisor" verify --params "$state/params" "$state/proof.bad" 2>&1 | sed 's/^/    /' || true; }
+  { "$bin/provisor" verify --params "$state/g16.params" "$state/proof.bad" 2>&1 | sed 's/^/    /' || true; }
 "$bin/provisor" stop --name "$name" >/dev/null
 wait "$sup" || true
 sup=
