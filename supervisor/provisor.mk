@@ -22,6 +22,8 @@ BENCHES += $(BIN)/bench/relay
 BENCHES += bench/scale.sh
 # bench/preempt.sh: winning-post latency behind a saturated load (issue 14)
 BENCHES += bench/preempt.sh
+# bench/proofs.sh: the pipeline that proves, k = 16 and 20, against standalone prove (issue 20)
+BENCHES += bench/proofs.sh
 bench/scale.sh: $(BIN)/bench/ctl-rtt
 $(BIN)/bench/relay: $(call objs,bench/relay_bench.c)
 LDLIBS_bench/relay = $(call pc_libs,liburing)
