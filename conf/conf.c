@@ -283,6 +283,14 @@ static int conf_set_socket_group(struct conf *c, const char *v)
 	return 0;
 }
 
+static int conf_set_params_dir(struct conf *c, const char *v)
+{
+	if (v[0] != '/' || strlen(v) >= sizeof c->params_dir)
+		return -1;
+	snprintf(c->params_dir, sizeof c->params_dir, "%s", v);
+	return 0;
+}
+
 static const struct conf_key conf_sup_keys[] = {
 	CK_SET("name", conf_set_name, "an instance name ([A-Za-z0-9_.-], 1 to 32 characters)"),
 	CK_SET("state_dir", conf_set_state_dir, "an absolute path"),
@@ -306,6 +314,8 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_FIELD("stop_timeout", CK_MS, conf, stop_timeout_ms),
 	CK_FIELD("preempt_after", CK_DUR, conf, preempt_after_ms),
 	CK_FIELD("preempt_grace", CK_MS, conf, preempt_grace_ms),
+	CK_SET("params_dir", conf_set_params_dir, "an absolute path of a directory of params files, "
+	       "at most 255 bytes"),
 };
 
 static const struct conf_key conf_kind_keys[] = {

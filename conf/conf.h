@@ -68,6 +68,7 @@ struct conf {
 	mode_t shm_mode;
 	mode_t socket_mode;
 	char socket_group[64];	/* "" = none */
+	char params_dir[256];	/* params found by k for kinds without their own; "" = none */
 	uint32_t max_jobs;
 	uint32_t max_log_size;	/* largest k accepted from submit */
 	/* Crash handling (systemd's RestartSec/RestartMaxDelaySec and OTP's

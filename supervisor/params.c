@@ -17,6 +17,7 @@
  * they cannot reach STATE/params, and the page cache holds one copy for
  * all of them. The supervisor itself keeps only the verifying keys.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -125,9 +126,63 @@ static int resident_open(struct sup *s, int dfd, const char *path, const struct 
 	return fd;
 }
 
+/* params_dir: the params file in dir for k into out (left "" when there
+ * is none). Files that are not params files are passed over; two for one
+ * k are refused (which would be meant?). 0, or -1 with one line. */
+static int find_in_dir(const char *dir, uint32_t k, char *out, size_t len, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	out[0] = '\0';
+	if (!d) {
+		snprintf(err, errlen, "params_dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		struct groth16_params vk;
+		char path[600], why[300];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || groth16_params_read(path, &vk, 1, why, sizeof why))
+			continue;
+		if (vk.k != k)
+			continue;
+		if (out[0]) {
+			snprintf(err, errlen, "params_dir %s has two params files for k=%u: %s and %s", dir, k, out,
+				 e->d_name);
+			closedir(d);
+			return -1;
+		}
+		if (strlen(path) >= len) {
+			snprintf(err, errlen, "params_dir: %s: path too long", path);
+			closedir(d);
+			return -1;
+		}
+		snprintf(out, len, "%s", path);
+	}
+	closedir(d);
+	return 0;
+}
+
 int params_prepare(struct sup *s, char *err, size_t errlen)
 {
 	int dfd = -1;
+
+	for (uint32_t k = 1; k <= VOCAB_NKINDS && s->conf.params_dir[0]; k++) {
+		struct conf_kind *ck = &s->conf.kind[k];
+
+		if (ck->params[0])
+			continue;	/* its own file wins */
+		if (find_in_dir(s->conf.params_dir, ck->log_size, ck->params, sizeof ck->params, err, errlen))
+			return -1;
+		if (!ck->params[0])
+			sup_log("params_dir %s: no params for k=%u: kind %s keeps H output", s->conf.params_dir,
+				ck->log_size, vocab_kind_name(k));
+	}
 
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		const char *path = s->conf.kind[k].params;

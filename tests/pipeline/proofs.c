@@ -51,13 +51,19 @@ static int sh(const char *fmt, ...)
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
 }
 
-static void write_conf(const char *extra, const char *wp)
+/* pdir: find porep's params in that directory (params_dir) instead. */
+static void write_conf(const char *extra, const char *wp, const char *pdir)
 {
 	FILE *f = fopen(conf_path, "w");
 
 	CHECK(f, "fopen %s", conf_path);
-	fprintf(f, "[supervisor]\npreempt_grace = %us\n%s\n[kind.porep]\nlog_size = 12\npartitions = 4\n"
-		"params = %s\n[kind.winning-post]\nlog_size = 10\n%s\n", 10 * t_slow(), extra, params, wp);
+	fprintf(f, "[supervisor]\npreempt_grace = %us\n%s\n", 10 * t_slow(), extra);
+	if (pdir)
+		fprintf(f, "params_dir = %s\n", pdir);
+	fprintf(f, "[kind.porep]\nlog_size = 12\npartitions = 4\n");
+	if (!pdir)
+		fprintf(f, "params = %s\n", params);
+	fprintf(f, "[kind.winning-post]\nlog_size = 10\n%s\n", wp);
 	fclose(f);
 }
 
@@ -103,7 +109,7 @@ static void supervisor1(void)
 	char reply[256], log[400];
 	uint64_t id[3];
 
-	write_conf("", "");
+	write_conf("", "", NULL);
 	snprintf(fault_state, sizeof fault_state, "%s/fault", dir);
 	setenv("PROVISOR_FAULT_STATE", fault_state, 1);
 	setenv("PROVISOR_FAULT", "gpu.0:during:kill:1@1,gpu.1:store:flip:1@2", 1);
@@ -173,11 +179,19 @@ static void supervisor2(void)
 
 	/* the winning-post may run only on gpu.0, kept full of porep proofs
 	 * (one proving, one received): the pre-emption must happen */
-	write_conf("preempt_after = 0", "slots = gpu.0");
+	/* porep's params found in a directory by k (a hard link: the same
+	 * file, so its resident form is still current) */
+	char pdir[400];
+	snprintf(pdir, sizeof pdir, "%s/pdir", dir);
+	CHECK(sh("mkdir %s && ln %s %s/porep12.params && echo notes > %s/README", pdir, params, pdir, pdir) == 0,
+	      "params dir");
+	write_conf("preempt_after = 0", "slots = gpu.0", pdir);
 	sv_start(&sv, "proofs", "--config", conf_path, "--gpus", "1", "--workers-per-gpu", "2", "--synth", "2",
 		 "--backend", "cpu", NULL);
 	CHECK(sh("grep -c 'validating every point once' %s | grep -qx 0", sv.log) == 0,
 	      "the second start validated the params again");
+	CHECK(sh("grep -q 'params %s/porep12.params: k=12.*for kind porep' %s", pdir, sv.log) == 0,
+	      "params_dir: porep's params not found by k");
 	/* pre-emption behind proofs: no worker killed */
 	uint64_t porep = sv_submit(&sv, "porep partitions=12");
 	struct shm_slot a;
@@ -263,6 +277,16 @@ int main(void)
 	char damaged[400];
 	snprintf(damaged, sizeof damaged, "%s/damaged", dir);
 	start_refused(damaged, 12, "checksum mismatch");
+	{	/* params_dir with two files for porep's k: which one? refused */
+		FILE *f = fopen(conf_path, "w");
+		CHECK(f, "fopen");
+		fprintf(f, "[supervisor]\nparams_dir = %s\n[kind.porep]\nlog_size = 12\n", dir);
+		fclose(f);
+		CHECK(sh("%s/provisor run --name t-proofs-dir-%d --state-dir %s/badstate --config %s --backend cpu "
+			 "2>&1 | tail -n 1 | grep -q 'has two params files for k=12'", sv_bin(), (int)getpid(), dir,
+			 conf_path) == 0, "params_dir with two k=12 files was not refused");
+		printf("ok: refused at start: params_dir with two files for one k\n");
+	}
 	supervisor1();
 	supervisor2();
 	/* provisor params: list, a stale source, load, evict */
