@@ -38,21 +38,7 @@ now() { date +%s.%N; }
 minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
 json_num() { grep -o "\"$1\": *[0-9.e+-]*" "$dir/json" | head -1 | sed 's/.*: *//'; }
 
-# sample SUPPID OUT: every 100 ms, "role pid cpu_ticks hwm_kb" of the
-# supervisor and each child, until killed.
-sample() {
-  local sp=$1 out=$2 p comm
-  while :; do
-    for p in "$sp" $(cat "/proc/$sp/task/$sp/children" 2>/dev/null); do
-      comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
-      awk -v role="$comm" -v pid="$p" '
-        FNR == 1 && FILENAME ~ /stat$/ { sub(/.*\) /, ""); split($0, f, " "); cpu = f[12] + f[13] }
-        /^VmHWM:/ { hwm = $2 }
-        END { if (cpu != "") print role, pid, cpu, hwm + 0 }' "/proc/$p/stat" "/proc/$p/status" 2>/dev/null
-    done >>"$out"
-    sleep 0.1
-  done
-}
+. "$(dirname "$0")/lib.sh"	# sample
 
 wp_latency() {  # NAME: a winning-post's submit-to-done in seconds
   local t0 t1
@@ -134,6 +120,7 @@ EOF
   awk -v k="$k" -v P="$P" -v wall="$twall" -v tp="$tprove" -v ts="$tsynth" -v hz="$(getconf CLK_TCK)" \
       -v lmax="$lmax" -v tload="$tload" -v tcat="$tcat" -v val="$validated" -v idle="$idle" \
       -v loaded="$loaded" -v restarts="$restarts" -v pre="$preempted" '
+    $1 == "delay" { next }
     { p = $1 " " $2; if (!(p in first)) first[p] = $1 == "provisor" ? $3 : 0
       cpu[p] = $3; role[p] = $1; if ($4 > hwm[$1]) hwm[$1] = $4 }
     END {

@@ -35,23 +35,7 @@ now() { date +%s.%N; }
 json_num() { grep -o "\"$1\": *[0-9.e+-]*" "$dir/json" | head -1 | sed 's/.*: *//'; }
 minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
 
-# sample SUPPID OUT: every 100 ms, "role pid cpu_ticks hwm_kb" of the
-# supervisor and each child, and "delay ns" (the supervisor's time waiting
-# on a run queue, /proc/PID/schedstat), appended to OUT until killed.
-sample() {
-  local sp=$1 out=$2 p comm
-  while :; do
-    awk '{ print "delay", $2 }' "/proc/$sp/schedstat" 2>/dev/null >>"$out"
-    for p in "$sp" $(cat "/proc/$sp/task/$sp/children" 2>/dev/null); do
-      comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
-      awk -v role="$comm" -v pid="$p" '
-        FNR == 1 && FILENAME ~ /stat$/ { sub(/.*\) /, ""); split($0, f, " "); cpu = f[12] + f[13] }
-        /^VmHWM:/ { hwm = $2 }
-        END { if (cpu != "") print role, pid, cpu, hwm + 0 }' "/proc/$p/stat" "/proc/$p/status" 2>/dev/null
-    done >>"$out"
-    sleep 0.1
-  done
-}
+. "$(dirname "$0")/lib.sh"	# sample
 
 # cpu_of CMD...: run it; print its wall time and its CPU time (user +
 # system, from bash's `times` in a subshell that ran only it).

@@ -67,27 +67,20 @@ static void write_conf(const char *extra, const char *wp, const char *pdir)
 	fclose(f);
 }
 
-static uint64_t restarts(void)
+/* The gpu slots' restarts (0) or preempted (1) counters, summed. */
+static uint64_t gpu_sum(int which)
 {
 	uint64_t n = 0;
 	struct shm_slot sl;
 
 	for (uint32_t i = 0; i < shm_count(&sv.seg, SHM_T_GPU); i++)
 		if (shm_read_slot(&sv.seg, SHM_T_GPU, i, &sl) == 0)
-			n += sl.restarts;
+			n += which ? sl.preempted : sl.restarts;
 	return n;
 }
 
-static uint64_t preempted(void)
-{
-	uint64_t n = 0;
-	struct shm_slot sl;
-
-	for (uint32_t i = 0; i < shm_count(&sv.seg, SHM_T_GPU); i++)
-		if (shm_read_slot(&sv.seg, SHM_T_GPU, i, &sl) == 0)
-			n += sl.preempted;
-	return n;
-}
+#define restarts() gpu_sum(0)
+#define preempted() gpu_sum(1)
 
 /* verify --params on job id's result: its ok lines, or -1 on a failure. */
 static int verify_proofs(uint64_t id)
