@@ -1,5 +1,5 @@
 /*
- * layout: the byte layout of the status segment, ABI version 3. This file
+ * layout: the byte layout of the status segment, ABI version 4. This file
  * and docs/shm-layout.md describe the same bytes; the static asserts at the
  * bottom pin every offset a reader in another language relies on.
  *
@@ -70,7 +70,7 @@ struct shm_header {
 	uint8_t reserved[SHM_HEADER_SIZE - 460];
 };
 
-/* Worker slot states. The worker writes STARTING, IDLE and BUSY; the
+/* Worker slot states. The worker writes STARTING, LOADING, IDLE and BUSY; the
  * supervisor writes the others, and only after it has reaped the worker. */
 enum shm_slot_state {
 	SHM_SLOT_EMPTY = 0,	/* never started */
