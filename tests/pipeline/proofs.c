@@ -17,8 +17,8 @@
  *     verifies; gpu.0's death lost nothing;
  *   - a one-byte change to a committed proof is refused by verify;
  *   - a porep job at another k is refused at submit, in one line.
- * Supervisor 2 (no faults; preempt_after = 0, a long preempt_grace; the
- * winning-post confined to gpu.0, which porep proofs keep full):
+ * Supervisor 2 (no faults; preempt_after = 1 ms, a long preempt_grace;
+ * the winning-post confined to gpu.0, which porep proofs keep busy):
  *   - a winning-post behind 12 porep proofs takes gpu.0 back:
  *     an abandon is counted, no worker restarts (none killed), and the
  *     porep job's proofs all verify;
@@ -170,15 +170,16 @@ static void supervisor2(void)
 	struct shm_job j, w;
 	char reply[256];
 
-	/* the winning-post may run only on gpu.0, kept full of porep proofs
-	 * (one proving, one received): the pre-emption must happen */
+	/* the winning-post may run only on gpu.0, kept busy with porep proofs,
+	 * and may take back a running one 1 ms after it is ready: the
+	 * pre-emption must happen (in the MSMs, mostly: they are the proof) */
 	/* porep's params found in a directory by k (a hard link: the same
 	 * file, so its resident form is still current) */
 	char pdir[400];
 	snprintf(pdir, sizeof pdir, "%s/pdir", dir);
 	CHECK(sh("mkdir %s && ln %s %s/porep12.params && echo notes > %s/README", pdir, params, pdir, pdir) == 0,
 	      "params dir");
-	write_conf("preempt_after = 0", "slots = gpu.0", pdir);
+	write_conf("preempt_after = 1ms", "slots = gpu.0", pdir);
 	sv_start(&sv, "proofs", "--config", conf_path, "--gpus", "1", "--workers-per-gpu", "2", "--synth", "2",
 		 "--backend", "cpu", NULL);
 	CHECK(sh("grep -c 'validating every point once' %s | grep -qx 0", sv.log) == 0,
