@@ -218,8 +218,13 @@ static void detail_slot(struct canvas *cv, struct cv_rect r, const struct snap *
 	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "partitions done %llu, failed %llu; restarts %llu; last exit %s",
 		  (unsigned long long)x->done, (unsigned long long)x->failed,
 		  (unsigned long long)x->restarts, ex);
-	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "partitions pre-empted %llu (taken back for more urgent work)",
-		  (unsigned long long)x->preempted);
+	char ld[48] = "";
+	if (x->state == SHM_SLOT_LOADING)
+		snprintf(ld, sizeof ld, "; loading params %u%%", x->load_permille / 10);
+	else if (x->load_ns)
+		snprintf(ld, sizeof ld, "; params loaded in %.2f s", x->load_ns / 1e9);
+	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "partitions pre-empted %llu (taken back for more urgent work)%s",
+		  (unsigned long long)x->preempted, ld);
 	cv_printf(cv, y++, r.x, -1, CV_NORMAL, "last heartbeat %s ago", c);
 }
 
