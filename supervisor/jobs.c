@@ -382,7 +382,7 @@ void sched_requeue(struct sup *s, uint32_t ci, const char *why)
 
 	for (int i = 0; i < c->nhold; i++)
 		requeue_one(s, &c->hold[i], PEV_HOLDER_DIED, why);
-	c->nhold = 0;
+	part_unhold_all(s, ci);
 	if (c->kind == CHILD_SYNTH) {
 		check_on_exit(s, ci);	/* its verification goes back to pending */
 		relay_on_src_exit(s, ci);	/* the rest of its payload is gone */
@@ -405,7 +405,7 @@ void sched_synth_ready(struct sup *s, uint32_t ci)
 		return;
 	}
 	if (!jobs_wanted(s, r)) {	/* cancelled meanwhile: throw it away */
-		c->nhold = 0;
+		part_unhold_all(s, ci);
 		c->relay_left = c->hdr.payload_len;
 		relay_discard(s, ci);
 		return;
@@ -431,8 +431,7 @@ static int take_hold(struct sup *s, uint32_t ci, struct part_ref *out)
 		struct part_ref *r = &c->hold[i];
 		if (r->gen == c->hdr.gen && r->id == c->hdr.job && r->part == c->hdr.partition) {
 			*out = *r;
-			memmove(&c->hold[i], &c->hold[i + 1], (size_t)(c->nhold - i - 1) * sizeof *r);
-			c->nhold--;
+			part_unhold(s, ci, i);
 			return 0;
 		}
 	}
@@ -525,7 +524,7 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 			return;
 		}
 		r = c->hold[0];
-		c->nhold = 0;
+		part_unhold_all(s, ci);
 	} else if (take_hold(s, ci, &r) < 0) {
 		child_kill(s, ci, "reported a failure for a partition it does not hold");
 		return;

@@ -1,12 +1,44 @@
 /*
  * part: part_event(), the one writer of a partition's state, attempts and
- * pre-emption flag once it exists (part_fsm.h has the table). Callers
- * publish the job record when they are done with it.
+ * pre-emption flag once it exists (part_fsm.h has the table), and
+ * part_hold / part_unhold / part_unhold_all, the only writers of a
+ * child's holds and their count. Callers publish the job record when they
+ * are done with it.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "supervisor/part_fsm.h"
 #include "supervisor/sup.h"
+
+/* The holders' lists: child ci takes r (at the end: a gpuworker proves
+ * in arrival order), drops entry i, or drops all. */
+void part_hold(struct sup *s, uint32_t ci, const struct part_ref *r)
+{
+	struct child *c = &s->child[ci];
+
+	if (c->nhold >= SUP_GPU_DEPTH) {	/* the callers check room; never reached */
+		sup_log("%s.%u: no room for job %llu partition %u", child_kind_name(c), c->slot,
+			(unsigned long long)r->id, r->part);
+		return;
+	}
+	c->hold[c->nhold++] = *r;
+}
+
+void part_unhold(struct sup *s, uint32_t ci, int i)
+{
+	struct child *c = &s->child[ci];
+
+	if (i < 0 || i >= c->nhold)
+		return;
+	memmove(&c->hold[i], &c->hold[i + 1], (size_t)(c->nhold - i - 1) * sizeof c->hold[0]);
+	c->nhold--;
+}
+
+void part_unhold_all(struct sup *s, uint32_t ci)
+{
+	s->child[ci].nhold = 0;
+}
 
 unsigned part_event(struct sup *s, int ji, uint32_t p, enum part_event ev, const char *why)
 {

@@ -117,8 +117,8 @@ static void dispatch_synth(struct sup *s, uint32_t ci, int ji, uint32_t p)
 	struct frame_hdr h;
 
 	memcpy(req.seed, j->seed, j->seed_len);
-	c->hold[0] = (struct part_ref){ .id = j->id, .job = ji, .part = p, .gen = ++s->next_gen };
-	c->nhold = 1;
+	part_unhold_all(s, ci);
+	part_hold(s, ci, &(struct part_ref){ .id = j->id, .job = ji, .part = p, .gen = ++s->next_gen });
 	frame_init(&h, FRAME_SYNTH_REQ, j->id, p, (uint16_t)j->kind, (uint16_t)j->log_size,
 		   c->hold[0].gen);
 	frame_seal(&h, &req, sizeof req);

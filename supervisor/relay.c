@@ -195,10 +195,10 @@ void relay_start(struct sup *s, uint32_t si, uint32_t gi)
 	r.gen = ++s->next_gen;
 	r.from = c->pid;
 	r.from_child = (int)si;
-	g->hold[g->nhold++] = r;
+	part_hold(s, gi, &r);
 	c->relay_ref = r;
 	c->relay_start_ns = shm_now_mono();
-	c->nhold = 0;
+	part_unhold_all(s, si);
 	c->relay_dst = (int)gi;
 	g->src_child = (int)si;
 	relay_apply(s, si, REV_START);

@@ -182,7 +182,7 @@ int child_spawn(struct sup *s, uint32_t ci)
 	c->kill_why[0] = '\0';
 	c->rd = RD_HDR;
 	c->hdr_have = 0;
-	c->nhold = 0;
+	part_unhold_all(s, ci);
 	c->src_child = c->hdr_for = c->relay_op_dst = -1;
 	c->epoch++;
 	c->rd_pending = c->wr_pending = 0;

@@ -459,6 +459,11 @@ uint64_t check_mem(const struct sup *s);
  * attempts and pre-emption flag after its creation; it does not publish.
  * Returns the state it is in after. */
 unsigned part_event(struct sup *s, int ji, uint32_t p, enum part_event ev, const char *why);
+/* The only writers of a child's holds (hold[], nhold): take r, drop entry
+ * i, drop all. */
+void part_hold(struct sup *s, uint32_t ci, const struct part_ref *r);
+void part_unhold(struct sup *s, uint32_t ci, int i);
+void part_unhold_all(struct sup *s, uint32_t ci);
 
 /* params.c: the kinds' params made resident at start (before any child),
  * their memory, and closing them at the end. */
