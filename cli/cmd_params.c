@@ -131,7 +131,9 @@ static int params_list(int dfd, const char *state)
 			n++;
 			continue;
 		}
-		fresh = groth16_resident_fresh(dfd, e->d_name, src, why, sizeof why);
+		struct groth16_params svk;
+		fresh = groth16_params_read(src, &svk, 1, why, sizeof why) ? -1
+			: groth16_resident_fresh(dfd, e->d_name, src, &svk, why, sizeof why);
 		printf("%-28s %3u %10.1f %6.1f%% %-6s %s\n", e->d_name, p.k, (double)st.st_size / 1048576.0,
 		       in_memory(fd, (uint64_t)st.st_size), fresh == 1 ? "same" : fresh == 0 ? "stale" : "gone",
 		       util_clean(shown, sizeof shown, src));
@@ -156,7 +158,7 @@ static int params_load(int dfd, const char *path, int quiet)
 		return 1;
 	}
 	groth16_resident_name(&vk, name, sizeof name);
-	fresh = groth16_resident_fresh(dfd, name, path, why, sizeof why);
+	fresh = groth16_resident_fresh(dfd, name, path, &vk, why, sizeof why);
 	if (fresh < 0) {
 		fprintf(stderr, "provisor params: %s\n", why);
 		return 1;

@@ -73,11 +73,7 @@ static void prove_randomness(fr_t *r, fr_t *s, const struct synth_id *test)
 	uint8_t wide[64], key[32];
 
 	if (!test) {
-		randombytes_buf(wide, sizeof wide);
-		fr_from_bytes_wide(r, wide);
-		randombytes_buf(wide, sizeof wide);
-		fr_from_bytes_wide(s, wide);
-		sodium_memzero(wide, sizeof wide);
+		groth16_randomness(r, s);
 		return;
 	}
 	crypto_generichash(key, sizeof key, test->seed, test->seed_len, (const uint8_t *)tag, sizeof tag - 1);

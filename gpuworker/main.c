@@ -637,16 +637,12 @@ static int gw_groth16(struct gw_part *p, struct frame_h_done *d)
 	size_t n = (size_t)1 << h->log_size;
 	const fr_t *z = p->buf + 3 * n;
 	struct groth16_proof_file f = { .id = p->id };
-	uint8_t wide[64], out[GROTH16_PROOF_BYTES];
+	uint8_t out[GROTH16_PROOF_BYTES];
 	fr_t r, s;
 	int rc;
 
 	static_assert(GROTH16_PROOF_BYTES == PFILE_PROOF_REGION, "a proofs file's region is a proof file");
-	randombytes_buf(wide, sizeof wide);
-	fr_from_bytes_wide(&r, wide);
-	randombytes_buf(wide, sizeof wide);
-	fr_from_bytes_wide(&s, wide);
-	sodium_memzero(wide, sizeof wide);
+	groth16_randomness(&r, &s);
 	rc = groth16_prove(&f.proof, pp, z, p->buf, &r, &s, gw.threads, NULL);
 	sodium_memzero(&r, sizeof r);
 	sodium_memzero(&s, sizeof s);

@@ -121,11 +121,13 @@ int groth16_resident_header(int fd, struct groth16_params *p, struct groth16_sou
 /* The same, and the source's path as it was when the file was built. */
 int groth16_resident_info(int fd, struct groth16_params *p, struct groth16_source *src, char *path, size_t plen,
 			  char *err, size_t errlen);
-/* Is name in dfd the resident form of the params file at src_path as it
- * is now (its header sound, bound to this very file, the same vk)? 1 yes;
- * 0 no, why says why ("none yet", a damaged file, another version); -1
- * the params file itself cannot be read or is bad (why: one line). */
-int groth16_resident_fresh(int dfd, const char *name, const char *src_path, char *why, size_t whylen);
+/* Is name in dfd the resident form of the params file at src_path (whose
+ * header and vk the caller read into *vk) as it is now: its header sound,
+ * bound to this very file, the same vk? 1 yes; 0 no, why says why ("none
+ * yet", a damaged file, another version); -1 the params file cannot be
+ * read (why: one line). */
+int groth16_resident_fresh(int dfd, const char *name, const char *src_path, const struct groth16_params *vk,
+			   char *why, size_t whylen);
 /* Map the resident file fd read-only and shared, and point p's arrays into
  * it; its pages are read in (madvise, then a touch per page), progress(arg,
  * done, total) called now and then (may be NULL). 0, or -1 with one line. */
@@ -147,6 +149,10 @@ struct groth16_times {
 #define GROTH16_STOPPED (-2)
 int groth16_prove(struct groth16_proof *out, const struct groth16_params *p, const fr_t *z,
 		  const fr_t *h, const fr_t *r, const fr_t *s, unsigned threads, struct groth16_times *t);
+
+/* A proof's r and s from libsodium's CSPRNG (what prove --params and the
+ * gpuworker use). */
+void groth16_randomness(fr_t *r, fr_t *s);
 
 /* 1 when the proof holds for the public inputs x (x_0, x_out), else 0. */
 int groth16_verify(const struct groth16_vk *vk, const fr_t x[GROTH16_NPUB - 1], const struct groth16_proof *pr);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "curve/msm.h"
 #include "curve/pairing.h"
 #include "groth16/groth16_priv.h"
@@ -88,6 +90,17 @@ int groth16_prove(struct groth16_proof *out, const struct groth16_params *p, con
 	if (t)
 		*t = tm;
 	return 0;
+}
+
+void groth16_randomness(fr_t *r, fr_t *s)
+{
+	uint8_t wide[64];
+
+	randombytes_buf(wide, sizeof wide);
+	fr_from_bytes_wide(r, wide);
+	randombytes_buf(wide, sizeof wide);
+	fr_from_bytes_wide(s, wide);
+	sodium_memzero(wide, sizeof wide);
 }
 
 int groth16_verify(const struct groth16_vk *vk, const fr_t x[GROTH16_NPUB - 1], const struct groth16_proof *pr)

@@ -265,15 +265,14 @@ int groth16_resident_info(int fd, struct groth16_params *p, struct groth16_sourc
 	return 0;
 }
 
-int groth16_resident_fresh(int dfd, const char *name, const char *src_path, char *why, size_t whylen)
+int groth16_resident_fresh(int dfd, const char *name, const char *src_path, const struct groth16_params *vk,
+			   char *why, size_t whylen)
 {
 	struct groth16_source want, have;
-	struct groth16_params vk, hp;
+	struct groth16_params hp;
 	int fd, sfd, rc;
 
 	why[0] = '\0';
-	if (groth16_params_read(src_path, &vk, 1, why, whylen))
-		return -1;
 	sfd = open(src_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (sfd < 0 || groth16_source_of(sfd, &want)) {
 		snprintf(why, whylen, "%s: cannot read it", src_path);
@@ -291,8 +290,8 @@ int groth16_resident_fresh(int dfd, const char *name, const char *src_path, char
 	close(fd);
 	if (rc)
 		return 0;
-	if (memcmp(&have, &want, sizeof have) || memcmp(hp.vk_digest, vk.vk_digest, sizeof hp.vk_digest) ||
-	    hp.k != vk.k) {
+	if (memcmp(&have, &want, sizeof have) || memcmp(hp.vk_digest, vk->vk_digest, sizeof hp.vk_digest) ||
+	    hp.k != vk->k) {
 		snprintf(why, whylen, "made from another version of the file");
 		return 0;
 	}

@@ -107,7 +107,7 @@ static int resident_open(struct sup *s, int dfd, const char *path, const struct 
 	int fd, fresh;
 
 	groth16_resident_name(vk, name, nlen);
-	fresh = groth16_resident_fresh(dfd, name, path, why, sizeof why);
+	fresh = groth16_resident_fresh(dfd, name, path, vk, why, sizeof why);
 	if (fresh < 0) {
 		snprintf(err, errlen, "%s", why);
 		return -1;

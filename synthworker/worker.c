@@ -347,29 +347,54 @@ static void sw_serve(struct shm_slot_writer *w, const struct frame_hdr *req,
 	shm_slot_end(w, req->gen, 1);
 }
 
-/* Read len bytes at off of STATE/jobs/JOB/result.partial: 0, or errno. */
+/* A region of a job's result.partial, read in place (verify_partition_stream's
+ * reader, and the proof check's). */
+struct sw_region {
+	int fd;
+	uint64_t base;
+};
+
+static int sw_region_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	const struct sw_region *rg = arg;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pread(rg->fd, (uint8_t *)buf + done, len - done, (off_t)(rg->base + off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r == 0 ? -EIO : -errno;
+		done += (size_t)r;
+		sw_beat();
+	}
+	return 0;
+}
+
+/* STATE/jobs/JOB/result.partial, read-only (its name into name): the fd,
+ * or -1 with errno. */
+static int sw_open_partial(uint64_t job, char *name, size_t len)
+{
+	snprintf(name, len, "%llu/result.partial", (unsigned long long)job);
+	if (sw_jobs_fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return openat(sw_jobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Read len bytes at off of the job's result.partial: 0, or errno. */
 static int sw_read_region(uint64_t job, void *buf, size_t len, uint64_t off)
 {
 	char name[48];
-	size_t done = 0;
-	int fd, e = 0;
+	struct sw_region rg = { .fd = sw_open_partial(job, name, sizeof name), .base = off };
+	int rc;
 
-	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)job);
-	fd = sw_jobs_fd < 0 ? (errno = EBADF, -1) : openat(sw_jobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	if (rg.fd < 0)
 		return errno;
-	while (done < len) {
-		ssize_t r = pread(fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			e = r == 0 ? EIO : errno;
-			break;
-		}
-		done += (size_t)r;
-	}
-	close(fd);
-	return e;
+	rc = sw_region_read(&rg, 0, buf, len);
+	close(rg.fd);
+	return -rc;
 }
 
 /* Check the proof stored in partition id's region of a proofs job's
@@ -446,29 +471,6 @@ out:
 	shm_slot_end(w, req->gen, 1);
 }
 
-/* verify_partition_stream's reader: the region of H in result.partial. */
-struct sw_region {
-	int fd;
-	uint64_t base;
-};
-
-static int sw_region_read(void *arg, uint64_t off, void *buf, size_t len)
-{
-	const struct sw_region *rg = arg;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t r = pread(rg->fd, (uint8_t *)buf + done, len - done, (off_t)(rg->base + off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r == 0 ? -EIO : -errno;
-		done += (size_t)r;
-		sw_beat();
-	}
-	return 0;
-}
-
 /* Check the H stored in partition id's region of STATE/jobs/JOB/
  * result.partial (proto/frame.h, struct frame_verify_req): streamed
  * (verify_partition_stream), its digest held to the one the gpuworker
@@ -492,9 +494,7 @@ static void sw_verify(struct shm_slot_writer *w, const struct frame_hdr *req,
 		return;
 	}
 	sw_beat_ns = shm_now_mono();
-	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)req->job);
-	rg.fd = sw_jobs_fd < 0 ? (errno = EBADF, -1)
-		: openat(sw_jobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	rg.fd = sw_open_partial(req->job, name, sizeof name);
 	if (rg.fd < 0) {
 		v.verdict = FRAME_VERDICT_UNREAD;
 		v.err = errno;
