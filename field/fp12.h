@@ -33,8 +33,10 @@ typedef struct {
 /* fp12_to_bytes: the 12 Fp coefficients, 48 bytes big-endian each, in the
  * order c0.c0.c0, c0.c0.c1, c0.c1.c0, c0.c1.c1, c0.c2.c0, c0.c2.c1,
  * c1.c0.c0, ..., c1.c2.c1: c0 before c1 at every level (Fp2 too, unlike
- * the ZCash point encodings). That is blst's blst_bendian_from_fp12 and
- * the order in which zkcrypto and noble list e(G1, G2) (fromBigTwelve). */
+ * the ZCash point encodings). That is the order in which zkcrypto and
+ * noble list e(G1, G2) (fromBigTwelve); blst's blst_bendian_from_fp12
+ * interleaves the halves instead (c0.c0, c1.c0, c0.c1, ...), though its
+ * fp12 in memory has fp12_t's layout (bench/blst_compare.c relies on it). */
 #define FP12_BYTES (12 * FP_BYTES)
 
 extern const fp6_t FP6_ZERO;
