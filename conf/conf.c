@@ -283,6 +283,16 @@ static int conf_set_socket_group(struct conf *c, const char *v)
 	return 0;
 }
 
+/* A user name or uid; whether it exists and may be used is checked at
+ * start (contain_setup), where the supervisor's own uid is known. */
+static int conf_set_worker_user(struct conf *c, const char *v)
+{
+	if (!v[0] || strlen(v) >= sizeof c->worker_user)
+		return -1;
+	snprintf(c->worker_user, sizeof c->worker_user, "%s", v);
+	return 0;
+}
+
 static int conf_set_params_dir(struct conf *c, const char *v)
 {
 	if (v[0] != '/' || strlen(v) >= sizeof c->params_dir)
@@ -302,6 +312,7 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_FIELD("shm_mode", CK_MODE, conf, shm_mode),
 	CK_FIELD("socket_mode", CK_MODE, conf, socket_mode),
 	CK_SET("socket_group", conf_set_socket_group, "a group on this system"),
+	CK_SET("worker_user", conf_set_worker_user, "a user name or uid, at most 63 bytes"),
 	CK_NUM("max_jobs", CK_U32, conf, max_jobs, 1, 1u << 20),
 	CK_NUM("max_log_size", CK_U32, conf, max_log_size, VOCAB_LOG_MIN, VOCAB_LOG_MAX),
 	CK_NUM("restart_intensity", CK_U32, conf, restart_intensity, 1, 1000000),

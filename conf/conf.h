@@ -16,6 +16,7 @@
  *   shm_mode = 0640
  *   socket_mode = 0600
  *   socket_group = NAME       ; optional group allowed on the socket
+ *   worker_user = NAME        ; the workers' user (default nobody when run as root)
  *   max_jobs = 1024           ; jobs queued or running at once
  *   restart_intensity = 5     ; crashes within restart_period disable a slot
  *   restart_period = 60s
@@ -68,6 +69,7 @@ struct conf {
 	mode_t shm_mode;
 	mode_t socket_mode;
 	char socket_group[64];	/* "" = none */
+	char worker_user[64];	/* "" = nobody for a root supervisor, else its own user */
 	char params_dir[256];	/* params found by k for kinds without their own; "" = none */
 	uint32_t max_jobs;
 	uint32_t max_log_size;	/* largest k accepted from submit */

@@ -60,7 +60,9 @@ static struct {
 	int nrules;
 	unsigned mask;		/* 1 << point for each point with a rule of ours */
 	const char *state;	/* PROVISOR_FAULT_STATE */
-} fault;
+	int state_fd;		/* it, open from fault_init on (finite rules only) */
+} fault = { .state_fd = -1 };
+static pthread_mutex_t fault_state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The next latch write of this thread is a begin (fault_point(FAULT_SHM)). */
 static _Thread_local int fault_shm_next;
@@ -208,8 +210,12 @@ static int fault_take_count(int i)
 		return 1;
 	if (atomic_load(&r->spent))
 		return 0;
-	fd = open(fault.state, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+	/* The file is opened once (fault_init, before the worker gave up its
+	 * paths): flock excludes other processes, the mutex this one's
+	 * threads, which share the open file. */
+	pthread_mutex_lock(&fault_state_lock);
+	fd = fault.state_fd;
+	if (fd < 0 || flock(fd, LOCK_EX) < 0 || lseek(fd, 0, SEEK_SET) < 0)
 		goto fail;
 	while ((n = read(fd, buf, sizeof buf)) > 0)
 		for (ssize_t k = 0; k < n; k++) {
@@ -221,7 +227,8 @@ static int fault_take_count(int i)
 	if (passed < r->skip) {	/* one more pass let go by */
 		if (write(fd, &pass, 1) != 1)
 			goto fail;
-		close(fd);
+		flock(fd, LOCK_UN);
+		pthread_mutex_unlock(&fault_state_lock);
 		return 0;
 	}
 	fire = r->count == FAULT_INF || seen < r->count;
@@ -229,7 +236,8 @@ static int fault_take_count(int i)
 		goto fail;
 	if (r->count != FAULT_INF && seen + (unsigned long)fire >= r->count)
 		atomic_store(&r->spent, 1);
-	close(fd);	/* releases the lock */
+	flock(fd, LOCK_UN);
+	pthread_mutex_unlock(&fault_state_lock);
 	return fire;
 fail:
 	fprintf(stderr, "fault: state file %s: %s\n", fault.state, strerror(errno));
@@ -342,6 +350,13 @@ void fault_init(const char *kind, unsigned slot)
 	if (finite && (!fault.state || !*fault.state)) {
 		fprintf(stderr, "fault: PROVISOR_FAULT has a finite COUNT but "
 			"PROVISOR_FAULT_STATE is not set\n");
+		exit(1);
+	}
+	/* Opened now: a worker confines itself (proto/confine.h) before its
+	 * first fault point and could not open a test's file by then. */
+	if (finite && (fault.state_fd = open(fault.state, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC,
+					     0644)) < 0) {
+		fprintf(stderr, "fault: state file %s: %s\n", fault.state, strerror(errno));
 		exit(1);
 	}
 	if (fault.mask & (1u << FAULT_SHM))

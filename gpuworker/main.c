@@ -3,8 +3,9 @@
  * exec'd by the supervisor, one per GPU worker slot. It reads PART_DATA
  * frames on stdin, computes each partition's H-term on its backend, writes
  * H into the partition's region of the job's result file (STATE/jobs/JOB/
- * result.partial, under the directory fd --jobs-fd that the supervisor passes
- * down; format/pfile.h's version 2) and fdatasyncs it, and answers H_DONE
+ * result.partial, whose fd the supervisor sends on the channel --files-fd
+ * before the partition, proto/fdchan.h; format/pfile.h's version 2) and
+ * fdatasyncs it, and answers H_DONE
  * with H's digest (or FAIL) on stdout: H never passes through the
  * supervisor. Log lines go to stderr, prefixed "gpuworker[I]: ".
  *
@@ -77,6 +78,8 @@
 #include "format/pfile.h"
 #include "groth16/groth16.h"
 #include "gpuworker/hterm.h"
+#include "proto/confine.h"
+#include "proto/fdchan.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
 #include "util/util.h"
@@ -107,7 +110,11 @@ struct gw_out {
 static struct {
 	unsigned slot;
 	int gpu;
-	int jobs_fd;		/* STATE/jobs, inherited (--jobs-fd); -1 = none */
+	struct fdchan files;	/* the jobs' result files (--files-fd) */
+	int seg_fd;		/* the status segment (--seg-fd); -1: open it by name */
+	int have_user;		/* --user UID:GID: become it (proto/confine.h) */
+	uid_t uid;
+	gid_t gid;
 	enum vocab_backend be;
 	pthread_mutex_t lock;	/* the hand-offs below */
 	pthread_cond_t cond;
@@ -128,7 +135,7 @@ static struct {
 	struct groth16_params params[VOCAB_NKINDS];	/* mapped from fds 4.. after HELLO */
 	unsigned threads;	/* --threads: the MSMs' (0: every CPU) */
 } gw = {
-	.jobs_fd = -1,
+	.seg_fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 	.shm_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -534,8 +541,8 @@ static void gw_answer_preempted(const struct frame_hdr *h, int begun)
 
 /* Store h's partition's H (n elements in Montgomery form at H, turned
  * into their canonical encodings in place) into its region of the job's
- * result file, STATE/jobs/JOB/result.partial under the inherited directory
- * gw.jobs_fd: written, fdatasync'd, its BLAKE2b-256 in d->digest. A
+ * result file, STATE/jobs/JOB/result.partial, whose fd came on gw.files:
+ * written, fdatasync'd, its BLAKE2b-256 in d->digest. A
  * failure is the state directory's, not the partition's: d->err and d->op
  * say what failed, and the supervisor blocks the job instead of failing
  * the partition. */
@@ -561,16 +568,13 @@ static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size
 {
 	struct pfile_digest dg;
 	size_t done = 0;
-	char name[48];
 	int fd;
 
 	memset(d, 0, sizeof *d);
 	pfile_digest_init(&dg);
 	pfile_digest_update(&dg, bytes, len);
 	pfile_digest_final(&dg, d->digest);
-	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)h->job);
-	fd = gw.jobs_fd < 0 ? (errno = EBADF, -1)
-		: openat(gw.jobs_fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = fdchan_get(&gw.files, h->job);
 	if (fd < 0) {
 		d->err = errno;
 		d->op = FRAME_STORE_OPEN;
@@ -594,8 +598,9 @@ static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size
 		close(fd);
 	if (d->err) {
 		memset(d->digest, 0, sizeof d->digest);
-		gw_log("job %llu partition %u: storing %s in %s failed: %s", (unsigned long long)h->job,
-		       h->partition, h->reserved ? "the proof" : "H", name, strerror(d->err));
+		gw_log("job %llu partition %u: storing %s in its result file failed: %s",
+		       (unsigned long long)h->job, h->partition, h->reserved ? "the proof" : "H",
+		       strerror(d->err));
 	}
 }
 
@@ -861,7 +866,7 @@ static void gw_abandon(uint64_t gen)
 static _Noreturn void gw_usage(void)
 {
 	fprintf(stderr, "usage: gpuworker --instance NAME --slot I [--gpu ORD] "
-		"[--backend auto|cpu|cuda] [--jobs-fd FD] [--quiet-backend] [--params N] [--threads N]\n");
+		"[--backend auto|cpu|cuda] [--files-fd FD] [--seg-fd FD] [--user UID:GID] [--quiet-backend] [--params N] [--threads N]\n");
 	exit(1);
 }
 
@@ -881,7 +886,9 @@ static void gw_args(int argc, char **argv, const char **name)
 		{ "slot", required_argument, NULL, 's' },
 		{ "gpu", required_argument, NULL, 'g' },
 		{ "backend", required_argument, NULL, 'b' },
-		{ "jobs-fd", required_argument, NULL, 'j' },
+		{ "files-fd", required_argument, NULL, 'j' },
+		{ "seg-fd", required_argument, NULL, 'S' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "quiet-backend", no_argument, NULL, 'q' },
 		{ "params", required_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 't' },
@@ -898,7 +905,11 @@ static void gw_args(int argc, char **argv, const char **name)
 		else if (c == 'g')
 			gw.gpu = (int)gw_number(optarg);
 		else if (c == 'j')
-			gw.jobs_fd = (int)gw_number(optarg);
+			fdchan_init(&gw.files, (int)gw_number(optarg));
+		else if (c == 'S')
+			gw.seg_fd = (int)gw_number(optarg);
+		else if (c == 'u' && confine_parse_user(optarg, &gw.uid, &gw.gid) == 0)
+			gw.have_user = 1;
 		else if (c == 'q')
 			hterm_backend_quiet = 1;
 		else if (c == 'p' && (gw.nparams = gw_number(optarg)) <= VOCAB_NKINDS)
@@ -934,27 +945,37 @@ static void gw_hello(void)
 	}
 }
 
-/* Open the segment and take the slot: STARTING, then IDLE with the
- * backend and GPU ordinal recorded. */
+/* Take the slot: STARTING, with the GPU ordinal recorded. From the
+ * segment fd the supervisor passed (--seg-fd: only this slot's page is
+ * mapped writable, and the fd is closed), else by the instance's name (a
+ * worker started by hand). */
 static void gw_attach(const char *name, struct shm_seg *seg)
 {
 	char err[256];
 	int rc;
 
-	if (shm_open_rw(seg, name, err, sizeof err) < 0) {
-		gw_log("status segment: %s", err);
-		exit(1);
-	}
-	rc = shm_slot_attach(&gw.w, seg, SHM_T_GPU, gw.slot);
-	if (rc) {
-		gw_log("cannot take GPU slot %u: %s", gw.slot, strerror(-rc));
-		exit(1);
+	if (gw.seg_fd >= 0) {
+		rc = shm_slot_attach_fd(&gw.w, gw.seg_fd, SHM_T_GPU, gw.slot, err, sizeof err);
+		close(gw.seg_fd);
+		gw.seg_fd = -1;
+		if (rc) {
+			gw_log("status segment: %s", err);
+			exit(1);
+		}
+	} else {
+		if (shm_open_rw(seg, name, err, sizeof err) < 0) {
+			gw_log("status segment: %s", err);
+			exit(1);
+		}
+		rc = shm_slot_attach(&gw.w, seg, SHM_T_GPU, gw.slot);
+		if (rc) {
+			gw_log("cannot take GPU slot %u: %s", gw.slot, strerror(-rc));
+			exit(1);
+		}
 	}
 	/* The ordinal is this process's own fact; ready publishes it. */
 	gw.w.cur.gpu = (uint32_t)gw.gpu;
 	gw_trace_open();
-	if (!gw.nparams)	/* else IDLE once they are loaded (gw_load) */
-		shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
 }
 
 static void gw_load_progress(void *arg, uint64_t done, uint64_t total)
@@ -1001,7 +1022,7 @@ int main(int argc, char **argv)
 	char err[256];
 	sigset_t set;
 	pthread_t t;
-	int sig;
+	int sig, landlock;
 
 	/* The supervisor's `--gpus auto` probe: it keeps CUDA out of its own
 	 * process (a CUDA context does not survive fork) and asks here. One
@@ -1011,13 +1032,23 @@ int main(int argc, char **argv)
 		printf("%d%s%s\n", n > 0 ? n : 0, n > 0 ? "" : " ", n > 0 ? "" : err);
 		return 0;
 	}
+	fdchan_init(&gw.files, -1);
 	gw_args(argc, argv, &name);
 	fault_init("gpu", gw.slot);
+	/* Everything that needs a path or a privilege first: the slot (and
+	 * the trace), then the confinement, and only then any backend code. */
+	gw_attach(name, &seg);
+	if (confine_worker(gw.have_user, gw.uid, gw.gid, &landlock, err, sizeof err) < 0) {
+		gw_log("confinement failed: %s; exiting", err);
+		return 1;
+	}
 	want = gw.be;
 	if (hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
 		gw_log("%s", err);
 		return GPUWORKER_EXIT_NO_DEVICE;
 	}
+	if (!gw.nparams)	/* else IDLE once they are loaded (gw_load) */
+		shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
 	/* A gone supervisor shows as EPIPE on the next write, not a signal;
 	 * SIGTERM and SIGINT are taken by sigwait below, in every thread. */
 	signal(SIGPIPE, SIG_IGN);
@@ -1030,7 +1061,6 @@ int main(int argc, char **argv)
 	fault_set_stop(gw_stop_hook, NULL);
 	msm_set_stop(gw_stop_hook, NULL);
 	hterm_set_threads(gw.threads);	/* the supervisor's share of cores (0: unbounded) */
-	gw_attach(name, &seg);
 	fault_point(FAULT_START);
 	gw_hello();
 	/* Detached: the process ends through gw_exit, never by joining. The

@@ -1,6 +1,6 @@
 # proto: the frame codec of the pipes between the supervisor and its
 # workers (libproto.a), and its test. XXH3 comes from libxxhash.
-$(O)/libproto.a: $(call objs,proto/frame.c)
+$(O)/libproto.a: $(call objs,proto/frame.c proto/fdchan.c proto/confine.c)
 PROVISOR_LIBS += $(O)/libproto.a
 PROVISOR_LDLIBS += $(call pc_libs,libxxhash)
 

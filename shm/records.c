@@ -84,16 +84,13 @@ static void slot_set_state(struct shm_slot *v, uint32_t state, uint64_t now)
 	}
 }
 
-int shm_slot_attach(struct shm_slot_writer *w, struct shm_seg *s,
-		    enum shm_table_id t, uint32_t i)
+/* Take the slot record at r: repaired from its previous writer's death,
+ * read, and published STARTING under this process. */
+int shm_slot_take(struct shm_slot_writer *w, struct shm_latch *r)
 {
 	uint64_t now = shm_now_mono();
 
-	if (!is_slot_table(t) || !s->writable)
-		return -EINVAL;
-	if (i >= s->tab[t].count)
-		return -ERANGE;
-	w->rec = rec(s, t, i);
+	w->rec = r;
 	/* The previous writer, if any, is dead and its slot repaired. */
 	shm_latch_repair(w->rec, WORDS(w->cur));
 	if (shm_latch_read(w->rec, &w->cur, WORDS(w->cur), SHM_READ_TRIES))
@@ -104,6 +101,16 @@ int shm_slot_attach(struct shm_slot_writer *w, struct shm_seg *s,
 	slot_set_state(&w->cur, SHM_SLOT_STARTING, now);
 	slot_publish(w);
 	return 0;
+}
+
+int shm_slot_attach(struct shm_slot_writer *w, struct shm_seg *s,
+		    enum shm_table_id t, uint32_t i)
+{
+	if (!is_slot_table(t) || !s->writable)
+		return -EINVAL;
+	if (i >= s->tab[t].count)
+		return -ERANGE;
+	return shm_slot_take(w, rec(s, t, i));
 }
 
 void shm_slot_ready(struct shm_slot_writer *w, uint32_t backend)

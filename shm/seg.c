@@ -333,6 +333,55 @@ int shm_open_ro(struct shm_seg *s, const char *name, char *err, size_t errlen)
 	return open_named(s, name, 0, err, errlen);
 }
 
+int shm_slot_attach_fd(struct shm_slot_writer *w, int fd, enum shm_table_id t, uint32_t i,
+		       char *err, size_t errlen)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), off, len;
+	struct shm_seg whole = { 0 };
+	struct stat st;
+	void *p;
+	int rc;
+
+	memset(w, 0, sizeof *w);
+	snprintf(whole.path, sizeof whole.path, "status segment fd %d", fd);
+	if (fstat(fd, &st) < 0)
+		return util_fail(err, errlen, -errno, "status segment fd %d: %s", fd, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return util_fail(err, errlen, -EBADF, "status segment fd %d is not a regular file", fd);
+	if ((rc = map_fd(&whole, fd, 0, err, errlen)) < 0)	/* read-only, to validate */
+		return rc;
+	if ((t != SHM_T_GPU && t != SHM_T_SYNTH) || i >= whole.tab[t].count) {
+		shm_close(&whole);
+		return util_fail(err, errlen, -ERANGE, "no slot %u in that table of the status segment", i);
+	}
+	off = whole.tab[t].offset + (uint64_t)i * whole.tab[t].rec_size;
+	len = whole.tab[t].rec_size;
+	shm_close(&whole);
+	if (off % page || len % page)	/* a record sharing a page with another */
+		return util_fail(err, errlen, -EBADMSG,
+			    "the status segment's slot records are not page-aligned (offset %llu, "
+			    "%llu bytes): refusing to map a neighbour's record writable",
+			    (unsigned long long)off, (unsigned long long)len);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (p == MAP_FAILED)
+		return util_fail(err, errlen, -errno, "mmap of slot %u: %s", i, strerror(errno));
+	rc = shm_slot_take(w, p);
+	if (rc < 0) {
+		munmap(p, len);
+		return util_fail(err, errlen, rc, "slot %u is being written by another process", i);
+	}
+	w->map_len = len;
+	return 0;
+}
+
+void shm_slot_detach(struct shm_slot_writer *w)
+{
+	if (w->rec && w->map_len)
+		munmap(w->rec, w->map_len);
+	w->rec = NULL;
+	w->map_len = 0;
+}
+
 int shm_attach_buffer(struct shm_seg *s, const void *buf, size_t size, char *err, size_t errlen)
 {
 	int rc;
@@ -407,7 +456,7 @@ static void layout_tables(struct shm_header *h, const struct shm_config *c)
 		[SHM_T_SUP] = 1, [SHM_T_GPU] = c->gpu_slots, [SHM_T_SYNTH] = c->synth_slots,
 		[SHM_T_JOB] = c->jobs, [SHM_T_EVENT] = c->events,
 	};
-	uint64_t off = SHM_HEADER_SIZE;
+	uint64_t off = SHM_HEADER_SIZE, page = (uint64_t)sysconf(_SC_PAGESIZE);
 
 	h->ntables = SHM_NTABLES;
 	for (int t = 0; t < SHM_NTABLES; t++) {
@@ -417,9 +466,15 @@ static void layout_tables(struct shm_header *h, const struct shm_config *c)
 		tb->count = counts[t];
 		tb->payload_size = payload_sizes[t];
 		tb->rec_size = (uint32_t)round_up(8 + 2 * (uint64_t)payload_sizes[t], SHM_ALIGN);
-		off += (uint64_t)tb->count * tb->rec_size;
+		if (t == SHM_T_GPU || t == SHM_T_SYNTH) {
+			/* A worker maps its own slot, and nothing else, writable
+			 * (shm_slot_attach_fd): each slot on pages of its own. */
+			tb->offset = round_up(off, page);
+			tb->rec_size = (uint32_t)round_up(tb->rec_size, page);
+		}
+		off = tb->offset + (uint64_t)tb->count * tb->rec_size;
 	}
-	h->segment_size = round_up(off, (uint64_t)sysconf(_SC_PAGESIZE));
+	h->segment_size = round_up(off, page);
 }
 
 int shm_create(struct shm_seg *s, const struct shm_config *cfg, char *err, size_t errlen)

@@ -117,6 +117,7 @@ const char *shm_health_name(enum shm_health h);
 struct shm_slot_writer {
 	struct shm_latch *rec;
 	struct shm_slot cur;
+	size_t map_len;		/* shm_slot_attach_fd's own mapping of rec; 0: none */
 };
 
 struct shm_assign {
@@ -130,6 +131,16 @@ struct shm_assign {
  * restart), records pid and start time, state STARTING. */
 int shm_slot_attach(struct shm_slot_writer *w, struct shm_seg *s,
 		    enum shm_table_id t, uint32_t i);
+/* The same for a worker given the segment as fd (opened read-write by the
+ * supervisor): only slot i's record, alone on its page(s), is mapped
+ * writable; nothing else of the segment stays mapped. The caller closes
+ * fd afterwards, and then holds no way to write another record. 0, or
+ * -errno with err set. shm_slot_detach unmaps it. */
+int shm_slot_attach_fd(struct shm_slot_writer *w, int fd, enum shm_table_id t, uint32_t i,
+		       char *err, size_t errlen);
+void shm_slot_detach(struct shm_slot_writer *w);
+/* (internal: take the record at r; shm_slot_attach and _fd use it) */
+int shm_slot_take(struct shm_slot_writer *w, struct shm_latch *r);
 /* Mark busy with assignment a under generation gen, which must be newer
  * than every generation the slot has seen: -ESTALE otherwise. */
 int shm_slot_begin(struct shm_slot_writer *w, uint64_t gen, const struct shm_assign *a);

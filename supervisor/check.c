@@ -140,6 +140,7 @@ int check_dispatch(struct sup *s, uint32_t si)
 	frame_seal(&h, &req, sizeof req);
 	memcpy(buf, &h, sizeof h);
 	memcpy(buf + sizeof h, &req, sizeof req);
+	contain_send_file(s, si, (uint32_t)ji);	/* what it checks, read-only */
 	child_write(s, si, buf, sizeof buf);
 	j->part[p].verify = PV_INFLIGHT;
 	return 1;

@@ -273,6 +273,7 @@ void child_on_exit(struct sup *s, uint32_t ci)
  * exited). Only children watched without a pidfd are reaped here. */
 void child_on_sigchld(struct sup *s)
 {
+	contain_on_sigchld(s);	/* a worker's orphaned descendant, reparented here */
 	if (!s->no_pidfd)
 		return;		/* every child has its pidfd */
 	for (uint32_t ci = 0; ci < s->nchild; ci++) {
@@ -457,6 +458,8 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 	if (si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED)
 		kind = SHM_EXIT_SIGNAL;
 	close_fd(&c->pidfd);
+	close_fd(&c->files_fd);
+	contain_reaped(s, c->pid);	/* its process group, and what escaped it */
 	c->in_doomed = c->out_doomed = 1;	/* closed once no operation uses them */
 	release_fds(c);
 	if (!c->rd_pending) {	/* else a read in flight still writes into it */

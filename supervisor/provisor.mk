@@ -1,7 +1,7 @@
 # The supervisor itself, behind sup_main (supervisor/run.h), linked into
 # bin/provisor (the link rule is in the Makefile; the commands are cli/).
 SUP_SRCS := supervisor/run.c supervisor/log.c supervisor/loop.c supervisor/child.c supervisor/spawn.c \
-	    supervisor/watchdog.c \
+	    supervisor/watchdog.c supervisor/contain.c \
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/results_keep.c supervisor/ctlsrv.c \
 	    supervisor/notify.c supervisor/publish.c \

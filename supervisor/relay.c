@@ -62,6 +62,7 @@ static void send_header(struct sup *s, uint32_t si)
 	g->hdr_len = (uint32_t)len;
 	c->relay_pending = 1;
 	c->relay_op = OP_HEADER;
+	contain_send_file(s, gi, g->hold[g->nhold - 1].job);	/* where it stores the result */
 	child_write(s, gi, buf, len);
 }
 

@@ -392,7 +392,7 @@ static int make_children(struct sup *s)
 		ch->slot = i < s->ngpu ? i : i - s->ngpu;
 		ch->gpu = i < s->ngpu ? i / (uint32_t)c->workers_per_gpu : 0;
 		ch->pid = 0;
-		ch->pidfd = ch->in_fd = ch->out_fd = -1;
+		ch->pidfd = ch->in_fd = ch->out_fd = ch->files_fd = -1;
 		ch->src_child = ch->relay_dst = ch->hdr_for = ch->relay_op_dst = -1;
 		ch->state = CH_DOWN;	/* the initial state; child_event() changes it */
 		ch->relay = RELAY_IDLE;
@@ -445,9 +445,9 @@ static int setup(struct sup *s)
 				 .control_path = s->sock_path, .has_group = s->has_group,
 				 .group = s->group };
 	sup_path(s->sock_path, sizeof s->sock_path, "%s/control.sock", s->conf.state_dir);
-	if (shm_create(&s->seg, &sc, err, sizeof err) < 0) {
+	if (shm_create(&s->seg, &sc, err, sizeof err) < 0 || contain_setup(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
-		return -1;
+		return -1;	/* sup_main removes the segment */
 	}
 	if (statedir_open(s, err, sizeof err) < 0) {
 		fprintf(stderr, "provisor run: %s\n", err);
@@ -519,6 +519,7 @@ static void teardown(struct sup *s)
 		journal_close(s->journal);	/* unfinished jobs stay in it */
 	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)
 		rmdir(dir);
+	contain_fini(s);
 	shm_destroy(&s->seg);
 	results_close_all(s);
 	params_close(s);
@@ -545,7 +546,7 @@ int sup_main(const struct conf *c)
 	char err[512];
 
 	s->sigfd = s->sockfd = s->nullfd = s->state_fd = s->lock_fd = -1;
-	s->jobs_fd = s->results_fd = -1;
+	s->jobs_fd = s->results_fd = s->seg_fd = -1;
 	s->next_job_id = 1;
 	s->conf = *c;
 	/* Published as clients in any directory will find it. */

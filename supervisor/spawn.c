@@ -1,9 +1,12 @@
 /*
  * spawn: a worker process is started. fork, then in the child: its pipes
- * on stdin and stdout, SIGKILL as its parent-death signal (a dead
- * supervisor leaves no orphan on the GPU), a lower priority, the signal
- * mask cleared, and exec of bin/gpuworker or bin/synth (or a wrapper the
- * tests name) with its slot, instance and backend as arguments; in the
+ * on stdin and stdout, its files channel on fd 3, its params on 4.. and
+ * the status segment after them (contain.c says why descriptors and not
+ * paths), SIGKILL as its parent-death signal (a dead supervisor leaves no
+ * orphan on the GPU), a lower priority, the signal mask cleared, a
+ * process group of its own and no_new_privs, and exec of bin/gpuworker or
+ * bin/synth (or a wrapper the tests name) with its slot, instance,
+ * backend and user as arguments; in the
  * supervisor: a pidfd polled for its exit and the first read armed. A
  * failure is the child's start failing: an event (child_event), as a
  * crash is.
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,7 +35,7 @@ static void set_pipe_size(int fd)
 
 /* Argument vector of a child; strings live in bufs. */
 static void child_argv(struct sup *s, const struct child *c, char *path, size_t plen,
-		       char bufs[4][16], char **argv)
+		       char bufs[4][16], char cbufs[2][32], char **argv)
 {
 	int n = 0;
 
@@ -54,8 +58,7 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 			argv[n++] = "--quiet-backend";
 		s->backend_logged = 1;
 	}
-	argv[n++] = "--jobs-fd";	/* STATE/jobs: H is stored (gpu) and verified (synth) there */
-	argv[n++] = "3";
+	n = contain_argv(s, argv, n, cbufs, 4 + (int)s->nparams);
 	if (s->nparams) {	/* the resident params as fds 4.. (gpu: the keys; synth: the vks) */
 		snprintf(bufs[2], 16, "%u", s->nparams);
 		argv[n++] = "--params";
@@ -111,17 +114,18 @@ static int child_pidfd_open(pid_t pid)
 int child_spawn(struct sup *s, uint32_t ci)
 {
 	struct child *c = &s->child[ci];
-	char path[4200], bufs[4][16], *argv[24];
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	char path[4200], bufs[4][16], cbufs[2][32], *argv[28];
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, files[2] = { -1, -1 };
 	pid_t parent = getpid(), pid;
 
-	child_argv(s, c, path, sizeof path, bufs, argv);
+	child_argv(s, c, path, sizeof path, bufs, cbufs, argv);
 	if (c->state != CH_DOWN) {
 		sup_log("%s.%u: spawn asked in state %s; ignored", child_kind_name(c), c->slot,
 			child_state_name(c->state));
 		return -1;
 	}
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, files) < 0) {
 		sup_log("pipe2 failed while spawning %s.%u: %s", child_kind_name(c), c->slot, strerror(errno));
 		goto fail;
 	}
@@ -141,22 +145,26 @@ int child_spawn(struct sup *s, uint32_t ci)
 			_exit(127);
 		if (getppid() != parent)
 			_exit(127);
-		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
+		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || contain_child() < 0)
 			_exit(127);
-		/* A worker gets STATE/jobs as fd 3 (dup2 clears close-on-exec;
-		 * on fd 3 itself it does nothing, so clear it there): a
-		 * gpuworker stores H there, a synth verifies it there. */
-		if ((s->jobs_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(s->jobs_fd, 3)) < 0)
+		/* Its files channel as fd 3 (dup2 clears close-on-exec; on fd
+		 * 3 itself it does nothing, so clear it there), the params
+		 * (from fds >= 64: no overlap) and the segment after them. */
+		if ((files[1] == 3 ? fcntl(3, F_SETFD, 0) : dup2(files[1], 3)) < 0)
 			_exit(127);
-		for (uint32_t i = 0; i < s->nparams; i++)	/* from fds >= 64: no overlap */
+		for (uint32_t i = 0; i < s->nparams; i++)
 			if (dup2(s->params[i].fd, 4 + (int)i) < 0)
 				_exit(127);
+		if (dup2(s->seg_fd, 4 + (int)s->nparams) < 0)
+			_exit(127);
 		exec_wrapped(path, argv);
 		fprintf(stderr, "provisor: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(in[0]);
 	close(out[1]);
+	close(files[1]);
+	c->files_fd = files[0];
 	c->pid = pid;
 	c->in_fd = in[1];
 	c->out_fd = out[0];
@@ -173,7 +181,8 @@ int child_spawn(struct sup *s, uint32_t ci)
 		waitpid(pid, NULL, 0);
 		close(c->in_fd);
 		close(c->out_fd);
-		c->in_fd = c->out_fd = -1;
+		close(c->files_fd);
+		c->in_fd = c->out_fd = c->files_fd = -1;
 		child_event(s, ci, CEV_SPAWN_FAILED, NULL);
 		return -1;
 	}
@@ -204,6 +213,8 @@ fail:
 			close(in[i]);
 		if (out[i] >= 0)
 			close(out[i]);
+		if (files[i] >= 0)
+			close(files[i]);
 	}
 	child_event(s, ci, CEV_SPAWN_FAILED, NULL);
 	return -1;

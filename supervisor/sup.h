@@ -83,6 +83,7 @@ struct child {
 	enum child_state state;	/* changed only by child_event() (child_fsm.h) */
 	pid_t pid;
 	int pidfd, in_fd, out_fd;
+	int files_fd;		/* our end of its files channel (contain.c); -1 = none */
 	/* io_uring operations in flight on in_fd / out_fd (its own, and relays
 	 * that splice from or write into them). An fd is closed only when it
 	 * is doomed and none are left: an operation punted to a kernel worker
@@ -241,6 +242,10 @@ struct sup {
 	int has_group;		/* socket_group is set: its gid */
 	gid_t group;
 	int no_pidfd;		/* pidfd_open missing: exits come by SIGCHLD */
+	int seg_fd;		/* the segment, read-write, for the workers' slots (contain.c) */
+	int worker_setuid;	/* workers run as worker_uid:worker_gid (--user) */
+	uid_t worker_uid;
+	gid_t worker_gid;
 	char sock_path[108];
 	char bindir[4096];
 	int backend;
@@ -286,6 +291,14 @@ static inline uint32_t child_who(const struct sup *s, uint32_t ci);
  * child_stop_all, child_restart_due, child_set_enabled) */
 /* Fork and exec ci (DOWN): raises CEV_SPAWNED, or CEV_SPAWN_FAILED and -1. */
 int child_spawn(struct sup *s, uint32_t ci);
+/* contain.c: a worker's user, descriptors and leftovers */
+int contain_setup(struct sup *s, char *err, size_t errlen);
+void contain_fini(struct sup *s);
+int contain_child(void);
+int contain_argv(struct sup *s, char **argv, int n, char bufs[2][32], int seg_fd);
+void contain_reaped(struct sup *s, pid_t pid);
+void contain_on_sigchld(struct sup *s);
+void contain_send_file(struct sup *s, uint32_t ci, uint32_t ji);
 /* The one way a child's state changes: the transition child_fsm() names
  * for its state and ev, and its actions. why: the reason of a kill. */
 void child_event(struct sup *s, uint32_t ci, enum child_event ev, const char *why);

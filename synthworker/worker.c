@@ -25,8 +25,9 @@
  * It also verifies partitions a gpuworker stored (VERIFY_REQ -> VERIFIED,
  * sw_verify): the supervisor is the control plane and never reads H; a
  * synth has the circuit, so re-synthesis for the check is its work. For
- * that it gets STATE/jobs as a directory fd (--jobs-fd), as the
- * gpuworker does, and reads only JOB/result.partial under it.
+ * that the supervisor sends it the job's result file, read-only, on the
+ * files channel (--files-fd, proto/fdchan.h) before the request: it has
+ * no path into the state directory.
  *
  * Proofs (kinds with params, --params N: the resident params as fds 4..):
  * after each PART_DATA's trailer comes a PART_INFO with the partition's
@@ -64,6 +65,8 @@
 #include "fault/fault.h"
 #include "groth16/groth16.h"
 #include "format/pfile.h"
+#include "proto/confine.h"
+#include "proto/fdchan.h"
 #include "proto/frame.h"
 #include "shm/shm.h"
 #include "synth/synth.h"
@@ -76,7 +79,11 @@
 static unsigned sw_slot;
 static struct shm_slot_writer *sw_w;	/* for the heartbeat; NULL before attach */
 static uint64_t sw_beat_ns;		/* the last heartbeat */
-static int sw_jobs_fd = -1;		/* STATE/jobs (--jobs-fd): VERIFY_REQ reads H there */
+static struct fdchan sw_files;		/* the jobs' result files (--files-fd) */
+static int sw_seg_fd = -1;		/* the status segment (--seg-fd); -1: by name */
+static int sw_have_user;		/* --user UID:GID (proto/confine.h) */
+static uid_t sw_uid;
+static gid_t sw_gid;
 static unsigned sw_nparams;		/* --params N: fds 4 .. 4 + N - 1 */
 static struct groth16_params sw_vk[VOCAB_NKINDS];	/* their verifying keys */
 
@@ -371,16 +378,13 @@ static int sw_region_read(void *arg, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
-/* STATE/jobs/JOB/result.partial, read-only (its name into name): the fd,
+/* STATE/jobs/JOB/result.partial, read-only, as the supervisor sent it
+ * (its name, for messages, into name): a new fd,
  * or -1 with errno. */
 static int sw_open_partial(uint64_t job, char *name, size_t len)
 {
 	snprintf(name, len, "%llu/result.partial", (unsigned long long)job);
-	if (sw_jobs_fd < 0) {
-		errno = EBADF;
-		return -1;
-	}
-	return openat(sw_jobs_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	return fdchan_get(&sw_files, job);
 }
 
 /* Read len bytes at off of the job's result.partial: 0, or errno. */
@@ -528,7 +532,8 @@ out:
 
 static void sw_usage(void)
 {
-	fprintf(stderr, "usage: synth --instance NAME --slot I [--jobs-fd FD] [--params N]\n");
+	fprintf(stderr, "usage: synth --instance NAME --slot I [--files-fd FD] [--seg-fd FD] "
+		"[--user UID:GID] [--params N]\n");
 	exit(1);
 }
 
@@ -537,7 +542,9 @@ static void sw_args(int argc, char **argv, const char **name)
 	static const struct option opts[] = {
 		{ "instance", required_argument, NULL, 'n' },
 		{ "slot", required_argument, NULL, 's' },
-		{ "jobs-fd", required_argument, NULL, 'j' },
+		{ "files-fd", required_argument, NULL, 'j' },
+		{ "seg-fd", required_argument, NULL, 'S' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "params", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -558,7 +565,17 @@ static void sw_args(int argc, char **argv, const char **name)
 
 			if (util_num(optarg, UTIL_NUM_DIGITS, 0, 65535, &v))
 				sw_usage();
-			sw_jobs_fd = (int)v;
+			fdchan_init(&sw_files, (int)v);
+		} else if (c == 'S') {
+			uint64_t v;
+
+			if (util_num(optarg, UTIL_NUM_DIGITS, 0, 65535, &v))
+				sw_usage();
+			sw_seg_fd = (int)v;
+		} else if (c == 'u') {
+			if (confine_parse_user(optarg, &sw_uid, &sw_gid))
+				sw_usage();
+			sw_have_user = 1;
 		} else if (c == 'p') {
 			uint64_t v;
 
@@ -585,6 +602,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int rc;
 
+	fdchan_init(&sw_files, -1);
 	sw_args(argc, argv, &name);
 	fault_init("synth", sw_slot);
 	for (unsigned i = 0; i < sw_nparams; i++) {	/* the vks; the keys stay unmapped */
@@ -607,13 +625,29 @@ int main(int argc, char **argv)
 		sw_log("out of memory for a chunk of %u rows", FRAME_PART_ROWS);
 		return 1;
 	}
-	if (shm_open_rw(&seg, name, err, sizeof err) < 0) {
-		sw_log("status segment: %s", err);
-		return 1;
+	/* The slot: only its page, from the fd the supervisor passed, or by
+	 * the instance's name (a synth started by hand). */
+	memset(&seg, 0, sizeof seg);
+	if (sw_seg_fd >= 0) {
+		rc = shm_slot_attach_fd(&w, sw_seg_fd, SHM_T_SYNTH, sw_slot, err, sizeof err);
+		close(sw_seg_fd);
+		if (rc) {
+			sw_log("status segment: %s", err);
+			return 1;
+		}
+	} else {
+		if (shm_open_rw(&seg, name, err, sizeof err) < 0) {
+			sw_log("status segment: %s", err);
+			return 1;
+		}
+		rc = shm_slot_attach(&w, &seg, SHM_T_SYNTH, sw_slot);
+		if (rc) {
+			sw_log("cannot take synth slot %u: %s", sw_slot, strerror(-rc));
+			return 1;
+		}
 	}
-	rc = shm_slot_attach(&w, &seg, SHM_T_SYNTH, sw_slot);
-	if (rc) {
-		sw_log("cannot take synth slot %u: %s", sw_slot, strerror(-rc));
+	if (confine_worker(sw_have_user, sw_uid, sw_gid, &rc, err, sizeof err) < 0) {
+		sw_log("confinement failed: %s; exiting", err);
 		return 1;
 	}
 	shm_slot_ready(&w, 0);

@@ -5,7 +5,7 @@
  * - A stream of partitions written back to back: the results come in
  *   order, each an H_DONE whose digest is that of the H the worker wrote
  *   into its region of the job's result file (STATE/jobs/JOB/result.partial
- *   under --jobs-fd), which equals hterm_cpu's H and verifies; the worker
+ *   sent on --files-fd), which equals hterm_cpu's H and verifies; the worker
  *   reads at most two partitions ahead of what it has begun (each write
  *   returns only once the slot's generation shows the partition two back
  *   began); a sampler reading the segment in a tight loop sees the slot
@@ -34,12 +34,15 @@
  *
  * Waits that only bound a hang are scaled by t_slow() (tests/helpers.h).
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "format/pfile.h"
 #include "gpuworker/hterm.h"
+#include "proto/fdchan.h"
 #include "synth/synth.h"
 #include "verify/verify.h"
 #include "tests/workers/common.h"
@@ -49,8 +52,25 @@
 static char t_name[64];
 static struct shm_seg *t_sg;
 static char t_jobs[256];	/* a temp STATE/jobs */
-static int t_jobs_fd = -1;	/* inherited by the worker as --jobs-fd */
-static char t_jobs_fd_arg[16];
+static int t_chan = -1;		/* our end of the running worker's files channel */
+
+/* Send job's result file (if there is one) on the files channel, as the
+ * supervisor does before the partition's frame. */
+static void send_file(uint64_t job)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%llu/result.partial", t_jobs, (unsigned long long)job);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || t_chan < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	(void)fdchan_send(t_chan, job, fd);	/* the last worker may be gone: then nobody needs it */
+	close(fd);
+}
 
 /* One partition as the supervisor would send it, and what must come back. */
 struct t_part {
@@ -62,15 +82,32 @@ struct t_part {
 	uint64_t hterm_ns;	/* this process's hterm_cpu of it, for info */
 };
 
+/* A gpuworker with a files channel, sent the files of every job made so
+ * far (make_part sends the later ones). */
 static void spawn_gpu(struct t_child *c, const char *slot, const char *backend, int nice_inc)
 {
-	char prog[256];
+	char prog[256], fdarg[16];
 	char *argv[] = { prog, "--instance", t_name, "--slot", (char *)slot,
-			 "--gpu", "0", "--backend", (char *)backend, "--jobs-fd", t_jobs_fd_arg,
+			 "--gpu", "0", "--backend", (char *)backend, "--files-fd", fdarg,
 			 NULL };
+	int sv[2];
+	DIR *d;
+	struct dirent *e;
 
+	if (t_chan >= 0)
+		close(t_chan);
+	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair");
+	CHECK(fcntl(sv[0], F_SETFD, FD_CLOEXEC) == 0, "cloexec");	/* sv[1]: inherited */
+	snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
 	t_prog(prog, sizeof prog, "gpuworker");
 	t_spawn(c, argv, nice_inc);
+	close(sv[1]);
+	t_chan = sv[0];
+	CHECK((d = opendir(t_jobs)) != NULL, "opendir %s", t_jobs);
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+			send_file(strtoull(e->d_name, NULL, 10));
+	closedir(d);
 }
 
 /* A PART_DATA header as a synth sends it: the payload's length, checksum
@@ -120,6 +157,7 @@ static void make_part(struct t_part *tp, const char *seed, uint32_t p, uint32_t 
 	if ((uint64_t)st.st_size < pfile_result2_size(k, p + 1))
 		CHECK(ftruncate(fd, (off_t)pfile_result2_size(k, p + 1)) == 0, "ftruncate");
 	close(fd);
+	send_file(job);	/* to a worker already running */
 }
 
 static void free_part(struct t_part *tp)
@@ -610,7 +648,8 @@ static void test_store_failed(void)
 	st = t_wait(&c, t_hang_ms(5000));
 	t_read_log(&c, log, sizeof log);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit 0x%x: %s", st, log);
-	CHECK(t_count_lines(log, "storing H in 960/result.partial failed") == 1, "log:\n%s", log);
+	CHECK(t_count_lines(log, "job 960 partition 0: storing H in its result file failed") == 1,
+	      "log:\n%s", log);
 	t_close_fds(&c);
 	free_part(&tp);
 	free_part(&good);
@@ -634,9 +673,6 @@ int main(void)
 	snprintf(t_jobs, sizeof t_jobs, "%s/wgpu-jobs.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	CHECK(mkdtemp(t_jobs), "mkdtemp %s", t_jobs);
-	t_jobs_fd = open(t_jobs, O_RDONLY | O_DIRECTORY);	/* inherited */
-	CHECK(t_jobs_fd >= 0, "open %s", t_jobs);
-	snprintf(t_jobs_fd_arg, sizeof t_jobs_fd_arg, "%d", t_jobs_fd);
 	atexit(rm_jobs);
 	if (sodium_init() < 0)
 		T_FAIL("sodium_init");

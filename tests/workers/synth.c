@@ -18,10 +18,12 @@
  */
 #include <sys/ioctl.h>
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "format/pfile.h"
 #include "gpuworker/hterm.h"
+#include "proto/fdchan.h"
 #include "synth/synth.h"
 #include "tests/workers/common.h"
 
@@ -209,17 +211,28 @@ static void test_requests(struct shm_seg *seg)
 	t_close_fds(&c);
 }
 
-/* VERIFY_REQ: the synth reads H from JOBS/JOB/result.partial under the
- * directory fd it was given (--jobs-fd) and answers VERIFIED: ok for the
- * H of hterm_cpu; wrong for one changed coefficient (its digest right),
- * and for bytes that do not hash to the digest; unread (ENOENT) for a job
- * with no file. */
+/* VERIFY_REQ: the synth reads H from the job's result file, sent to it
+ * read-only on its files channel (--files-fd) as the supervisor does, and
+ * answers VERIFIED: ok for the H of hterm_cpu; wrong for one changed
+ * coefficient (its digest right), and for bytes that do not hash to the
+ * digest; unread (ENOENT) for a job whose file it was not sent. */
+static int t_chan = -1, t_dfd = -1;
+
 static void verify_req(struct t_child *c, uint64_t job, uint64_t gen, const struct synth_id *id,
 		       const uint8_t digest[32], struct frame_verified *v)
 {
 	struct frame_verify_req req = { .seed_len = id->seed_len };
 	struct frame_hdr h;
+	char name[64];
 	uint8_t *p;
+	int fd;
+
+	snprintf(name, sizeof name, "%llu/result.partial", (unsigned long long)job);
+	fd = openat(t_dfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		CHECK(fdchan_send(t_chan, job, fd) == 0, "send the file of job %llu", (unsigned long long)job);
+		close(fd);
+	}
 
 	memcpy(req.seed, id->seed, sizeof req.seed);
 	memcpy(req.digest, digest, 32);
@@ -275,10 +288,16 @@ static void test_verify(void)
 	CHECK(hterm_cpu(a, b, cc, id.k) == 0, "hterm_cpu");	/* H in a */
 	store_h(dfd, &id, a, raw, d);
 
-	snprintf(fdarg, sizeof fdarg, "%d", dfd);	/* not close-on-exec: inherited */
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0 && fcntl(sv[0], F_SETFD, FD_CLOEXEC) == 0,
+	      "socketpair");
+	snprintf(fdarg, sizeof fdarg, "%d", sv[1]);	/* not close-on-exec: inherited */
 	t_prog(prog, sizeof prog, "synth");
-	char *argv[] = { prog, "--instance", t_name, "--slot", "1", "--jobs-fd", fdarg, NULL };
+	char *argv[] = { prog, "--instance", t_name, "--slot", "1", "--files-fd", fdarg, NULL };
 	t_spawn(&c, argv, 0);
+	close(sv[1]);
+	t_chan = sv[0];
+	t_dfd = dfd;
 	t_recv(c.out, &h, &p);
 	CHECK(h.type == FRAME_HELLO, "first frame is %s", frame_type_name(h.type));
 	free(p);
@@ -305,6 +324,8 @@ static void test_verify(void)
 	stt = t_wait(&c, t_hang_ms(5000));
 	CHECK(stt >= 0 && WIFEXITED(stt) && WEXITSTATUS(stt) == 0, "EOF: status 0x%x", stt);
 	t_close_fds(&c);
+	close(t_chan);
+	t_chan = -1;
 	unlinkat(dfd, "77/result.partial", 0);
 	unlinkat(dfd, "77", AT_REMOVEDIR);
 	close(dfd);
