@@ -8,4 +8,4 @@ PROVISOR_OBJS += $(call objs,$(CLI_SRCS))
 
 # What a newcomer tries (issue 14 part 6): jobs, result, log, resume,
 # --help, status summary, cancelled/degraded states, against a supervisor.
-TESTS += tests/cli/newcomer.sh
+TESTS += tests/cli/newcomer.sh tests/cli/echo.sh

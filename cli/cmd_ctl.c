@@ -445,14 +445,14 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 static int cmd_ctl_submit_flag(const char *kind, const char *key, const char *flag,
 			       const char *val, const char *what)
 {
-	char probe[CTL_MAX_LINE + 1], err[256];
+	char probe[CTL_MAX_LINE + 1], err[256], shown[64];
 	struct ctl_req req;
 
 	if (!val)
 		return 0;
 	snprintf(probe, sizeof probe, "submit %s %s=%s", kind, key, val);
 	if (ctl_parse(probe, strlen(probe), &req, err, sizeof err)) {
-		fprintf(stderr, "provisor submit: %s '%s' is not %s\n", flag, val, what);
+		fprintf(stderr, "provisor submit: %s '%s' is not %s\n", flag, util_clean(shown, sizeof shown, val), what);
 		return 2;
 	}
 	return 0;
@@ -461,12 +461,13 @@ static int cmd_ctl_submit_flag(const char *kind, const char *key, const char *fl
 /* The request line from the flags, each checked with its own message. */
 static int cmd_ctl_submit_line(const struct cmd_ctl_submit *s, char *line, size_t len)
 {
+	char shown[64];
 	uint32_t kind;
 	int n;
 
 	if (vocab_kind_parse(s->kind, &kind)) {
 		fprintf(stderr, "provisor submit: unknown --kind '%s' (winning-post, window-post, snap-deals or porep)\n",
-			s->kind);
+			util_clean(shown, sizeof shown, s->kind));
 		return 2;
 	}
 	if (cmd_ctl_submit_flag(s->kind, "seed", "--seed", s->seed, "hex of 1 to 32 bytes") ||

@@ -40,6 +40,7 @@
 #include "tui/snap.h"
 #include "tui/status.h"
 #include "util/text.h"
+#include "util/util.h"
 #include "util/vocab.h"
 
 /* One snapshot of instance name into s: 0, or 1 after saying why not. */
@@ -335,8 +336,8 @@ static int cmd_log_copy(int fd)
 static int cmd_log(int argc, char **argv)
 {
 	const char *name = "default", *sdir = NULL;
-	char dir[PATH_MAX], path[PATH_MAX + 8];
-	int opt, follow = 0, fd;
+	char dir[PATH_MAX], path[PATH_MAX + 8], err[PATH_MAX + 256], shown[PATH_MAX], nshown[128];
+	int opt, follow = 0, fd, dfd;
 	struct stat st, now;
 
 	opterr = 0;
@@ -356,35 +357,64 @@ static int cmd_log(int argc, char **argv)
 		snprintf(dir, sizeof dir, "%s", sdir);
 	else if (cli_state_dir(name, dir, sizeof dir) < 0)
 		return 2;
+	/* The state directory's checks (as the supervisor's, but root's will
+	 * do too), then the log through the directory's descriptor, never
+	 * through a link, and only a regular file: what another user made
+	 * cannot point root's log at /etc/shadow, a FIFO or /dev/zero. */
+	if (statedir_absolute(dir, sizeof dir, err, sizeof err) < 0 ||
+	    statedir_check_reader(dir, err, sizeof err) < 0) {
+		fprintf(stderr, "provisor log: %s\n", util_clean(shown, sizeof shown, err));
+		return 1;
+	}
 	snprintf(path, sizeof path, "%s/%s", dir, SUP_LOG_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	util_clean(shown, sizeof shown, path);
+	util_clean(nshown, sizeof nshown, name);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
 		fprintf(stderr, "provisor log: no log file %s (%s); under systemd the supervisor logs to "
-			"the journal: journalctl -u provisor@%s\n", path, strerror(errno), name);
+			"the journal: journalctl -u provisor@%s\n", shown, strerror(errno), nshown);
+		return 1;
+	}
+	fd = util_openat_regular(dfd, SUP_LOG_FILE, path, O_NOFOLLOW, err, sizeof err);
+	if (fd == -ENOENT) {
+		fprintf(stderr, "provisor log: no log file %s (%s); under systemd the supervisor logs to "
+			"the journal: journalctl -u provisor@%s\n", shown, strerror(-fd), nshown);
+		close(dfd);
+		return 1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "provisor log: %s\n", util_clean(shown, sizeof shown, err));
+		close(dfd);
 		return 1;
 	}
 	if (cmd_log_copy(fd) < 0) {
-		fprintf(stderr, "provisor log: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "provisor log: %s: %s\n", shown, strerror(errno));
 		close(fd);
+		close(dfd);
 		return 1;
 	}
 	/* -f: poll for more; when the supervisor rotated the file (a new
-	 * inode at the path), go on with the new one from its start. */
+	 * inode at the name), go on with the new one from its start, opened
+	 * as the first was. */
 	while (follow) {
 		nanosleep(&(struct timespec){ .tv_nsec = 200000000 }, NULL);
 		if (cmd_log_copy(fd) < 0)
 			break;
-		if (stat(path, &now) == 0 && fstat(fd, &st) == 0 &&
+		if (fstatat(dfd, SUP_LOG_FILE, &now, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &st) == 0 &&
 		    (now.st_ino != st.st_ino || now.st_dev != st.st_dev)) {
-			int nfd = open(path, O_RDONLY | O_CLOEXEC);
+			int nfd = util_openat_regular(dfd, SUP_LOG_FILE, path, O_NOFOLLOW, err, sizeof err);
 			if (nfd >= 0) {
 				cmd_log_copy(fd);	/* the old file's last lines */
 				close(fd);
 				fd = nfd;
+			} else if (nfd != -ENOENT) {
+				fprintf(stderr, "provisor log: %s\n", util_clean(shown, sizeof shown, err));
+				break;
 			}
 		}
 	}
 	close(fd);
+	close(dfd);
 	return follow ? 1 : 0;
 }
 

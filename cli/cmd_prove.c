@@ -31,6 +31,7 @@
 #include "gpuworker/hterm.h"
 #include "groth16/groth16.h"
 #include "synth/synth.h"
+#include "util/text.h"
 #include "util/util.h"
 
 /* 0 when out's directory exists and we may create files in it; else one
@@ -139,7 +140,7 @@ static int cmd_prove(int argc, char **argv)
 	fr_t *a = NULL, *b = NULL, *c = NULL;
 	size_t bad;
 	long dev = 0;
-	char err[512];
+	char err[512], shown[64];
 	int opt, rc = 1;
 
 	opterr = 0;	/* our own one-line messages, not getopt's */
@@ -154,14 +155,15 @@ static int cmd_prove(int argc, char **argv)
 			break;
 		case 'b':
 			if (vocab_backend_parse(optarg, &want)) {
-				fprintf(stderr, "provisor prove: unknown backend '%s' (auto, cuda or cpu)\n", optarg);
+				fprintf(stderr, "provisor prove: unknown backend '%s' (auto, cuda or cpu)\n",
+					util_clean(shown, sizeof shown, optarg));
 				return 2;
 			}
 			break;
 		case 'd':
 			if (cli_parse_int(optarg, 0, INT_MAX, &dev) < 0) {
 				fprintf(stderr, "provisor prove: --device '%s' is not a device ordinal (0, 1, ...)\n",
-					optarg);
+					util_clean(shown, sizeof shown, optarg));
 				return 2;
 			}
 			break;

@@ -12,6 +12,7 @@
 #include "conf/conf.h"
 #include "shm/shm.h"
 #include "supervisor/run.h"
+#include "util/text.h"
 #include "util/vocab.h"
 
 static int cmd_run_count(const char *opt, const char *v, int lo, int hi, int *out)
@@ -64,6 +65,7 @@ static int cmd_run_configure(struct conf *c, int argc, char **argv)
 	optind = 1;
 	while ((o = cli_getopt(argc, argv)) != -1) {
 		enum vocab_backend be;
+		char shown[64];
 		switch (o) {
 		case 'n':
 			if (shm_name_check(optarg, err, sizeof err) < 0) {
@@ -89,7 +91,8 @@ static int cmd_run_configure(struct conf *c, int argc, char **argv)
 			break;
 		case 'b':
 			if (vocab_backend_parse(optarg, &be) < 0) {
-				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda or cpu\n", optarg);
+				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda or cpu\n",
+					util_clean(shown, sizeof shown, optarg));
 				return -1;
 			}
 			c->backend = (int)be;

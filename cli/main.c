@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/text.h"
 #include "util/util.h"
 
 #define PROVISOR_VERSION "0.1.0"
@@ -57,13 +58,15 @@ int cli_help(const char *cmd)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char msg[512], shown[600];
 	va_list ap;
 
-	fprintf(stderr, "provisor %s: ", cmd);
+	/* the message quotes what the operator typed: cleaned (util/text.h) */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (usage: provisor %s)\n", usage_of(cmd));
+	fprintf(stderr, "provisor %s: %s (usage: provisor %s)\n", cmd, util_clean(shown, sizeof shown, msg),
+		usage_of(cmd));
 	return 2;
 }
 

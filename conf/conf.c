@@ -586,6 +586,11 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "max_log_size, modes, max_jobs or mem_budget out of range");
 		return -1;
 	}
+	if (c->shm_mode & 022) {
+		snprintf(err, errlen, "shm_mode %04o lets group or others write the status segment, "
+			 "which its readers refuse: at most 0644", c->shm_mode);
+		return -1;
+	}
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		const struct conf_kind *ck = &c->kind[k];
 		const char *name = vocab_kind_name(k);

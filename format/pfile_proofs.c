@@ -21,9 +21,9 @@ int pfile_proofs_read(const char *path, struct pfile_result *res, uint8_t **regi
 	int fd, rc;
 
 	*regions = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = util_open_regular(path, 0, err, errlen);
 	if (fd < 0)
-		return util_fail(err, errlen, -errno, "%s: cannot open: %s", path, strerror(errno));
+		return fd;
 	if ((rc = pfile_read_hdr(fd, path, PFILE_KIND_PROOFS, 0, &h, err, errlen)) ||
 	    (rc = pfile_table2(fd, path, &h, table, err, errlen)))
 		goto out;

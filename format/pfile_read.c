@@ -33,19 +33,12 @@ struct pfile_reader {
 static int pfile_openat_fd(int dfd, const char *name, const char *path, int *fd, char *err,
 			   size_t errlen)
 {
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer; the regular
-	 * file check comes next, and the flag means nothing for those. */
-	if (dfd >= 0)
-		*fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-	else
-		*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (*fd < 0) {
-		int rc = -errno;
-		if (rc == -ELOOP)
-			return util_fail(err, errlen, rc, "%s: is a symbolic link, not a regular file",
-					 path);
-		return util_fail(err, errlen, rc, "%s: cannot open: %s", path, strerror(-rc));
-	}
+	int rc = dfd >= 0 ? util_openat_regular(dfd, name, path, O_NOFOLLOW, err, errlen) :
+			    util_open_regular(path, 0, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	*fd = rc;
 	return 0;
 }
 

@@ -15,7 +15,7 @@ $(BIN)/tests/groth16_files: $(call objs,tests/groth16/files.c) $(G16_LIBS)
 LDLIBS_tests/groth16_files = $(call pc_libs,libsodium) $(CUDA_LIBS)
 
 # End to end through bin/provisor: setup -> synth -> prove -> verify.
-TESTS += tests/groth16/cli.sh
+TESTS += tests/groth16/cli.sh tests/groth16/special.sh
 
 BENCHES += $(BIN)/bench/groth16
 $(BIN)/bench/groth16: $(call objs,bench/groth16_bench.c) $(G16_LIBS)

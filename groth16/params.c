@@ -379,12 +379,13 @@ int groth16_params_read(const char *path, struct groth16_params *p, int vk_only,
 	size_t len;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = util_open_regular(path, 0, err, errlen);
 	if (fd < 0)
-		return util_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
 		close(fd);
-		return util_fail(err, errlen, -EINVAL, "%s: not a regular file", path);
+		return util_fail(err, errlen, rc, "%s: %s", path, strerror(-rc));
 	}
 	len = (size_t)st.st_size;
 	if (len == 0) {

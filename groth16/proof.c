@@ -100,10 +100,10 @@ int groth16_proof_read(const char *path, struct groth16_proof_file *f, char *err
 	uint8_t buf[GROTH16_PROOF_BYTES + 1];
 	char why[256];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = util_open_regular(path, 0, err, errlen);
 
 	if (fd < 0)
-		return util_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return fd;
 	n = read(fd, buf, sizeof buf);
 	if (n < 0) {
 		int rc = -errno;

@@ -130,9 +130,9 @@ int groth16_resident_build(const char *src_path, int dfd, const char *name, stru
 	char tmp[300];
 	int fd, sfd, rc;
 
-	sfd = open(src_path, O_RDONLY | O_CLOEXEC);
+	sfd = util_open_regular(src_path, 0, err, errlen);
 	if (sfd < 0)
-		return util_fail(err, errlen, -1, "%s: %s", src_path, strerror(errno));
+		return -1;
 	h = calloc(1, RES_PAGE);
 	if (!h) {
 		close(sfd);

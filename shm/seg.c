@@ -292,6 +292,10 @@ static int open_in(struct shm_seg *s, uid_t uid, const char *name, int writable,
 		rc = util_fail(err, errlen, -EPERM,
 			  "status segment %s is owned by uid %u, not uid %u: refusing it",
 			  s->path, (unsigned)st.st_uid, (unsigned)uid);
+	else if (st.st_mode & 022)	/* anyone else could have written what we read */
+		rc = util_fail(err, errlen, -EPERM,
+			  "status segment %s is writable by group or others (mode %04o): refusing it",
+			  s->path, (unsigned)(st.st_mode & 07777));
 	else
 		rc = map_fd(s, fd, writable, err, errlen);
 	close(fd);

@@ -6,6 +6,8 @@
 #ifndef SUPERVISOR_RUN_H
 #define SUPERVISOR_RUN_H
 
+#include <stddef.h>
+
 #include "conf/conf.h"
 
 /* Runs the supervisor on c (checked and finished: conf_check, conf_finish)
@@ -20,6 +22,15 @@ int sup_main(const struct conf *c);
  * name is then "?" and *pid 0). */
 #define STATEDIR_LOCK "lock"
 int statedir_read_lock(int fd, char *name, unsigned *pid);
+
+/* Make dir absolute and lexically clean, in place: 0 or -errno, err. */
+int statedir_absolute(char *dir, size_t len, char *err, size_t errlen);
+
+/* statedir_check (supervisor/sup.h) for one who only reads from a state
+ * directory (provisor log): dir (absolute, clean: statedir_absolute) and
+ * every directory above it may be root's or ours, and writable by nobody
+ * else (above it, unless sticky). 0, or -errno with one line in err. */
+int statedir_check_reader(const char *dir, char *err, size_t errlen);
 
 /* The supervisor's log file, STATE/SUP_LOG_FILE, written when it does
  * not run under systemd's journal (run.c): at SUP_LOG_MAX bytes it is

@@ -85,8 +85,9 @@ int statedir_absolute(char *dir, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-/* May this existing path component hold what root stores in it? */
-static int sd_check_component(const char *path, int last, char *err, size_t errlen)
+/* May this existing path component hold what root stores in it? A reader
+ * (provisor log) takes a state directory of its own or of root's. */
+static int sd_check_component(const char *path, int last, int reader, char *err, size_t errlen)
 {
 	uid_t me = geteuid();
 	struct stat st;
@@ -108,7 +109,12 @@ static int sd_check_component(const char *path, int last, char *err, size_t errl
 	if (!S_ISDIR(st.st_mode))
 		return util_fail(err, errlen, -ENOTDIR, "state directory path: %s is not a directory", path);
 	if (last) {
-		if (st.st_uid != me)
+		if (reader && st.st_uid != me && st.st_uid != 0)
+			return util_fail(err, errlen, -EPERM,
+				       "state directory %s is owned by uid %u, neither you (uid %u) nor root, "
+				       "who could have put anything in it: refusing to read from it", path,
+				       (unsigned)st.st_uid, (unsigned)me);
+		if (!reader && st.st_uid != me)
 			return util_fail(err, errlen, -EPERM,
 				       "state directory %s is owned by uid %u, not by this supervisor's uid %u; "
 				       "chown it or choose another", path, (unsigned)st.st_uid, (unsigned)me);
@@ -133,7 +139,7 @@ static int sd_check_component(const char *path, int last, char *err, size_t errl
 
 /* Check every component of dir that exists; create the missing ones
  * (mode 0750) when create is set. */
-static int sd_walk(const char *dir, int create, char *err, size_t errlen)
+static int sd_walk(const char *dir, int create, int reader, char *err, size_t errlen)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(dir);
@@ -147,14 +153,14 @@ static int sd_walk(const char *dir, int create, char *err, size_t errlen)
 		if (*p && *p != '/')
 			continue;
 		*p = '\0';
-		rc = sd_check_component(buf, last, err, errlen);
+		rc = sd_check_component(buf, last, reader, err, errlen);
 		if (rc == -ENOENT) {
 			if (!create)
 				return 0;	/* the rest is ours to create */
 			if (mkdir(buf, 0750) < 0 && errno != EEXIST)
 				return util_fail(err, errlen, -errno, "state directory: mkdir %s: %s",
 					       buf, strerror(errno));
-			rc = sd_check_component(buf, last, err, errlen);
+			rc = sd_check_component(buf, last, reader, err, errlen);
 		}
 		if (rc == -ENOENT || (rc < 0 && !err[0]))
 			return util_fail(err, errlen, rc, "state directory: %s: %s", buf, strerror(-rc));
@@ -169,7 +175,13 @@ static int sd_walk(const char *dir, int create, char *err, size_t errlen)
 int statedir_check(const char *dir, char *err, size_t errlen)
 {
 	err[0] = '\0';
-	return sd_walk(dir, 0, err, errlen);
+	return sd_walk(dir, 0, 0, err, errlen);
+}
+
+int statedir_check_reader(const char *dir, char *err, size_t errlen)
+{
+	err[0] = '\0';
+	return sd_walk(dir, 0, 1, err, errlen);
 }
 
 /* Lock STATE/lock: 0, -EBUSY (held: err names the holder), or -errno. */
@@ -230,7 +242,7 @@ int statedir_open(struct sup *s, char *err, size_t errlen)
 	int rc;
 
 	err[0] = '\0';
-	if ((rc = sd_walk(dir, 1, err, errlen)) < 0)
+	if ((rc = sd_walk(dir, 1, 0, err, errlen)) < 0)
 		return rc;
 	s->state_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->state_fd < 0)

@@ -491,8 +491,6 @@ int params_job_output(const struct sup *s, uint32_t kind, uint32_t k, uint8_t *p
 		      char *err, size_t errlen);
 
 /* statedir.c */
-/* Make dir absolute and lexically clean, in place: 0 or -errno, err. */
-int statedir_absolute(char *dir, size_t len, char *err, size_t errlen);
 /* Check the parts of the state directory's path that exist (creates
  * nothing): 0, or -errno with one line in err. */
 int statedir_check(const char *dir, char *err, size_t errlen);

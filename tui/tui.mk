@@ -36,6 +36,11 @@ TESTS += $(BIN)/tests/tui_dead
 $(BIN)/tests/tui_dead: $(call objs,tests/tui/dead.c) $(TUI_FAKE) $(O)/libshm.a | $(BIN)/provisor
 
 TESTS += tests/tui/tmux.sh tests/tui/exporter.sh tests/tui/live.sh
+# the exporter under 1,000 slow clients: httpdrip drips and scrapes
+TESTS += tests/tui/exporter_abuse.sh tests/tui/segmode.sh
+PROGS += $(BIN)/tests/tui_httpdrip
+$(BIN)/tests/tui_httpdrip: $(call objs,tests/tui/httpdrip.c)
+tests/tui/exporter_abuse.sh: $(BIN)/tests/tui_httpdrip $(BIN)/tests/fakesup
 
 # make bench: top's CPU and terminal output against 64+32 busy fake slots.
 BENCHES += bench/top_bench.sh

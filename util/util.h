@@ -1,7 +1,8 @@
 /*
  * util: the small helpers every layer had its own copy of: the one-line
- * error string (util_fail), decimal numbers (util_num), hex (util_hex) and
- * little-endian fields in byte buffers (util_le*).
+ * error string (util_fail), decimal numbers (util_num), hex (util_hex),
+ * little-endian fields in byte buffers (util_le*) and opening a file that
+ * must be a regular one (util_open_regular).
  *
  * Header-only and libc-only, like text.h and vocab.h: any library may use
  * it without a link-time dependency (ctl's fuzz target links nothing but
@@ -13,12 +14,15 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * The error convention of the libraries: a failing call writes one line
@@ -119,5 +123,49 @@ static inline void util_le64_put(uint8_t *p, uint64_t v) { v = htole64(v); memcp
 static inline uint16_t util_le16_get(const uint8_t *p) { uint16_t v; memcpy(&v, p, sizeof v); return le16toh(v); }
 static inline uint32_t util_le32_get(const uint8_t *p) { uint32_t v; memcpy(&v, p, sizeof v); return le32toh(v); }
 static inline uint64_t util_le64_get(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof v); return le64toh(v); }
+
+/*
+ * Open name (relative to dfd, or AT_FDCWD) for reading, but only when it is
+ * a regular file, so that a FIFO, a device or a directory given where a
+ * file belongs ends in one error line instead of a read that waits for a
+ * writer forever or never ends (/dev/zero). O_NONBLOCK makes the open
+ * itself return at once for a FIFO; it is cleared again for a regular
+ * file, where it means nothing anyway. flags adds to O_RDONLY | O_CLOEXEC
+ * (O_NOFOLLOW: a symbolic link is refused too). path is the name shown in
+ * err. Returns the descriptor, or -errno with one line in err.
+ */
+static inline int util_openat_regular(int dfd, const char *name, const char *path, int flags, char *err,
+				      size_t errlen)
+{
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags), rc;
+
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ELOOP && (flags & O_NOFOLLOW))
+			return util_fail(err, errlen, rc, "%s: is a symbolic link, not a regular file", path);
+		return util_fail(err, errlen, rc, "%s: cannot open: %s", path, strerror(-rc));
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		close(fd);
+		return util_fail(err, errlen, rc, "%s: cannot stat: %s", path, strerror(-rc));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return util_fail(err, errlen, -EINVAL, "%s: not a regular file (%s)", path,
+				 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
+				 S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+				 S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* The same for a path relative to the working directory. */
+static inline int util_open_regular(const char *path, int flags, char *err, size_t errlen)
+{
+	return util_openat_regular(AT_FDCWD, path, path, flags, err, errlen);
+}
 
 #endif
