@@ -441,7 +441,7 @@ static int setup(struct sup *s)
 		return -1;
 	}
 	struct shm_config sc = { .name = s->conf.name, .mode = s->conf.shm_mode | (s->has_group ? 0040 : 0),
-				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = 256,
+				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = CONF_MAX_JOBS,
 				 .control_path = s->sock_path, .has_group = s->has_group,
 				 .group = s->group };
 	sup_path(s->sock_path, sizeof s->sock_path, "%s/control.sock", s->conf.state_dir);

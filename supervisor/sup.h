@@ -166,6 +166,7 @@ struct part {
 
 struct job {
 	uint64_t id;		/* 0 = free */
+	uid_t uid;		/* who submitted (or retried) it; resumed: the supervisor's */
 	uint32_t kind, priority, log_size, nparts, seed_len;
 	uint8_t seed[32];
 	uint32_t state;		/* enum shm_job_state */
@@ -203,6 +204,7 @@ struct job {
 struct conn {
 	int fd;			/* -1 = free */
 	uid_t uid;		/* the peer's */
+	pid_t pid;		/* the peer's, when it connected (SO_PEERCRED) */
 	uint16_t epoch;		/* bumped when the slot is freed: late completions are ignored */
 	int closing;		/* close once the reply is written */
 	uint64_t deadline_ns;	/* the read in flight gives up then */
@@ -318,12 +320,12 @@ void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len);
  * these files share among themselves has their own. */
 
 /* jobs.c */
-int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
+int sched_submit(struct sup *s, uid_t uid, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
 /* provisor retry: a failed or cancelled job queued again, its done
  * partitions kept (and journaled: the caller makes that durable). */
-int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen);
+int sched_retry(struct sup *s, uid_t uid, uint64_t id, char *err, size_t errlen);
 void sched_withdraw(struct sup *s, uint64_t id, const char *why);
 void sched_synth_ready(struct sup *s, uint32_t ci);
 void sched_result(struct sup *s, uint32_t ci);
@@ -349,6 +351,9 @@ int jobs_wanted(const struct sup *s, const struct part_ref *r);
 void sched_run(struct sup *s);
 int sched_inflight(const struct sup *s);
 uint64_t sched_mem_used(const struct sup *s);
+/* May uid have one more job queued or running (a submit or a retry)? 0,
+ * or -ENOSPC with one line. */
+int jobs_admit(const struct sup *s, uid_t uid, char *err, size_t errlen);
 
 /* preempt.c */
 /* Take work back from lower-priority partitions for the most urgent one
