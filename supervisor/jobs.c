@@ -196,6 +196,7 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 		char jerr[200];
 		if (journal_end(s->journal, j->id, state, jerr, sizeof jerr) < 0)
 			sup_log("job %llu: %s", (unsigned long long)j->id, jerr);
+		jobs_journal_trim(s);
 	}
 	if (state == SHM_JOB_DONE) {
 		s->stats.jobs_done++;
@@ -316,7 +317,7 @@ int sched_retry(struct sup *s, uid_t uid, uint64_t id, char *err, size_t errlen)
 	}
 	if ((e = jobs_admit(s, uid, err, errlen)) < 0)
 		return e;
-	if (s->journal && journal_retry_nosync(s->journal, id, jerr, sizeof jerr) < 0) {
+	if (s->journal && jobs_journal_retry(s, ji, jerr, sizeof jerr) < 0) {
 		snprintf(err, errlen, "not retried: %s", jerr);
 		return -EIO;
 	}

@@ -479,6 +479,8 @@ static int setup(struct sup *s)
 	if (warn[0])
 		sup_log("journal: %s", warn);
 	s->next_job_id = next_id;
+	const char *jmin = secure_getenv("PROVISOR_JOURNAL_COMPACT");	/* tests: compact early */
+	s->journal_compact_min = jmin && atoll(jmin) > 0 ? (uint64_t)atoll(jmin) : JOURNAL_COMPACT_MIN;
 	if (!s->resume_deferred)	/* (a job left in the journal keeps its directory) */
 		results_sweep(s);
 	const char *tdir = secure_getenv("PROVISOR_TRACE_DIR");
@@ -568,7 +570,7 @@ int sup_main(const struct conf *c)
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
 					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS",
 					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS",
-					     "PROVISOR_LOG_MAX" };
+					     "PROVISOR_LOG_MAX", "PROVISOR_JOURNAL_COMPACT" };
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		const char *v = secure_getenv(hooks[i]);
 		if (v)

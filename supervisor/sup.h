@@ -193,6 +193,7 @@ struct job {
 	struct open_how how;	/* the openat2 in flight's */
 	uint8_t repaired;	/* a link planted at STATE/jobs/ID was removed once */
 	uint8_t reopen;		/* retried: its kept file is reopened, not made anew */
+	uint8_t unjournaled;	/* ended, and its records compacted away since (jobs_journal.c) */
 	uint64_t retry_at_ns;
 	char path[48], path2[48];	/* names the operations in flight use */
 	uint8_t hdr[SUP_HDR_BYTES];
@@ -265,6 +266,7 @@ struct sup {
 	/* PROVISOR_TRACE_DIR: "R job part t" when a partition becomes ready
 	 * (bench/pipeline measures dispatch latency from it). */
 	struct journal *journal;
+	uint64_t journal_compact_min;	/* JOURNAL_COMPACT_MIN, or the test hook PROVISOR_JOURNAL_COMPACT */
 	FILE *trace;
 	uint64_t longest_ns[VOCAB_NKINDS + 1];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
@@ -345,6 +347,13 @@ void jobs_check_done(struct sup *s, int ji);
 int jobs_active(const struct job *j);
 /* Is the partition still wanted (same job, active, not done)? */
 int jobs_wanted(const struct sup *s, const struct part_ref *r);
+
+/* jobs_journal.c */
+/* Compact the journal while running when it is due (journal.h). */
+void jobs_journal_trim(struct sup *s);
+/* Journal ended job ji's retry: a RETRY record, or its SUBMIT again when
+ * a compaction dropped its records. Not synced. 0, or -errno and err. */
+int jobs_journal_retry(struct sup *s, int ji, char *err, size_t errlen);
 
 /* policy.c */
 /* Hand out work: called once after every loop iteration's completions. */
