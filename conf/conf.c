@@ -166,7 +166,8 @@ void conf_defaults(struct conf *c)
 	c->mem_budget = 1ull << 30;
 	c->shm_mode = 0640;
 	c->socket_mode = 0600;
-	c->max_jobs = 1024;
+	c->max_jobs = CONF_MAX_JOBS;
+	c->max_jobs_per_uid = 64;
 	c->max_log_size = 20;
 	c->restart_intensity = 5;
 	c->restart_period_ms = 60000;
@@ -313,7 +314,8 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_FIELD("socket_mode", CK_MODE, conf, socket_mode),
 	CK_SET("socket_group", conf_set_socket_group, "a group on this system"),
 	CK_SET("worker_user", conf_set_worker_user, "a user name or uid, at most 63 bytes"),
-	CK_NUM("max_jobs", CK_U32, conf, max_jobs, 1, 1u << 20),
+	CK_NUM("max_jobs", CK_U32, conf, max_jobs, 1, CONF_MAX_JOBS),
+	CK_NUM("max_jobs_per_uid", CK_U32, conf, max_jobs_per_uid, 1, CONF_MAX_JOBS),
 	CK_NUM("max_log_size", CK_U32, conf, max_log_size, VOCAB_LOG_MIN, VOCAB_LOG_MAX),
 	CK_NUM("restart_intensity", CK_U32, conf, restart_intensity, 1, 1000000),
 	CK_FIELD("restart_period", CK_MS, conf, restart_period_ms),
@@ -582,8 +584,9 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 		return -1;
 	}
 	if (c->max_log_size < VOCAB_LOG_MIN || c->max_log_size > VOCAB_LOG_MAX || c->shm_mode > 0777 ||
-	    c->socket_mode > 0777 || !c->max_jobs || !c->mem_budget) {
-		snprintf(err, errlen, "max_log_size, modes, max_jobs or mem_budget out of range");
+	    c->socket_mode > 0777 || !c->max_jobs || c->max_jobs > CONF_MAX_JOBS || !c->max_jobs_per_uid ||
+	    !c->mem_budget) {
+		snprintf(err, errlen, "max_log_size, modes, max_jobs, max_jobs_per_uid or mem_budget out of range");
 		return -1;
 	}
 	if (c->shm_mode & 022) {

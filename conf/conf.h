@@ -17,7 +17,8 @@
  *   socket_mode = 0600
  *   socket_group = NAME       ; optional group allowed on the socket
  *   worker_user = NAME        ; the workers' user (default nobody when run as root)
- *   max_jobs = 1024           ; jobs queued or running at once
+ *   max_jobs = 256            ; jobs queued or running at once (1..256)
+ *   max_jobs_per_uid = 64     ; of them, from one socket_group member's uid
  *   restart_intensity = 5     ; crashes within restart_period disable a slot
  *   restart_period = 60s
  *   backoff_max = 10s         ; restart delay: 0, 100ms, 200ms, ... up to this
@@ -39,6 +40,10 @@
  */
 #ifndef CONF_CONF_H
 #define CONF_CONF_H
+
+/* The job table's entries (the status segment's job table): max_jobs and
+ * max_jobs_per_uid are at most this. */
+#define CONF_MAX_JOBS 256
 
 #include <limits.h>
 #include <stdint.h>
@@ -72,6 +77,7 @@ struct conf {
 	char worker_user[64];	/* "" = nobody for a root supervisor, else its own user */
 	char params_dir[256];	/* params found by k for kinds without their own; "" = none */
 	uint32_t max_jobs;
+	uint32_t max_jobs_per_uid;	/* for uids other than root and the supervisor's */
 	uint32_t max_log_size;	/* largest k accepted from submit */
 	/* Crash handling (systemd's RestartSec/RestartMaxDelaySec and OTP's
 	 * intensity/period are the models). */

@@ -21,6 +21,9 @@ DIST_DOCDIR     := $(PREFIX)/share/doc/provisor
 # PREFIX/lib/systemd/system otherwise (/usr/local/lib/systemd/system is on
 # systemd's search path; for another PREFIX link or copy it into /etc).
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+# The unit's system user (dist/provisor.sysusers): PREFIX/lib/sysusers.d,
+# which is systemd's own place for PREFIX=/usr.
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 INSTALL ?= install
 
 # What `make install` puts where (the source, the destination under DESTDIR).
@@ -30,7 +33,8 @@ DIST_FILES := \
 	$(BIN)/synth:$(DIST_LIBEXECDIR)/synth \
 	man/provisor.1:$(DIST_MANDIR)/man1/provisor.1 \
 	man/provisor.conf.5:$(DIST_MANDIR)/man5/provisor.conf.5 \
-	dist/provisor.conf.example:$(DIST_DOCDIR)/provisor.conf.example
+	dist/provisor.conf.example:$(DIST_DOCDIR)/provisor.conf.example \
+	dist/provisor.sysusers:$(SYSUSERSDIR)/provisor.conf
 DIST_UNIT := $(UNITDIR)/provisor@.service
 
 install: $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth
@@ -70,5 +74,6 @@ deb: | $(DEPS_PREREQ)
 	$(MAKE) O=build-deb BIN=bin-deb SAN= $(DEB_BUILDFLAGS) install PREFIX=/usr DESTDIR=$(CURDIR)/build-deb/root
 	dist/mkdeb.sh build-deb/root '$(DEB_VERSION)' bin-deb
 
-TESTS += tests/dist/man.sh tests/dist/unit.sh tests/dist/installed.sh tests/dist/deb.sh
+TESTS += tests/dist/man.sh tests/dist/unit.sh tests/dist/installed.sh tests/dist/deb.sh \
+	tests/dist/security.sh
 .PHONY: install uninstall deb

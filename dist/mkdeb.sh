@@ -65,8 +65,19 @@ Description: supervisor for GPU proving rigs
  .
  The package installs the provisor command, its workers under
  /usr/libexec/provisor, a systemd unit template (provisor@NAME), the
- provisor(1) and provisor.conf(5) man pages and an example configuration.
+ provisor(1) and provisor.conf(5) man pages, an example configuration, and
+ the system user provisor that the unit runs as (sysusers.d).
 CONTROL
+# The unit's system user, made at configure (never removed: files it
+# owned may remain, and Debian leaves system users in place on purge).
+cat >"$root/DEBIAN/postinst" <<'POSTINST'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] && command -v systemd-sysusers >/dev/null; then
+	systemd-sysusers provisor.conf
+fi
+POSTINST
+chmod 0755 "$root/DEBIAN/postinst"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
   >"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"

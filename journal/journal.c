@@ -7,7 +7,10 @@
  * was for the operator to inspect. It then compacts (temp file, fsync,
  * rename, fsync dir) to a HIGHWATER record plus the unfinished SUBMITs,
  * and keeps the new file open for O_APPEND writes, one write() per
- * record, so a crash can tear at most the last record.
+ * record, so a crash can tear at most the last record. A running owner
+ * compacts again the same way (journal_compact) once the file has grown
+ * well past what the last compaction left, so that churn (submit, cancel,
+ * submit, ...) cannot grow it until the next start.
  *
  * Nothing in DIR is followed if it is a symbolic link: DIR is opened
  * O_NOFOLLOW, the journal O_NOFOLLOW and refused unless it is a regular
@@ -33,8 +36,11 @@
 #define JR_TMP		"journal.tmp"
 
 struct journal {
-	int fd;			/* DIR/journal, O_WRONLY | O_APPEND */
+	int fd;			/* DIR/journal, O_RDWR | O_APPEND */
+	int dfd;		/* DIR, for the compactions while running */
+	char *dir;		/* its name, for messages */
 	off_t size;		/* end of the last whole record we wrote */
+	off_t compacted;	/* the size the last compaction left */
 	uint64_t next_id;	/* ids below this were used: submit refuses them */
 	int broken;		/* -errno once the file's tail is in doubt */
 };
@@ -118,7 +124,7 @@ static int jr_compact(int dfd, const char *dir, const struct journal_replay *rp,
 		what = "remove stale";
 		goto fail;
 	}
-	fd = openat(dfd, JR_TMP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
+	fd = openat(dfd, JR_TMP, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
 		    0600);
 	if (fd < 0) {
 		rc = -errno;
@@ -242,8 +248,16 @@ int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *
 		rc = util_fail(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
+	j->fd = -1;
+	if (!(j->dir = strdup(dir))) {
+		rc = util_fail(err, errlen, -ENOMEM, "out of memory");
+		goto fail;
+	}
 	if ((rc = jr_compact(dfd, dir, &rp, &j->fd, &j->size, err, errlen)))
 		goto fail;
+	j->compacted = j->size;
+	j->dfd = dfd;
+	dfd = -1;
 	j->next_id = rp.highest + 1;
 	/* After compaction, so that jobs are handed out only by an open
 	 * that succeeds. */
@@ -254,9 +268,60 @@ int journal_open(struct journal **jp, const char *dir, journal_job_fn fn, void *
 	*jp = j;
 	j = NULL;
 fail:
+	if (j)
+		free(j->dir);
 	free(j);
 	journal_replay_free(&rp);
-	close(dfd);
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
+}
+
+int journal_compact_due(const struct journal *j, uint64_t min)
+{
+	return !j->broken && (uint64_t)j->size >= min && j->size >= 4 * j->compacted;
+}
+
+int journal_compact(struct journal *j, uint64_t *before, uint64_t *after, char *err, size_t errlen)
+{
+	struct journal_replay rp = { 0 };
+	char warn[200], why[320];
+	uint8_t *buf = NULL;
+	size_t size = 0, good = 0;
+	struct stat mine, named;
+	off_t nsize;
+	int fd, rc;
+
+	*before = (uint64_t)j->size;
+	if (j->broken)
+		return util_fail(err, errlen, j->broken, "journal unusable since an earlier failure");
+	if ((rc = jr_read_all(j->fd, &buf, &size))) {
+		free(buf);
+		return util_fail(err, errlen, rc, "read %s/%s: %s", j->dir, JR_NAME, strerror(-rc));
+	}
+	why[0] = '\0';
+	rc = journal_replay(&rp, buf, size, &good, warn, sizeof warn, why, sizeof why);
+	free(buf);
+	if (rc) {
+		util_fail(err, errlen, rc, "%s/%s: %s", j->dir, JR_NAME, why);
+		goto out;
+	}
+	if (rp.highest + 1 < j->next_id)
+		rp.highest = j->next_id - 1;	/* ids stay unique whatever was read */
+	if ((rc = jr_compact(j->dfd, j->dir, &rp, &fd, &nsize, err, errlen))) {
+		/* Renamed but not synced, the name is the new file's now: what
+		 * we append to is gone, so nothing more is appended. */
+		if (fstat(j->fd, &mine) < 0 || fstatat(j->dfd, JR_NAME, &named, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    mine.st_ino != named.st_ino || mine.st_dev != named.st_dev)
+			j->broken = rc;
+		goto out;
+	}
+	close(j->fd);
+	j->fd = fd;
+	j->size = j->compacted = nsize;
+	*after = (uint64_t)nsize;
+out:
+	journal_replay_free(&rp);
 	return rc;
 }
 
@@ -328,6 +393,19 @@ int journal_submit_nosync(struct journal *j, const struct journal_job *job, char
 	return jr_submit(j, job, false, err, errlen);
 }
 
+int journal_resubmit_nosync(struct journal *j, const struct journal_job *job, char *err, size_t errlen)
+{
+	uint8_t rec[JOURNAL_REC_SUBMIT];
+	const char *bad = journal_job_invalid(job);
+
+	if (bad)
+		return util_fail(err, errlen, -EINVAL, "job %llu: %s", (unsigned long long)job->id, bad);
+	if (job->id >= j->next_id)
+		return util_fail(err, errlen, -EINVAL, "job id %llu was never used", (unsigned long long)job->id);
+	journal_rec_submit(rec, job);
+	return jr_append(j, rec, sizeof(rec), false, err, errlen);
+}
+
 int journal_fd(const struct journal *j)
 {
 	return j->fd;
@@ -364,5 +442,7 @@ void journal_close(struct journal *j)
 	if (!j->broken)
 		(void)fdatasync(j->fd);
 	close(j->fd);
+	close(j->dfd);
+	free(j->dir);
 	free(j);
 }

@@ -69,6 +69,25 @@ int journal_end(struct journal *j, uint64_t id, uint32_t state, char *err, size_
  * retry): unfinished at the next replay. Not fsynced, like
  * journal_submit_nosync: the caller makes it durable before it answers. */
 int journal_retry_nosync(struct journal *j, uint64_t id, char *err, size_t errlen);
+/* A SUBMIT again for a job whose id was used (below the next free one)
+ * and whose records a compaction dropped since (journal_compact): its
+ * retry, when a RETRY would name an id the journal no longer has. The
+ * caller knows that none is left (a second SUBMIT of an id in the file
+ * is corruption at replay). Not synced, as journal_retry_nosync. */
+int journal_resubmit_nosync(struct journal *j, const struct journal_job *job, char *err, size_t errlen);
+/* Compaction while running: due once the file is at least min bytes and
+ * four times what the last compaction left (only unfinished jobs and the
+ * highest id survive one). journal_compact rewrites it as journal_open
+ * does (temp, fsync, rename, fsync dir) from what it has appended, and
+ * goes on appending to the new file: it reads at most the file, writes
+ * the unfinished jobs (at most the job table's), and fsyncs twice. Before
+ * it, anything queued that holds journal_fd must be submitted (the fd
+ * changes). 0 with the sizes, or -errno and err; on failure the old file
+ * is still the journal, unless the rename happened without its directory
+ * sync, when later appends are refused. */
+#define JOURNAL_COMPACT_MIN (1u << 20)
+int journal_compact_due(const struct journal *j, uint64_t min);
+int journal_compact(struct journal *j, uint64_t *before, uint64_t *after, char *err, size_t errlen);
 void journal_close(struct journal *j);
 
 #endif

@@ -4,6 +4,6 @@ $(O)/libjournal.a: $(call objs,journal/journal.c journal/record.c)
 PROVISOR_LIBS += $(O)/libjournal.a
 PROVISOR_LDLIBS += $(call pc_libs,libxxhash)
 
-TESTS += $(BIN)/tests/journal
+TESTS += $(BIN)/tests/journal tests/journal/churn.sh
 $(BIN)/tests/journal: $(call objs,tests/journal/journal.c) $(O)/libjournal.a
 LDLIBS_tests/journal = $(call pc_libs,libxxhash)

@@ -79,12 +79,27 @@ int shm_name_check(const char *name, char *err, size_t errlen)
  * its uid can create files in (docs/shm-layout.md, "Where the segment
  * lives"). Root's: /run/provisor. Another user's: $XDG_RUNTIME_DIR/provisor
  * when that is set and absolute, else /dev/shm/provisor-UID. */
+/* Whose is /run/provisor? Only root can make a directory in /run (when
+ * /run is root's and writable by nobody else), so its owner is the one
+ * root chose: root itself, or a service user that systemd gave it to
+ * (RuntimeDirectory=provisor with User=). 0 when it is missing or is not
+ * such a directory. */
+uid_t shm_system_owner(void)
+{
+	struct stat run, st;
+
+	if (lstat("/run", &run) < 0 || !S_ISDIR(run.st_mode) || run.st_uid != 0 || (run.st_mode & 022) ||
+	    lstat(SHM_SYSTEM_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	return st.st_uid;
+}
+
 int shm_base_dir(uid_t uid, char *buf, size_t len)
 {
 	const char *xdg = uid == geteuid() ? secure_getenv("XDG_RUNTIME_DIR") : NULL;
 	int n;
 
-	if (uid == 0)
+	if (uid == 0 || uid == shm_system_owner())
 		n = snprintf(buf, len, "%s", SHM_SYSTEM_DIR);
 	else if (xdg && xdg[0] == '/')
 		n = snprintf(buf, len, "%s/provisor", xdg);
@@ -304,22 +319,24 @@ static int open_in(struct shm_seg *s, uid_t uid, const char *name, int writable,
 	return rc;
 }
 
-/* This user's own instance NAME, else root's: the first place that has
- * one is the answer (a refusal there is not passed over). */
+/* This user's own instance NAME, else the system's (/run/provisor, owned
+ * by root or by the service user root gave it to, shm_system_owner): the
+ * first place that has one is the answer (a refusal there is not passed
+ * over). Root looks in the system's directory only. */
 static int open_named(struct shm_seg *s, const char *name, int writable,
 		      char *err, size_t errlen)
 {
-	uid_t me = geteuid();
+	uid_t me = geteuid(), sys = shm_system_owner(), first = me ? me : sys;
 	int rc;
 
 	memset(s, 0, sizeof *s);
 	if ((rc = shm_name_check(name, err, errlen)) < 0)
 		return rc;
-	rc = open_in(s, me, name, writable, err, errlen);
-	if (rc == -ENOENT && me != 0) {
+	rc = open_in(s, first, name, writable, err, errlen);
+	if (rc == -ENOENT && first != sys) {
 		char mine[sizeof s->path];
 		snprintf(mine, sizeof mine, "%s", s->path);
-		rc = open_in(s, 0, name, writable, err, errlen);
+		rc = open_in(s, sys, name, writable, err, errlen);
 		if (rc == -ENOENT)
 			util_fail(err, errlen, -ENOENT, "no provisor instance '%s' (no %s or %s)", name,
 			     mine[0] ? mine : "runtime directory", s->path);

@@ -52,9 +52,11 @@ struct shm_config {
 	gid_t group;
 };
 
-#define SHM_SYSTEM_DIR "/run/provisor"	/* root's segments */
+#define SHM_SYSTEM_DIR "/run/provisor"	/* root's segments, or a service user's */
 #define SHM_SUFFIX ".status"
 
+/* The owner of SHM_SYSTEM_DIR when root made it (0 otherwise), see seg.c. */
+uid_t shm_system_owner(void);
 /* The directory that holds uid's segments (see seg.c): 0 or -ENAMETOOLONG. */
 int shm_base_dir(uid_t uid, char *buf, size_t len);
 /* The path of this process's instance NAME's segment. */

@@ -185,7 +185,7 @@ static void reply(struct sup *s, uint32_t ci, const char *fmt, ...)
 /* May this peer use the socket? Its uid is ours or root's, or
  * socket_group is set and the peer is in it (primary or supplementary).
  * *owner says it is ours or root's. */
-static int peer_allowed(const struct sup *s, int fd, uid_t *uid, int *owner)
+static int peer_allowed(const struct sup *s, int fd, uid_t *uid, pid_t *pid, int *owner)
 {
 	struct ucred cred;
 	socklen_t len = sizeof cred;
@@ -194,6 +194,7 @@ static int peer_allowed(const struct sup *s, int fd, uid_t *uid, int *owner)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return 0;
 	*uid = cred.uid;
+	*pid = cred.pid;
 	*owner = cred.uid == getuid() || cred.uid == 0;
 	if (*owner)
 		return 1;
@@ -253,6 +254,7 @@ void ctlsrv_on_accept(struct sup *s, int res)
 {
 	const char *why;
 	uid_t uid = (uid_t)-1;
+	pid_t pid = 0;
 	int ci, owner = 0;
 
 	if (s->sockfd < 0) {
@@ -266,7 +268,7 @@ void ctlsrv_on_accept(struct sup *s, int res)
 			sup_log("accept on the control socket: %s", strerror(-res));
 		return;
 	}
-	if (!peer_allowed(s, res, &uid, &owner)) {
+	if (!peer_allowed(s, res, &uid, &pid, &owner)) {
 		/* not ours to serve; say so, as "err busy" does (a fresh
 		 * socket's buffer always takes a short line) */
 		(void)!write(res, "err permission denied: uid not allowed on this socket\n", 54);
@@ -281,6 +283,7 @@ void ctlsrv_on_accept(struct sup *s, int res)
 	struct conn *c = &s->conn[ci];
 	c->fd = res;
 	c->uid = uid;
+	c->pid = pid;
 	c->have = 0;
 	c->closing = 0;
 	c->idle_since_ns = 0;
@@ -288,7 +291,7 @@ void ctlsrv_on_accept(struct sup *s, int res)
 	arm_read(s, (uint32_t)ci);
 }
 
-static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
+static void handle_op(struct sup *s, uint32_t ci, const char *line, size_t len)
 {
 	struct ctl_req rq;
 	char err[200], path[4200];
@@ -306,7 +309,7 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 		reply(s, ci, "ok %s %d", s->conf.name, (int)getpid());
 		return;
 	case CTL_SUBMIT:
-		if (sched_submit(s, rq.kind, rq.seed, rq.seed_len, rq.log_size, rq.partitions, &id,
+		if (sched_submit(s, s->conn[ci].uid, rq.kind, rq.seed, rq.seed_len, rq.log_size, rq.partitions, &id,
 				 err, sizeof err) < 0) {
 			reply(s, ci, "err %s", err);
 			return;
@@ -325,7 +328,7 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 		reply(s, ci, "ok %llu %s", (unsigned long long)id, path);
 		return;
 	case CTL_RETRY:
-		if (sched_retry(s, rq.job, err, sizeof err) < 0) {
+		if (sched_retry(s, s->conn[ci].uid, rq.job, err, sizeof err) < 0) {
 			reply(s, ci, "err %s", err);
 			return;
 		}
@@ -378,6 +381,26 @@ static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
 		return;
 	}
 	reply(s, ci, "err unknown request");
+}
+
+/* One request, answered, and logged with who asked (SO_PEERCRED at
+ * accept) and what came of it, unless it only asked (ping, hello). A
+ * submit or retry waiting for the journal's sync is logged as accepted
+ * now; a failed sync is logged when it comes (ctlsrv_on_sync). */
+static void handle(struct sup *s, uint32_t ci, const char *line, size_t len)
+{
+	const struct conn *c = &s->conn[ci];
+	int n = (int)(len > 120 ? 120 : len - 1);	/* the line, without its '\n' */
+
+	handle_op(s, ci, line, len);
+	if (!strncmp(line, "ping", 4) || !strncmp(line, "hello", 5))
+		return;
+	if (c->sync_pending)
+		sup_log("control: uid %u pid %d: %.*s: ok %llu (journaling)", (unsigned)c->uid, (int)c->pid, n,
+			line, (unsigned long long)c->sync_job);
+	else
+		sup_log("control: uid %u pid %d: %.*s: %.*s", (unsigned)c->uid, (int)c->pid, n, line,
+			(int)strcspn(c->reply, "\n"), c->reply);
 }
 
 /* Answer the request at the start of the buffer if it is whole, else

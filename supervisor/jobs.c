@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "format/pfile.h"
 #include "journal/journal.h"
@@ -73,12 +74,11 @@ static int job_slot(struct sup *s)
 	return best;
 }
 
-int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
+int sched_submit(struct sup *s, uid_t uid, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen)
 {
 	const struct conf_kind *kc;
-	uint32_t active = 0;
-	int ji;
+	int ji, e;
 
 	if (s->draining || s->stopping) {
 		snprintf(err, errlen, s->stopping ? "stopping: not accepting jobs" :
@@ -102,22 +102,15 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 		snprintf(err, errlen, "partitions %u is outside 1..%d", parts, VOCAB_MAX_PARTS);
 		return -EINVAL;
 	}
-	for (uint32_t i = 0; i < s->njobs; i++)
-		active += jobs_active(&s->jobs[i]);
-	ji = job_slot(s);
-	if (active >= s->conf.max_jobs) {
-		snprintf(err, errlen, "job limit reached: max_jobs (%u) jobs queued or running",
-			 s->conf.max_jobs);
-		return -ENOSPC;
-	}
-	if (ji < 0) {
+	if ((e = jobs_admit(s, uid, err, errlen)) < 0)
+		return e;
+	if ((ji = job_slot(s)) < 0) {
 		snprintf(err, errlen, "job limit reached: the job table's %u entries are all queued or running",
 			 s->njobs);
 		return -ENOSPC;
 	}
 	struct job *j = &s->jobs[ji];
 	uint8_t pidx, fkind;
-	int e;
 
 	if ((e = params_job_output(s, kind, k, &pidx, &fkind, err, errlen)) < 0 ||
 	    (e = results_fits(s, fkind, k, parts, err, errlen)) < 0)
@@ -127,6 +120,7 @@ int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t see
 	j->params = pidx;
 	j->file_kind = fkind;
 	j->id = s->next_job_id++;	/* its directory and file: at its turn (results.c) */
+	j->uid = uid;
 	j->kind = kind;
 	j->priority = kc->priority;
 	j->log_size = k;
@@ -202,6 +196,7 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 		char jerr[200];
 		if (journal_end(s->journal, j->id, state, jerr, sizeof jerr) < 0)
 			sup_log("job %llu: %s", (unsigned long long)j->id, jerr);
+		jobs_journal_trim(s);
 	}
 	if (state == SHM_JOB_DONE) {
 		s->stats.jobs_done++;
@@ -259,6 +254,7 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	results_drop(s, ji);
 	job_init(j);
 	j->id = jj->id;
+	j->uid = getuid();	/* the journal does not say who submitted it */
 	j->kind = jj->kind;
 	j->priority = jj->priority;
 	j->log_size = jj->log_size;
@@ -293,10 +289,10 @@ int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen)
 	return 0;
 }
 
-int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen)
+int sched_retry(struct sup *s, uid_t uid, uint64_t id, char *err, size_t errlen)
 {
-	int ji = find_job(s, id);
-	uint32_t active = 0, kept = 0;
+	int ji = find_job(s, id), e;
+	uint32_t kept = 0;
 	char jerr[200];
 
 	if (s->draining || s->stopping) {
@@ -319,14 +315,9 @@ int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen)
 		snprintf(err, errlen, "job %llu is done: nothing to retry", (unsigned long long)id);
 		return -EALREADY;
 	}
-	for (uint32_t i = 0; i < s->njobs; i++)
-		active += jobs_active(&s->jobs[i]);
-	if (active >= s->conf.max_jobs) {
-		snprintf(err, errlen, "job limit reached: max_jobs (%u) jobs queued or running",
-			 s->conf.max_jobs);
-		return -ENOSPC;
-	}
-	if (s->journal && journal_retry_nosync(s->journal, id, jerr, sizeof jerr) < 0) {
+	if ((e = jobs_admit(s, uid, err, errlen)) < 0)
+		return e;
+	if (s->journal && jobs_journal_retry(s, ji, jerr, sizeof jerr) < 0) {
 		snprintf(err, errlen, "not retried: %s", jerr);
 		return -EIO;
 	}
@@ -345,6 +336,7 @@ int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen)
 		part_event(s, ji, p, PEV_RETRY, NULL);
 	}
 	j->state = SHM_JOB_QUEUED;
+	j->uid = uid;	/* it counts against who asked for it again */
 	j->end_mono_ns = 0;
 	jobs_set_reason(s, ji, SHM_REASON_NONE, NULL);
 	jobs_publish(s, ji);

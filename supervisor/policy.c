@@ -24,9 +24,40 @@
  * cannot stall everything. Nothing new is synthesized
  * while stopping; nothing at all moves once the children are being ended.
  */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "supervisor/sup.h"
+#include "util/util.h"
+
+/* Admission, as the control socket admits connections (ctlsrv.c): at
+ * most max_jobs queued or running; the last quarter of them only for
+ * root and the supervisor's own uid, and at most max_jobs_per_uid for
+ * any other one uid, so one socket_group member can neither take the
+ * table nor keep the operator's jobs out. */
+int jobs_admit(const struct sup *s, uid_t uid, char *err, size_t errlen)
+{
+	uint32_t active = 0, mine = 0, max = s->conf.max_jobs, kept = max / 4;
+
+	for (uint32_t i = 0; i < s->njobs; i++)
+		if (jobs_active(&s->jobs[i])) {
+			active++;
+			mine += s->jobs[i].uid == uid;
+		}
+	if (active >= max)
+		return util_fail(err, errlen, -ENOSPC, "job limit reached: max_jobs (%u) jobs queued or running",
+				 max);
+	if (uid == 0 || uid == getuid())
+		return 0;
+	if (mine >= s->conf.max_jobs_per_uid)
+		return util_fail(err, errlen, -ENOSPC, "job limit reached: uid %u has max_jobs_per_uid (%u) "
+				 "jobs queued or running", (unsigned)uid, s->conf.max_jobs_per_uid);
+	if (active >= max - kept)
+		return util_fail(err, errlen, -ENOSPC, "job limit reached: the last %u of max_jobs (%u) are "
+				 "kept for root and the supervisor's uid", kept, max);
+	return 0;
+}
 
 /* What a partition of j costs at a gpuworker: a, b, c. */
 static uint64_t part_bytes(const struct job *j)

@@ -2,7 +2,7 @@
 # bin/provisor (the link rule is in the Makefile; the commands are cli/).
 SUP_SRCS := supervisor/run.c supervisor/log.c supervisor/loop.c supervisor/child.c supervisor/spawn.c \
 	    supervisor/watchdog.c supervisor/contain.c \
-	    supervisor/child_fsm.c supervisor/jobs.c supervisor/policy.c supervisor/relay.c \
+	    supervisor/child_fsm.c supervisor/jobs.c supervisor/jobs_journal.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/results_keep.c supervisor/ctlsrv.c \
 	    supervisor/notify.c supervisor/publish.c \
 	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c supervisor/params.c supervisor/part.c supervisor/part_fsm.c

@@ -27,16 +27,37 @@
 #include "util/text.h"
 #include "verify/verify.h"
 
+/* A kept file gives back the space of every partition a retry would
+ * prove again (punched holes): only the header, the done partitions'
+ * regions and the table stay allocated. The retry's allocation takes the
+ * whole file again at its turn. */
+static void release_undone(struct job *j)
+{
+	uint64_t region = pfile_res_region(j->file_kind, j->log_size);
+
+	for (uint32_t p = 0; p < j->nparts; p++)
+		if (j->part[p].state != SHM_PART_DONE &&
+		    fallocate(j->store_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)pfile_res_part_off(j->file_kind, j->log_size, p), (off_t)region) < 0)
+			return;	/* no hole punching here: the retry or the removal frees it */
+}
+
 /* The job ended (done, failed, cancelled): close its file, remove what is
  * left of it (the temp file unless the commit renamed it, then the
- * directory), asynchronously; what it had in flight is ignored. */
+ * directory), asynchronously; what it had in flight is ignored. A failed
+ * or cancelled job with partitions done keeps its file for provisor
+ * retry, less the space of the others (release_undone); one with none
+ * done has nothing a retry would reuse, and gives all of it back now. */
 void results_end(struct sup *s, int ji)
 {
 	struct job *j = &s->jobs[ji];
 	struct io_uring_sqe *sqe;
-	int renamed = j->store == ST_DONE;
+	int renamed = j->store == ST_DONE, done = 0;
+
+	for (uint32_t p = 0; p < j->nparts; p++)
+		done += j->part[p].state == SHM_PART_DONE;
 	int keep = (j->state == SHM_JOB_FAILED || j->state == SHM_JOB_CANCELLED) &&
-		   j->store_fd >= 0;
+		   j->store_fd >= 0 && done > 0;
 
 	j->store_epoch++;
 	j->store_ops = 0;
@@ -44,6 +65,8 @@ void results_end(struct sup *s, int ji)
 	results_close_dir(j);
 	if (j->store_fd >= 0) {
 		loop_flush(&s->loop);	/* what was submitted holds the file */
+		if (keep)
+			release_undone(j);
 		close(j->store_fd);
 		j->store_fd = -1;
 	}
@@ -307,19 +330,35 @@ int sched_open(struct sup *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Before a job is accepted: does its result fit in the free space? 0, or
- * -ENOSPC with one line. */
+/* Before a job is accepted: does its result fit in the free space, beside
+ * the results of the jobs accepted before it whose files are not (wholly)
+ * allocated yet? (An allocated file is in the free space already; one
+ * being allocated, blocked, or to be reopened for a retry is counted
+ * whole.) 0, or -ENOSPC with one line. */
 int results_fits(struct sup *s, uint32_t file_kind, uint32_t k, uint32_t parts, char *err, size_t errlen)
 {
-	uint64_t need = pfile_res_size(file_kind, k, parts), avail;
+	uint64_t need = pfile_res_size(file_kind, k, parts), avail, owed = 0;
+	uint32_t n = 0;
 	struct statvfs v;
 
 	if (fstatvfs(s->state_fd, &v) < 0)
 		return 0;	/* cannot tell: the allocation will */
 	avail = (uint64_t)v.f_bavail * v.f_frsize;
-	if (need <= avail)
+	for (uint32_t i = 0; i < s->njobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (jobs_active(j) && (j->store == ST_NONE || j->store == ST_ALLOC || j->store == ST_BLOCKED)) {
+			owed += results_store_size(j);
+			n++;
+		}
+	}
+	if (need + owed <= avail)
 		return 0;
-	snprintf(err, errlen, "no space for the result: it needs %.1f MiB and %s has %.1f MiB free",
-		 need / 1048576.0, s->conf.state_dir, avail / 1048576.0);
+	if (!owed)
+		snprintf(err, errlen, "no space for the result: it needs %.1f MiB and %s has %.1f MiB free",
+			 need / 1048576.0, s->conf.state_dir, avail / 1048576.0);
+	else
+		snprintf(err, errlen, "no space for the result: it needs %.1f MiB and %s has %.1f MiB free, "
+			 "%.1f MiB of it for %u accepted jobs whose results are not allocated yet",
+			 need / 1048576.0, s->conf.state_dir, avail / 1048576.0, owed / 1048576.0, n);
 	return -ENOSPC;
 }

@@ -441,7 +441,7 @@ static int setup(struct sup *s)
 		return -1;
 	}
 	struct shm_config sc = { .name = s->conf.name, .mode = s->conf.shm_mode | (s->has_group ? 0040 : 0),
-				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = 256,
+				 .gpu_slots = s->ngpu, .synth_slots = s->nsynth, .jobs = CONF_MAX_JOBS,
 				 .control_path = s->sock_path, .has_group = s->has_group,
 				 .group = s->group };
 	sup_path(s->sock_path, sizeof s->sock_path, "%s/control.sock", s->conf.state_dir);
@@ -479,6 +479,8 @@ static int setup(struct sup *s)
 	if (warn[0])
 		sup_log("journal: %s", warn);
 	s->next_job_id = next_id;
+	const char *jmin = secure_getenv("PROVISOR_JOURNAL_COMPACT");	/* tests: compact early */
+	s->journal_compact_min = jmin && atoll(jmin) > 0 ? (uint64_t)atoll(jmin) : JOURNAL_COMPACT_MIN;
 	if (!s->resume_deferred)	/* (a job left in the journal keeps its directory) */
 		results_sweep(s);
 	const char *tdir = secure_getenv("PROVISOR_TRACE_DIR");
@@ -569,7 +571,7 @@ int sup_main(const struct conf *c)
 	static const char *const hooks[] = { "PROVISOR_FAULT", "PROVISOR_WORKER_WRAP",
 					     "PROVISOR_TRACE_DIR", "PROVISOR_HTERM_THREADS",
 					     "PROVISOR_NO_PIDFD", "PROVISOR_CTL_IDLE_MS",
-					     "PROVISOR_LOG_MAX" };
+					     "PROVISOR_LOG_MAX", "PROVISOR_JOURNAL_COMPACT" };
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		const char *v = secure_getenv(hooks[i]);
 		if (v)

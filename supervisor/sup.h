@@ -167,6 +167,7 @@ struct part {
 
 struct job {
 	uint64_t id;		/* 0 = free */
+	uid_t uid;		/* who submitted (or retried) it; resumed: the supervisor's */
 	uint32_t kind, priority, log_size, nparts, seed_len;
 	uint8_t seed[32];
 	uint32_t state;		/* enum shm_job_state */
@@ -193,6 +194,7 @@ struct job {
 	struct open_how how;	/* the openat2 in flight's */
 	uint8_t repaired;	/* a link planted at STATE/jobs/ID was removed once */
 	uint8_t reopen;		/* retried: its kept file is reopened, not made anew */
+	uint8_t unjournaled;	/* ended, and its records compacted away since (jobs_journal.c) */
 	uint64_t retry_at_ns;
 	char path[48], path2[48];	/* names the operations in flight use */
 	uint8_t hdr[SUP_HDR_BYTES];
@@ -204,6 +206,7 @@ struct job {
 struct conn {
 	int fd;			/* -1 = free */
 	uid_t uid;		/* the peer's */
+	pid_t pid;		/* the peer's, when it connected (SO_PEERCRED) */
 	uint16_t epoch;		/* bumped when the slot is freed: late completions are ignored */
 	int closing;		/* close once the reply is written */
 	uint64_t deadline_ns;	/* the read in flight gives up then */
@@ -268,6 +271,7 @@ struct sup {
 	/* PROVISOR_TRACE_DIR: "R job part t" when a partition becomes ready
 	 * (bench/pipeline measures dispatch latency from it). */
 	struct journal *journal;
+	uint64_t journal_compact_min;	/* JOURNAL_COMPACT_MIN, or the test hook PROVISOR_JOURNAL_COMPACT */
 	FILE *trace;
 	uint64_t longest_ns[VOCAB_NKINDS + 1];	/* longest H-term seen per kind (watchdog) */
 	uint64_t watchdog_ns, watchdog_last_ns;	/* systemd WatchdogSec / 2, last ping */
@@ -331,12 +335,12 @@ void child_write(struct sup *s, uint32_t ci, const void *buf, size_t len);
  * these files share among themselves has their own. */
 
 /* jobs.c */
-int sched_submit(struct sup *s, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
+int sched_submit(struct sup *s, uid_t uid, uint32_t kind, const uint8_t *seed, uint32_t seed_len,
 		 uint32_t k, uint32_t parts, uint64_t *id, char *err, size_t errlen);
 int sched_cancel(struct sup *s, uint64_t id, char *err, size_t errlen);
 /* provisor retry: a failed or cancelled job queued again, its done
  * partitions kept (and journaled: the caller makes that durable). */
-int sched_retry(struct sup *s, uint64_t id, char *err, size_t errlen);
+int sched_retry(struct sup *s, uid_t uid, uint64_t id, char *err, size_t errlen);
 void sched_withdraw(struct sup *s, uint64_t id, const char *why);
 void sched_synth_ready(struct sup *s, uint32_t ci);
 void sched_result(struct sup *s, uint32_t ci);
@@ -357,11 +361,21 @@ int jobs_active(const struct job *j);
 /* Is the partition still wanted (same job, active, not done)? */
 int jobs_wanted(const struct sup *s, const struct part_ref *r);
 
+/* jobs_journal.c */
+/* Compact the journal while running when it is due (journal.h). */
+void jobs_journal_trim(struct sup *s);
+/* Journal ended job ji's retry: a RETRY record, or its SUBMIT again when
+ * a compaction dropped its records. Not synced. 0, or -errno and err. */
+int jobs_journal_retry(struct sup *s, int ji, char *err, size_t errlen);
+
 /* policy.c */
 /* Hand out work: called once after every loop iteration's completions. */
 void sched_run(struct sup *s);
 int sched_inflight(const struct sup *s);
 uint64_t sched_mem_used(const struct sup *s);
+/* May uid have one more job queued or running (a submit or a retry)? 0,
+ * or -ENOSPC with one line. */
+int jobs_admit(const struct sup *s, uid_t uid, char *err, size_t errlen);
 
 /* preempt.c */
 /* Take work back from lower-priority partitions for the most urgent one

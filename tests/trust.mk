@@ -8,7 +8,7 @@ $(foreach t,$(TRUST_TESTS),$(eval $(BIN)/tests/trust_$(t): $(call objs,tests/tru
 $(foreach t,$(TRUST_TESTS),$(eval LDLIBS_tests/trust_$(t) = $(call pc_libs,libsodium)))
 
 TESTS += tests/trust/symlink.sh tests/trust/statedir.sh tests/trust/squat.sh tests/trust/twosup.sh tests/trust/relative.sh \
-	 tests/trust/group.sh tests/trust/worker.sh tests/trust/log.sh
+	 tests/trust/group.sh tests/trust/worker.sh tests/trust/log.sh tests/trust/service.sh tests/trust/quota.sh
 # drip: the slow-drip client tests/trust/group.sh runs as a group member
 PROGS += $(BIN)/tests/trust_drip
 $(BIN)/tests/trust_drip: $(call objs,tests/trust/drip.c)

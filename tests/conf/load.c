@@ -65,7 +65,7 @@ static void test_defaults(void)
 	CHECK(!strcmp(c.name, "default") && c.gpus == -1 && c.workers_per_gpu == 2 && c.synth == 2,
 	      "default name/slots");
 	CHECK(c.backend == VOCAB_BACKEND_AUTO && c.mem_budget == 1ull << 30, "default backend/budget");
-	CHECK(c.shm_mode == 0640 && c.socket_mode == 0600 && c.max_jobs == 1024, "default modes");
+	CHECK(c.shm_mode == 0640 && c.socket_mode == 0600 && c.max_jobs == 256 && c.max_jobs_per_uid == 64, "default modes");
 	CHECK(c.max_log_size == 20 && !c.state_dir[0] && !c.socket_group[0], "default limits");
 	CHECK(c.kind[VOCAB_KIND_WINNING_POST].priority == 0 && c.kind[VOCAB_KIND_WINNING_POST].partitions == 1,
 	      "winning-post");

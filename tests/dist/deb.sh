@@ -29,7 +29,8 @@ dpkg-deb --contents "$deb" >"$T/contents" || fail "dpkg-deb --contents failed"
 for f in usr/bin/provisor usr/libexec/provisor/gpuworker usr/libexec/provisor/synth \
          lib/systemd/system/provisor@.service usr/share/man/man1/provisor.1.gz \
          usr/share/man/man5/provisor.conf.5.gz usr/share/doc/provisor/copyright \
-         usr/share/doc/provisor/changelog.Debian.gz usr/share/doc/provisor/provisor.conf.example; do
+         usr/share/doc/provisor/changelog.Debian.gz usr/share/doc/provisor/provisor.conf.example \
+         usr/lib/sysusers.d/provisor.conf; do
   grep -qE " \./$f$" "$T/contents" || fail "the package lacks /$f"
 done
 awk '$2 != "root/root" { print }' "$T/contents" | grep . && fail "files not owned by root/root"
@@ -61,15 +62,19 @@ elif dpkg-query -W -f '${Status}' provisor 2>/dev/null | grep -q 'ok installed';
   echo "info: a provisor package is installed already: left alone, not installed over"
 else
   export DEBIAN_FRONTEND=noninteractive
+  had_user=$(getent passwd provisor)
   cleanup() {
     kill -KILL "${sup:-}" 2>/dev/null; wait "${sup:-}" 2>/dev/null
     apt-get purge -y provisor >/dev/null 2>&1
+    # the package's postinst made the unit's user: gone again unless it was there
+    [ -n "$had_user" ] || userdel provisor 2>/dev/null
     rm -rf "$T"
   }
   trap cleanup EXIT
   if ! apt-get install -y --no-install-recommends "$deb" >"$T/apt.log" 2>&1; then
     fail "apt-get install $deb:"; tail -5 "$T/apt.log" | sed 's/^/    /'
   else
+    getent passwd provisor >/dev/null || fail "the package's postinst did not make the user provisor"
     name=pvt-deb-$$
     /usr/bin/provisor run --name "$name" --state-dir "$T/state" --gpus 1 --workers-per-gpu 1 --synth 1 \
       --backend cpu >"$T/sup.log" 2>&1 &

@@ -485,6 +485,63 @@ static void t_retry(void)
 	printf("info: retry: an ended job retried is resumed; ended again, it is not\n");
 }
 
+/* Compaction while open (journal_compact): after submit/end churn the
+ * file shrinks to the HIGHWATER and the unfinished SUBMITs, appends go on
+ * into the new file, an ended job compacted away can be journaled again
+ * (journal_resubmit_nosync, its retry), the highest id survives, and a
+ * reopen replays exactly the unfinished jobs. Due only past the minimum
+ * and four times what the last compaction left. */
+static void t_compact_open(void)
+{
+	struct jt_seen s;
+	struct journal_job keep, late, x;
+	struct journal *j;
+	uint64_t next, rng = 99, before, after;
+	size_t len;
+	uint8_t *f;
+
+	jt_fresh();
+	CHECK(jt_open(&j, &s, &next) == 0, "open: %s", err);
+	keep = jt_job(next, &rng);
+	jt_submit(j, &keep);
+	CHECK(!journal_compact_due(j, 4096), "due right after open");
+	for (int i = 0; i < 100; i++) {	/* churn: submit, end */
+		x = jt_job(keep.id + 1 + (uint64_t)i, &rng);
+		jt_submit(j, &x);
+		jt_end(j, x.id);
+	}
+	f = jt_slurp(&len);
+	free(f);
+	CHECK_EQ_U64(len, JT_HW_SIZE + JT_SUBMIT_SIZE + 100 * (JT_SUBMIT_SIZE + JT_END_SIZE));
+	CHECK(journal_compact_due(j, 4096), "not due at %zu bytes", len);
+	CHECK(!journal_compact_due(j, 1u << 20), "due below the minimum");
+	CHECK(journal_compact(j, &before, &after, err, sizeof err) == 0, "compact: %s", err);
+	f = jt_slurp(&len);
+	free(f);
+	CHECK(before == JT_HW_SIZE + JT_SUBMIT_SIZE + 100 * (JT_SUBMIT_SIZE + JT_END_SIZE) &&
+	      after == len && len == JT_HW_SIZE + JT_SUBMIT_SIZE,
+	      "compacted %llu -> %llu bytes, file %zu", (unsigned long long)before,
+	      (unsigned long long)after, len);
+	CHECK(!journal_compact_due(j, 1), "due again right after compacting");
+	late = jt_job(x.id + 1, &rng);	/* appended to the new file */
+	jt_submit(j, &late);
+	/* x ended and was compacted away: its retry is its SUBMIT again */
+	CHECK(journal_resubmit_nosync(j, &x, err, sizeof err) == 0, "resubmit: %s", err);
+	x.id = late.id + 1;
+	CHECK(journal_resubmit_nosync(j, &x, err, sizeof err) == -EINVAL, "resubmit of an unused id");
+	x.id = late.id - 1;
+	journal_close(j);
+	CHECK(jt_open(&j, &s, &next) == 0, "reopen: %s", err);
+	CHECK(s.n == 3 && s.job[0].id == keep.id && s.job[1].id == late.id && s.job[2].id == x.id &&
+	      next == late.id + 1, "after the compaction: %d jobs, next %llu", s.n, (unsigned long long)next);
+	jt_check_job(&s.job[0], &keep);
+	jt_check_job(&s.job[1], &late);
+	jt_check_job(&s.job[2], &x);
+	journal_close(j);
+	printf("info: compaction while open: %llu -> %llu bytes\n", (unsigned long long)before,
+	       (unsigned long long)after);
+}
+
 int main(void)
 {
 	uint64_t t0 = t_now_ns();
@@ -502,6 +559,7 @@ int main(void)
 	t_durable();
 	t_nosync();
 	t_retry();
+	t_compact_open();
 	jt_cleanup();
 	printf("info: journal tests took %.1f s\n", (double)(t_now_ns() - t0) / 1e9);
 	return 0;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # A full state directory blocks jobs, never fails them (issue 11,
 # docs/crash.md "A full disk"): on a small tmpfs as the state directory,
-# four accepted jobs whose results do not all fit go BLOCKED with the reason
+# four accepted jobs whose results do not all fit once something else took
+# part of the space after they were accepted go BLOCKED with the reason
 # in the status (and the others go on); a job whose result cannot fit even
 # alone is refused at submit with one line; once the tmpfs is made larger
 # every job completes by itself, verifies, and none failed or was lost.
@@ -32,8 +33,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' TERM INT HUP
 mkdir -m 700 "$S"
-# 3 MiB: two results of 1 MiB fit, a third does not.
-mount -t tmpfs -o size=3M,mode=0700 tmpfs "$S" 2>"$T/err" || { echo "cannot mount a tmpfs: $(cat "$T/err")"; exit 77; }
+# 5 MiB: four results of 1 MiB are accepted (submit counts the space of
+# the jobs accepted before, tests/storage/release.sh); then a 2 MiB file
+# leaves room for only two of them.
+mount -t tmpfs -o size=5M,mode=0700 tmpfs "$S" 2>"$T/err" || { echo "cannot mount a tmpfs: $(cat "$T/err")"; exit 77; }
 
 "$P" run --name "$name" --state-dir "$S" --gpus 1 --workers-per-gpu 1 --synth 1 --backend cpu \
   >"$T/sup.log" 2>&1 &
@@ -41,9 +44,9 @@ sup=$!
 for _ in $(seq 100); do "$P" ping --name "$name" >/dev/null 2>&1 && break; sleep 0.1; done
 "$P" ping --name "$name" >/dev/null || { cat "$T/sup.log"; exit 1; }
 
-# No synthesis until all four are accepted: each result fits the free
-# space alone, so submit takes them all; their files are allocated at
-# their turn, in order.
+# No synthesis until all four are accepted: together they fit the free
+# space, so submit takes them all; their files are allocated at their
+# turn, in order, after the filler has taken 2 MiB.
 "$P" worker disable synth.0 --name "$name" >/dev/null || fail "disable synth.0"
 ids=()
 for i in 1 2 3 4; do
@@ -54,11 +57,12 @@ done
 # One that cannot fit even alone (2^16 x 8 = 16 MiB): refused, one line.
 if "$P" submit --name "$name" --kind porep --log-size 16 --partitions 8 >"$T/out" 2>"$T/err"; then
   fail "a job bigger than the free space was accepted: $(cat "$T/out")"
-elif [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "no space for the result: it needs 16.0 MiB and $S has [0-9.]* MiB free" "$T/err"; then
+elif [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q "no space for the result: it needs 16.0 MiB and $S has [0-9.]* MiB free, 4.0 MiB of it for 4 accepted jobs" "$T/err"; then
   fail "refusal is not one clear line:"; cat "$T/err"
 else
   echo "info: refused: $(cat "$T/err")"
 fi
+head -c $((2 << 20)) /dev/zero >"$S/filler" || fail "the 2 MiB filler"
 "$P" worker enable synth.0 --name "$name" >/dev/null || fail "enable synth.0"
 
 # Jobs 3 and 4 block; 1 and 2 complete.
@@ -100,6 +104,7 @@ grep -q "^jobs: .* 0 failed, 0 cancelled; partitions: [0-9]* done, 0 failed" "$T
 "$P" stop --name "$name" >/dev/null || fail "stop"
 wait "$sup" || fail "supervisor exited $?"
 sup=
+rm -f "$S/filler"
 [ -z "$(ls -A "$S/jobs" 2>/dev/null)" ] || fail "left in jobs/: $(ls -A "$S/jobs")"
 [ "$fails" -eq 0 ] || { echo "--- supervisor log"; cat "$T/sup.log"; echo "$fails failure(s)"; exit 1; }
 echo ok
