@@ -120,6 +120,9 @@ static int confine_landlock(int *abi_out, char *err, size_t errlen)
 	glob_t g;
 
 	*abi_out = 0;
+	if (abi < 1 && errno == EPERM)	/* a seccomp filter (a unit's) forbids it */
+		return util_fail(err, errlen, -1, "Landlock is forbidden by a system call filter; "
+				 "allow landlock_create_ruleset, landlock_add_rule and landlock_restrict_self");
 	if (abi < 1)
 		return 0;	/* no Landlock in this kernel: the user is the boundary */
 	if (abi >= 2)

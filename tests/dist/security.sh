@@ -35,6 +35,8 @@ b=$(score "$T/bare.service")
 grep -qx 'User=provisor' "$unit" || fail "the unit does not run as the user provisor"
 grep -q 'SystemCallFilter=.*io_uring_setup io_uring_enter io_uring_register' "$unit" ||
   fail "the unit's SystemCallFilter does not allow io_uring"
+grep -q 'SystemCallFilter=.*landlock_create_ruleset landlock_add_rule landlock_restrict_self' "$unit" ||
+  fail "the unit's SystemCallFilter does not allow Landlock (the workers confine themselves with it)"
 grep -q '^MemoryDenyWriteExecute=yes' "$unit" && fail "MemoryDenyWriteExecute would break CUDA's JIT"
 su=$D/usr/lib/sysusers.d/provisor.conf
 [ -f "$su" ] || fail "no $su"
