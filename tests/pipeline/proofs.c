@@ -264,7 +264,7 @@ int main(void)
 	snprintf(conf_path, sizeof conf_path, "%s/conf", dir);
 	snprintf(params, sizeof params, "%s/params12", dir);
 	CHECK(sh("%s/provisor setup --seed 5eed --log-size 12 -o %s >/dev/null", sv_bin(), params) == 0, "setup");
-	start_refused("/nonexistent/params", 12, "kind.porep: params /nonexistent/params: No such file");
+	start_refused("/nonexistent/params", 12, "kind.porep: params /nonexistent/params: cannot open: No such file");
 	start_refused(params, 13, "params .* are for k=12, but its log_size is 13");
 	CHECK(sh("cp %s %s/damaged && printf '\\001' | dd of=%s/damaged bs=1 seek=5000 conv=notrunc status=none",
 		 params, dir, dir) == 0, "damage");
