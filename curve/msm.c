@@ -47,12 +47,15 @@
 #define MSM_COST_BUCKET 26
 #define MSM_COST_JAC 16
 /* A bucket addition costs about 100 ns more (2.5 products) once the
- * buckets outgrow the 512 KiB L2 of a Zen 3 core: 2^13 G1 buckets and up
- * (measured at 2^18 and 2^20 points: c = 16 then costs as much as c = 13
- * with 4 windows more). G2's buckets are twice the size; the same
- * threshold is kept for both. */
+ * buckets outgrow the core's L2: measured on a Zen 3 core (512 KiB L2,
+ * from 2^13 G1 buckets, c = 14, up: at 2^18 and 2^20 points c = 16 then
+ * cost as much as c = 13 with 4 windows more). The threshold is the
+ * first c whose 2^(c-1) G1 buckets do not fit in this machine's L2
+ * (msm_miss_min_c; 512 KiB when the size is unknown), so a core with a
+ * 1 MiB L2 (Zen 4 and 5) pays it from c = 15. G2's buckets are twice the
+ * size; the same threshold is kept for both. */
 #define MSM_COST_MISS 2.5
-#define MSM_MISS_MIN_C 14
+#define MSM_L2_DEFAULT (512u << 10)
 #define MSM_AFFINE_MIN_C 10	/* affine reduction from 2^9 buckets up */
 #define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
 #define MSM_RECODE_STEP 4096	/* points per recoding work item */
@@ -201,6 +204,24 @@ static double msm_reduce_cost(unsigned c)
 	return m * (2 * MSM_COST_ADD + 2 * MSM_COST_INV / S) + 3 * S * MSM_COST_JAC;
 }
 
+/* The first window width whose G1 buckets outgrow L2. */
+static unsigned msm_miss_min_c(void)
+{
+	static _Atomic unsigned cached;
+	unsigned c = atomic_load_explicit(&cached, memory_order_relaxed);
+	long l2;
+
+	if (c)
+		return c;
+	l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	if (l2 <= 0)
+		l2 = MSM_L2_DEFAULT;
+	for (c = 2; c < MSM_MAX_C && ((size_t)1 << (c - 1)) * sizeof(g1_affine_t) <= (size_t)l2; c++)
+		;
+	atomic_store_explicit(&cached, c, memory_order_relaxed);
+	return c;
+}
+
 static unsigned msm_threads(unsigned threads)
 {
 	long n;
@@ -219,7 +240,7 @@ static unsigned msm_threads(unsigned threads)
  */
 void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c)
 {
-	unsigned t = msm_threads(threads), clo = 2, chi = MSM_MAX_C;
+	unsigned t = msm_threads(threads), clo = 2, chi = MSM_MAX_C, miss_c = msm_miss_min_c();
 	double best = -1;
 
 	if (c)
@@ -228,7 +249,7 @@ void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c)
 		unsigned nwin = msm_nwin(cc);
 		double reduce = msm_reduce_cost(cc);
 		double add = MSM_COST_ADD + MSM_COST_INV / (double)msm_batch(cc) +
-			     (cc >= MSM_MISS_MIN_C ? MSM_COST_MISS : 0);
+			     (cc >= miss_c ? MSM_COST_MISS : 0);
 
 		for (unsigned k = 1; k <= 64 && k <= n; k++) {
 			unsigned tasks = nwin * k, rounds = (tasks + t - 1) / t;
