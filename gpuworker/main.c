@@ -541,6 +541,12 @@ static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, uint32_t cl
 	}
 	memcpy(o->payload, why, len);
 	frame_seal(&o->hdr, o->payload, len);
+	/* Its result file came on the channel before it: taken off (and
+	 * closed), so that a worker failing partition after partition never
+	 * lets the channel fill up. */
+	int fd = fdchan_get(&gw.files, h->job);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Answer FAIL FRAME_FAIL_PREEMPTED for h's partition; its slot is ended

@@ -12,3 +12,10 @@ $(BIN)/plugins/%.so:
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -Wl,--version-script=plugins/export.map -Wl,-z,defs -o $@ $(filter %.o,$^) \
 		-Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(call pc_libs,libsodium) -lm
+
+# The supervisor's isolation of a plugin (tests/plugin/*.c), each with a
+# real supervisor, real workers and misbehave.so.
+PLUGIN_TESTS := cpu crash wrong hang nomem lost baddev abi garbage
+TESTS += $(patsubst %,$(BIN)/tests/plugin_%,$(PLUGIN_TESTS))
+$(foreach t,$(PLUGIN_TESTS),$(eval $(BIN)/tests/plugin_$(t): $(call objs,tests/plugin/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth $(BIN)/plugins/cpu.so $(BIN)/plugins/misbehave.so))
+$(foreach t,$(PLUGIN_TESTS),$(eval LDLIBS_tests/plugin_$(t) = $(call pc_libs,libsodium)))

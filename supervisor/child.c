@@ -50,7 +50,8 @@ int child_serving(const struct child *c)
 
 int child_takes_work(const struct child *c)
 {
-	return child_serving(c) && !c->disabled && !c->wr_pending;
+	return child_serving(c) && !c->disabled && !c->wr_pending &&
+	       (!c->rest_until_ns || shm_now_mono() >= c->rest_until_ns);
 }
 
 int child_idle(const struct child *c)

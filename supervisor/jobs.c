@@ -530,14 +530,17 @@ void sched_part_failed(struct sup *s, uint32_t ci, uint32_t cls, const char *why
 		/* its backend could not run it: requeued, no attempt counted
 		 * (a lost device: the worker exits, child.c counts the loss) */
 		s->stats.parts_nomem += cls == FRAME_FAIL_NOMEM;
+		c->rest_until_ns = shm_now_mono() + SUP_FAIL_REST_MS * 1000000ull;
 		sup_event(s, SHM_EV_INFO, SHM_T_GPU, c->slot, 0, r.id, r.part,
 			  "gpu.%u: job %llu partition %u not run: %s; queued again", c->slot,
 			  (unsigned long long)r.id, r.part, frame_fail_class_name(cls));
 		requeue_one(s, &r, PEV_UNRUN, frame_fail_class_name(cls));
 		return;
 	}
-	s->stats.backend_errors += c->kind == CHILD_GPU &&
-				   (cls == FRAME_FAIL_BAD_INPUT || cls == FRAME_FAIL_INTERNAL);
+	if (c->kind == CHILD_GPU && (cls == FRAME_FAIL_BAD_INPUT || cls == FRAME_FAIL_INTERNAL)) {
+		s->stats.backend_errors++;
+		c->rest_until_ns = shm_now_mono() + SUP_FAIL_REST_MS * 1000000ull;
+	}
 	if (c->kind == CHILD_GPU && cls == FRAME_FAIL_STOPPED) {
 		/* it abandoned the partition on request (preempt.c): requeued
 		 * with no attempt counted, not a failure */

@@ -47,6 +47,11 @@
  * last enabled) is disabled as "device lost": a device that keeps failing
  * is the operator's to look at, not the restart loop's. */
 #define SUP_DEVICE_LOST_MAX 3
+/* A gpu slot whose backend failed a partition (out of memory, bad input,
+ * internal) gets no new one for this long: memory may come back (another
+ * process's), and a backend that fails at once must not take every
+ * partition (and its attempts) while the other slots are busy. */
+#define SUP_FAIL_REST_MS 1000
 #define SUP_PIPE_SIZE (1 << 20)	/* children's pipes: fewer, larger transfers */
 #define SUP_RELAY_CHUNK (1u << 20)	/* bytes per relay splice */
 #define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
@@ -98,6 +103,7 @@ struct child {
 	uint32_t crashes;	/* in a row, for the backoff */
 	uint32_t window_n;	/* crashes since window_start_ns, for the intensity */
 	uint32_t device_losses;	/* exits for a lost device (GPUWORKER_EXIT_DEVICE_LOST) since enabled */
+	uint64_t rest_until_ns;	/* its backend failed a partition: no new work before (jobs.c) */
 	uint64_t window_start_ns;
 	char kill_why[96];	/* why the supervisor killed it, for the event */
 	int disabled;		/* by an operator: drained, then kept down (CA_MARK_DISABLED) */
