@@ -19,3 +19,6 @@ PLUGIN_TESTS := cpu crash wrong hang nomem lost baddev abi garbage
 TESTS += $(patsubst %,$(BIN)/tests/plugin_%,$(PLUGIN_TESTS))
 $(foreach t,$(PLUGIN_TESTS),$(eval $(BIN)/tests/plugin_$(t): $(call objs,tests/plugin/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth $(BIN)/plugins/cpu.so $(BIN)/plugins/misbehave.so))
 $(foreach t,$(PLUGIN_TESTS),$(eval LDLIBS_tests/plugin_$(t) = $(call pc_libs,libsodium)))
+
+# bench/plugin.sh: proofs/min through cpu.so against the built-in cpu backend
+BENCHES += bench/plugin.sh
