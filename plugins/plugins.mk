@@ -10,7 +10,7 @@ $(BIN)/plugins/cpu.so: $(call objs,plugins/cpu.c) $(PLUGIN_DEPS)
 $(BIN)/plugins/misbehave.so: $(call objs,plugins/misbehave.c) $(PLUGIN_DEPS)
 $(BIN)/plugins/%.so:
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -shared -Wl,--version-script=plugins/export.map -Wl,-z,defs -o $@ $(filter %.o,$^) \
+	$(CC) $(LDFLAGS) -shared -Wl,--version-script=plugins/export.map $(if $(SAN),,-Wl,-z,defs) -o $@ $(filter %.o,$^) \
 		-Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(call pc_libs,libsodium) -lm
 
 # The supervisor's isolation of a plugin (tests/plugin/*.c), each with a
