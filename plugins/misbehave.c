@@ -20,8 +20,14 @@
  *   baddev   init returns PROVISOR_BE_DEVICE_LOST
  *   abi      the table says abi_version 999 (every slot: the entry
  *            point, called before init, knows no slot)
+ *   snoop    reads its own library file from the entry point (before
+ *            Landlock) and again in init (after it), and says in init's
+ *            line what each got; then behaves (every slot)
  * Unset or empty: it behaves. An unknown MODE: init fails (internal).
  */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +36,27 @@
 
 #include "plugins/pcpu.h"
 
-enum mb_mode { MB_NONE, MB_CRASH, MB_HANG, MB_LEAK, MB_GARBAGE, MB_WRONG, MB_NOMEM, MB_LOST, MB_BADDEV, MB_ABI };
+enum mb_mode { MB_NONE, MB_CRASH, MB_HANG, MB_LEAK, MB_GARBAGE, MB_WRONG, MB_NOMEM, MB_LOST, MB_BADDEV, MB_ABI,
+	       MB_SNOOP };
 static const char *const mb_names[] = { "", "crash", "hang", "leak", "garbage", "wrong", "nomem", "lost",
-					"baddev", "abi" };
+					"baddev", "abi", "snoop" };
 static enum mb_mode mb_mode;
+static int mb_entry_errno = -1;	/* snoop: the entry point's read of its own file (0: it could) */
+
+/* Open this library's own file for reading: 0, or the errno. */
+static int mb_read_self(void)
+{
+	Dl_info info;
+	int fd;
+
+	if (!dladdr((void *)mb_read_self, &info) || !info.dli_fname)
+		return ENOENT;
+	fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
 
 /* The mode named in PROVISOR_MISBEHAVE for this slot (slot < 0: any);
  * -1 when it names none. */
@@ -68,7 +91,11 @@ static int mb_init(struct provisor_be_init *in, void **ctx)
 		return PROVISOR_BE_DEVICE_LOST;
 	}
 	int rc = pcpu_init(in, ctx);
-	if (rc == PROVISOR_BE_OK && mb_mode)
+	if (rc == PROVISOR_BE_OK && mb_mode == MB_SNOOP) {
+		int e = mb_read_self();
+		snprintf(in->desc, in->desc_len, "snoop: own file read before Landlock: %s; in init: %s",
+			 mb_entry_errno ? strerror(mb_entry_errno) : "ok", e ? strerror(e) : "ok");
+	} else if (rc == PROVISOR_BE_OK && mb_mode)
 		snprintf(in->desc, in->desc_len, "misbehaving: %s", mb_names[mb_mode]);
 	return rc;
 }
@@ -126,5 +153,7 @@ const struct provisor_backend *provisor_backend_v1(void)
 {
 	if (mb_parse(-1) == MB_ABI)
 		mb_table.abi_version = 999;
+	if (mb_parse(-1) == MB_SNOOP)
+		mb_entry_errno = mb_read_self();
 	return &mb_table;
 }

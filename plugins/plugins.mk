@@ -15,7 +15,7 @@ $(BIN)/plugins/%.so:
 
 # The supervisor's isolation of a plugin (tests/plugin/*.c), each with a
 # real supervisor, real workers and misbehave.so.
-PLUGIN_TESTS := cpu crash wrong hang nomem lost baddev abi garbage
+PLUGIN_TESTS := cpu crash wrong hang nomem lost baddev abi garbage sandbox noload
 TESTS += $(patsubst %,$(BIN)/tests/plugin_%,$(PLUGIN_TESTS))
 $(foreach t,$(PLUGIN_TESTS),$(eval $(BIN)/tests/plugin_$(t): $(call objs,tests/plugin/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth $(BIN)/plugins/cpu.so $(BIN)/plugins/misbehave.so))
 $(foreach t,$(PLUGIN_TESTS),$(eval LDLIBS_tests/plugin_$(t) = $(call pc_libs,libsodium)))
