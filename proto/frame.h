@@ -62,7 +62,7 @@ enum frame_fail_class {
 	FRAME_FAIL_PARTITION = 0,	/* failed on this worker: an attempt counted */
 	FRAME_FAIL_STOPPED = 1,		/* abandoned on request (FRAME_FAIL_PREEMPTED): requeued */
 	FRAME_FAIL_BAD_PAYLOAD = 2,	/* its payload failed its checksum (FRAME_FAIL_CHECKSUM):
-					 * the producing synth's fault */
+					 * the producing synth's fault: it is killed; counted */
 	FRAME_FAIL_NOMEM = 3,		/* out of memory: requeued, no attempt counted */
 	FRAME_FAIL_DEVICE_LOST = 4,	/* the device failed: requeued, no attempt counted; the
 					 * worker exits (GPUWORKER_EXIT_DEVICE_LOST) */
