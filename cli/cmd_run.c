@@ -64,7 +64,6 @@ static int cmd_run_configure(struct conf *c, int argc, char **argv)
 	}
 	optind = 1;
 	while ((o = cli_getopt(argc, argv)) != -1) {
-		enum vocab_backend be;
 		char shown[64];
 		switch (o) {
 		case 'n':
@@ -90,12 +89,11 @@ static int cmd_run_configure(struct conf *c, int argc, char **argv)
 				return -1;
 			break;
 		case 'b':
-			if (vocab_backend_parse(optarg, &be) < 0) {
-				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda or cpu\n",
-					util_clean(shown, sizeof shown, optarg));
+			if (conf_parse_backend(c, optarg) < 0) {
+				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda, cpu or "
+					"plugin:/absolute/path.so\n", util_clean(shown, sizeof shown, optarg));
 				return -1;
 			}
-			c->backend = (int)be;
 			break;
 		}
 	}
@@ -119,7 +117,7 @@ static int cmd_run(int argc, char **argv)
 const struct cli_entry cli_cmd_run = {
 	.name = "run",
 	.usage = "run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto] [--workers-per-gpu K] "
-		  "[--synth N] [--backend auto|cuda|cpu]",
+		  "[--synth N] [--backend auto|cuda|cpu|plugin:PATH]",
 	.help = "Run the supervisor in the foreground until provisor stop, SIGTERM or\n"
 		"SIGINT. The configuration: built-in defaults, then --config FILE, then\n"
 		"these options, each overriding the one before.\n"
@@ -133,6 +131,7 @@ const struct cli_entry cli_cmd_run = {
 		"  --backend auto|cuda|cpu where GPU workers compute: cuda, cpu, or auto (default):\n"
 		"                          the GPU where there is one. cuda without a device:\n"
 		"                          the GPU slots are disabled and the state is degraded\n"
+		"  --backend plugin:PATH   a backend library (docs/backend-abi.md), PATH absolute\n"
 		"It logs to standard error and, outside systemd's journal, to STATE/log\n"
 		"(8 MiB, then STATE/log.1): provisor log prints it.\n"
 		CLI_HELP_STATE,

@@ -259,14 +259,28 @@ static int conf_set_gpus(struct conf *c, const char *v)
 	return 0;
 }
 
-static int conf_set_backend(struct conf *c, const char *v)
+int conf_parse_backend(struct conf *c, const char *v)
 {
 	enum vocab_backend be;
 
+	if (!strncmp(v, "plugin:", 7)) {
+		const char *p = v + 7;
+		if (p[0] != '/' || strlen(p) >= sizeof c->backend_plugin || strpbrk(p, " \t\n"))
+			return -1;
+		snprintf(c->backend_plugin, sizeof c->backend_plugin, "%s", p);
+		c->backend = VOCAB_BACKEND_PLUGIN;
+		return 0;
+	}
 	if (vocab_backend_parse(v, &be))
 		return -1;
 	c->backend = be;
+	c->backend_plugin[0] = '\0';
 	return 0;
+}
+
+static int conf_set_backend(struct conf *c, const char *v)
+{
+	return conf_parse_backend(c, v);
 }
 
 static int conf_set_mem_budget(struct conf *c, const char *v)
@@ -308,7 +322,7 @@ static const struct conf_key conf_sup_keys[] = {
 	CK_SET("gpus", conf_set_gpus, "auto or a number in 1..256"),
 	CK_NUM("workers_per_gpu", CK_INT, conf, workers_per_gpu, 1, CONF_MAX_SLOTS),
 	CK_NUM("synth", CK_INT, conf, synth, 1, CONF_MAX_SLOTS),
-	CK_SET("backend", conf_set_backend, "auto, cuda or cpu"),
+	CK_SET("backend", conf_set_backend, "auto, cuda, cpu or plugin:/absolute/path.so"),
 	CK_SET("mem_budget", conf_set_mem_budget, "a size"),
 	CK_FIELD("shm_mode", CK_MODE, conf, shm_mode),
 	CK_FIELD("socket_mode", CK_MODE, conf, socket_mode),

@@ -70,6 +70,7 @@ struct conf {
 	int workers_per_gpu;
 	int synth;
 	int backend;		/* enum vocab_backend */
+	char backend_plugin[256];	/* backend plugin: its library's absolute path */
 	uint64_t mem_budget;	/* bytes */
 	mode_t shm_mode;
 	mode_t socket_mode;
@@ -119,6 +120,9 @@ void conf_finish(struct conf *c);
 /* Parse one size ("64MiB", "1G", "4096"), duration ("30s", "500ms",
  * "2m") or mode ("0640"): 0 or -1. */
 int conf_parse_size(const char *s, uint64_t *out);
+/* A backend: auto, cuda, cpu, or plugin:/ABSOLUTE/PATH.so (the path into
+ * c->backend_plugin). 0, or -1 for anything else. */
+int conf_parse_backend(struct conf *c, const char *v);
 int conf_parse_duration_ms(const char *s, uint64_t *out);
 int conf_parse_mode(const char *s, mode_t *out);
 

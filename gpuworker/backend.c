@@ -82,8 +82,9 @@ int hterm_run(enum vocab_backend be, int dev, fr_t *a, fr_t *b, fr_t *c,
 	case VOCAB_BACKEND_CUDA:
 		return hterm_cuda(dev, a, b, c, k, err, errlen);
 	case VOCAB_BACKEND_AUTO:
-		snprintf(err, errlen, "hterm_run: backend auto not resolved "
-			 "(call hterm_backend_resolve first)");
+	case VOCAB_BACKEND_PLUGIN:
+		snprintf(err, errlen, "hterm_run: backend %s not resolved "
+			 "(call hterm_backend_resolve first)", vocab_backend_name(be));
 		return -1;
 	}
 	snprintf(err, errlen, "hterm_run: unknown backend %d", (int)be);

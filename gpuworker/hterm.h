@@ -52,6 +52,16 @@ int hterm_cuda_sticky(void);
  * exits GPUWORKER_EXIT_NO_DEVICE, which the supervisor does not retry. */
 extern int hterm_backend_quiet;
 #define GPUWORKER_EXIT_NO_DEVICE 3
+/* Further exits the supervisor tells apart (gpuworker/main.c): 4 the
+ * H-term failed (kept for the record: now DEVICE_LOST); 5 the backend
+ * lost its device while proving (restarted, disabled as "device lost"
+ * after a few); 6 the backend's init found its device unusable
+ * (disabled as "bad device" at once); 7 the backend could not be loaded
+ * or initialized (a plugin that will not load, a wrong ABI version:
+ * disabled as "bad backend" at once). */
+#define GPUWORKER_EXIT_DEVICE_LOST 5
+#define GPUWORKER_EXIT_BAD_DEVICE 6
+#define GPUWORKER_EXIT_BAD_BACKEND 7
 int hterm_backend_resolve(enum vocab_backend want, enum vocab_backend *got,
 			  char *err, size_t errlen);
 /* Run the chosen (resolved) backend: 0, -1 (err), or HTERM_STOPPED (the

@@ -18,8 +18,9 @@
  *             streamed, compared with the trailer); it reads the next
  *             frame only once the prover has taken the last, which is the
  *             back-pressure
- *   prover    shm_slot_begin(gen), hterm_run, checks H's top coefficient,
- *             stores H (encode in place, digest, pwrite, fdatasync), hands
+ *   prover    shm_slot_begin(gen), the backend's prove (gpuworker/
+ *             backend.h: H, and the proof when one is wanted), stores H
+ *             or the proof (encode, digest, pwrite, fdatasync), hands
  *             the H_DONE frame to the sender and takes the next partition
  *   sender    writes the frame, and only then shm_slot_end(gen, ok)
  *
@@ -32,8 +33,17 @@
  * 1 bad arguments, no segment or slot, out of memory, or a pipe error
  * (EPIPE: the supervisor is gone); 2 a malformed frame from the supervisor
  * (one log line says what); 3 backend cuda asked for but no usable device;
- * 4 the H-term failed (CUDA error): the context may be poisoned, so the
- * process ends and the supervisor restarts it.
+ * 5 the backend lost its device while proving (a CUDA error: the context
+ * may be poisoned), so the process ends and the supervisor restarts it;
+ * 6 the backend's init found its device unusable; 7 the backend could not
+ * be loaded or initialized (gpuworker/hterm.h says what the supervisor
+ * does with each).
+ *
+ * Backends (gpuworker/backend.h): the built-in cpu and cuda, or
+ * --backend plugin:PATH, a shared library dlopen'd after the user switch
+ * and no_new_privs but before Landlock (which would forbid reading it),
+ * and initialized only after Landlock: everything it runs, runs confined.
+ * A FAIL's class (proto/frame.h) is the backend's status.
  *
  * Pre-emption (proto/frame.h, FRAME_ABANDON_SIGNAL): the main thread
  * takes the supervisor's queued real-time signal with a generation and records it
@@ -77,6 +87,7 @@
 #include "curve/msm.h"
 #include "format/pfile.h"
 #include "groth16/groth16.h"
+#include "gpuworker/backend.h"
 #include "gpuworker/hterm.h"
 #include "proto/confine.h"
 #include "proto/fdchan.h"
@@ -115,7 +126,10 @@ static struct {
 	int have_user;		/* --user UID:GID: become it (proto/confine.h) */
 	uid_t uid;
 	gid_t gid;
-	enum vocab_backend be;
+	enum vocab_backend be;	/* cpu, cuda, or plugin (then plugin is its path) */
+	const char *plugin;
+	const struct provisor_backend *bk;	/* the backend, through its ABI only */
+	void *bk_ctx;
 	pthread_mutex_t lock;	/* the hand-offs below */
 	pthread_cond_t cond;
 	struct gw_part *ready;	/* received, not yet taken by the prover */
@@ -247,7 +261,7 @@ static void gw_proved(uint64_t gen)
 static int gw_abandoned(uint64_t gen)
 {
 	for (unsigned i = 0; i < GW_ABANDON_MAX; i++)
-		if (atomic_load_explicit(&gw.abandon[i], memory_order_acquire) == gen)
+		if (atomic_load(&gw.abandon[i]) == gen)
 			return 1;
 	return 0;
 }
@@ -256,7 +270,7 @@ static int gw_abandoned(uint64_t gen)
 static int gw_stop_hook(void *arg)
 {
 	(void)arg;
-	return gw_abandoned(atomic_load_explicit(&gw.proving_gen, memory_order_relaxed));
+	return gw_abandoned(atomic_load(&gw.proving_gen));
 }
 
 static void gw_preempted(uint64_t gen)
@@ -512,12 +526,14 @@ static void gw_hand(const struct gw_out *o)
 	pthread_mutex_unlock(&gw.lock);
 }
 
-/* A FAIL frame for partition h with reason why. */
-static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, const char *why)
+/* A FAIL frame for partition h with reason why, of class cls (enum
+ * frame_fail_class). */
+static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, uint32_t cls, const char *why)
 {
 	size_t len = strnlen(why, FRAME_FAIL_MAX);
 
 	frame_init(&o->hdr, FRAME_FAIL, h->job, h->partition, h->kind, h->log_size, h->gen);
+	o->hdr.reserved = cls;
 	o->payload = malloc(len ? len : 1);
 	if (!o->payload) {
 		gw_log("out of memory");
@@ -525,6 +541,12 @@ static void gw_fail_out(struct gw_out *o, const struct frame_hdr *h, const char 
 	}
 	memcpy(o->payload, why, len);
 	frame_seal(&o->hdr, o->payload, len);
+	/* Its result file came on the channel before it: taken off (and
+	 * closed), so that a worker failing partition after partition never
+	 * lets the channel fill up. */
+	int fd = fdchan_get(&gw.files, h->job);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Answer FAIL FRAME_FAIL_PREEMPTED for h's partition; its slot is ended
@@ -535,7 +557,7 @@ static void gw_answer_preempted(const struct frame_hdr *h, int begun)
 
 	gw_log("job %llu partition %u: abandoned on the supervisor's request%s",
 	       (unsigned long long)h->job, h->partition, begun ? " (pre-empted while proving)" : "");
-	gw_fail_out(&o, h, FRAME_FAIL_PREEMPTED);
+	gw_fail_out(&o, h, FRAME_FAIL_STOPPED, FRAME_FAIL_PREEMPTED);
 	gw_hand(&o);
 }
 
@@ -626,57 +648,82 @@ static int gw_done_out(struct gw_out *o, const struct frame_hdr *h, const struct
 		break;
 	case FAULT_FRAME_HOSTILE:
 		free(o->payload);
-		gw_fail_out(o, h, FAULT_HOSTILE_REASON);
+		gw_fail_out(o, h, FRAME_FAIL_PARTITION, FAULT_HOSTILE_REASON);
 		return 0;
 	}
 	return !d->err;
 }
 
-/* The Groth16 proof of p, whose H is in p->buf and witness at p->buf +
- * 3n, stored as its 376-byte proof file: 0, -1 (no memory for the MSMs)
- * or GROTH16_STOPPED (abandoned at a safe point). */
-static int gw_groth16(struct gw_part *p, struct frame_h_done *d)
+/* The backend's status as a FAIL frame's class. */
+static uint32_t gw_fail_class(int status)
+{
+	switch (status) {
+	case PROVISOR_BE_NOMEM: return FRAME_FAIL_NOMEM;
+	case PROVISOR_BE_DEVICE_LOST: return FRAME_FAIL_DEVICE_LOST;
+	case PROVISOR_BE_BAD_INPUT: return FRAME_FAIL_BAD_INPUT;
+	default: return FRAME_FAIL_INTERNAL;
+	}
+}
+
+/* Run the backend on p: the witness first when a proof is wanted (from
+ * the rows, before they are overwritten), r and s from the CSPRNG. The
+ * backend's status, with err set when it is not OK; the proof file in f. */
+static int gw_backend_prove(struct gw_part *p, struct groth16_proof_file *f, char *err, size_t errlen)
 {
 	const struct frame_hdr *h = &p->hdr;
-	const struct groth16_params *pp = &gw.params[h->reserved - 1];
 	size_t n = (size_t)1 << h->log_size;
-	const fr_t *z = p->buf + 3 * n;
-	struct groth16_proof_file f = { .id = p->id };
-	uint8_t out[GROTH16_PROOF_BYTES];
+	const struct groth16_params *pp = h->reserved ? &gw.params[h->reserved - 1] : NULL;
 	fr_t r, s;
+	struct provisor_be_part bp = {
+		.k = h->log_size, .a = p->buf, .b = p->buf + n, .c = p->buf + 2 * n, .params = pp,
+		.z = pp ? p->buf + 3 * n : NULL, .r = &r, .s = &s, .ticket = h->gen,
+	};
+	struct provisor_be_out bo = { .h = p->buf, .proof = &f->proof, .err = err, .err_len = errlen };
 	int rc;
 
-	static_assert(GROTH16_PROOF_BYTES == PFILE_PROOF_REGION, "a proofs file's region is a proof file");
-	groth16_randomness(&r, &s);
-	rc = groth16_prove(&f.proof, pp, z, p->buf, &r, &s, gw.threads, NULL);
+	if (pp) {
+		synth_witness_from_rows(h->log_size, p->buf, p->buf + 2 * n, p->buf + 3 * n);
+		groth16_randomness(&r, &s);
+	}
+	err[0] = '\0';
+	rc = gw.bk->prove(gw.bk_ctx, &bp, &bo);
 	sodium_memzero(&r, sizeof r);
 	sodium_memzero(&s, sizeof s);
-	if (rc)
-		return rc;
-	memcpy(f.vk_digest, pp->vk_digest, sizeof f.vk_digest);
-	f.x[0] = z[1];
-	f.x[1] = z[2];
-	groth16_proof_encode(out, &f);
-	gw_store_bytes(h, out, sizeof out,
-		       (off_t)pfile_res_part_off(PFILE_KIND_PROOFS, h->log_size, h->partition), d);
-	return 0;
+	if (rc < 0 || rc >= PROVISOR_BE_NSTATUS) {
+		snprintf(err, errlen, "backend %s returned %d, not a status", gw.bk->name, rc);
+		return PROVISOR_BE_INTERNAL;
+	}
+	if (rc != PROVISOR_BE_OK && rc != PROVISOR_BE_STOPPED && !err[0])
+		snprintf(err, errlen, "backend %s: %s", gw.bk->name, provisor_be_status_name(rc));
+	err[errlen - 1] = '\0';
+	if (rc == PROVISOR_BE_OK && !pp && !hterm_check_top(p->buf, h->log_size)) {
+		snprintf(err, errlen, "unsatisfied system: H's top coefficient is not zero "
+			 "(a[i]*b[i] != c[i] for some row)");
+		return PROVISOR_BE_BAD_INPUT;
+	}
+	if (rc == PROVISOR_BE_OK && pp) {
+		memcpy(f->vk_digest, pp->vk_digest, sizeof f->vk_digest);
+		f->x[0] = bp.z[1];
+		f->x[1] = bp.z[2];
+	}
+	return rc;
 }
 
 /* Prove one partition through begin/end. Returns 0 to carry on, -1 when
- * the H-term failed and nothing more may run in this process. */
+ * the backend lost its device and nothing more may run in this process. */
 static int gw_prove(struct gw_part *p)
 {
 	const struct frame_hdr *h = &p->hdr;
 	struct shm_assign as = { h->job, h->partition, h->kind };
-	size_t n = (size_t)1 << h->log_size;
 	struct gw_out o = { .exit_after = -1 };
+	struct groth16_proof_file f = { .id = p->id };
 	char err[256] = "", why[320];
 	uint64_t t0;
 
 	if (p->corrupt) {
 		gw_log("job %llu partition %u: payload checksum mismatch: partition refused",
 		       (unsigned long long)h->job, h->partition);
-		gw_fail_out(&o, h, FRAME_FAIL_CHECKSUM);
+		gw_fail_out(&o, h, FRAME_FAIL_BAD_PAYLOAD, FRAME_FAIL_CHECKSUM);
 		gw_hand(&o);
 		return 0;
 	}
@@ -691,63 +738,54 @@ static int gw_prove(struct gw_part *p)
 			 (unsigned long long)h->gen);
 		gw_log("job %llu partition %u refused: %s", (unsigned long long)h->job,
 		       h->partition, why);
-		gw_fail_out(&o, h, why);
+		gw_fail_out(&o, h, FRAME_FAIL_PARTITION, why);
 		gw_hand(&o);
 		return 0;
 	}
 	o.end = 1;
-	atomic_store_explicit(&gw.proving_gen, h->gen, memory_order_relaxed);
+	/* Published before the check, each side seq_cst (gw_abandon: the
+	 * request, then proving_gen): a request is seen by one of them. */
+	atomic_store(&gw.proving_gen, h->gen);
+	if (gw_abandoned(h->gen))
+		gw.bk->abandon(gw.bk_ctx, h->gen);
 	fault_point(FAULT_DURING);
 	t0 = shm_now_mono();
-	if (h->reserved)	/* the witness, before the H-term overwrites a and c */
-		synth_witness_from_rows(h->log_size, p->buf, p->buf + 2 * n, p->buf + 3 * n);
-	int hrc = hterm_run(gw.be, gw.gpu, p->buf, p->buf + n, p->buf + 2 * n, h->log_size,
-			    err, sizeof err);
-	if (hrc == HTERM_STOPPED) {
-		gw_proved(h->gen);
+	int rc = gw_backend_prove(p, &f, err, sizeof err);
+	gw_proved(h->gen);
+	if (rc == PROVISOR_BE_STOPPED) {
 		gw_answer_preempted(h, 1);
 		return 0;
 	}
-	if (hrc) {
-		snprintf(why, sizeof why, "H-term failed: %s", err);
-		gw_log("job %llu partition %u: %s; exiting for a restart",
-		       (unsigned long long)h->job, h->partition, why);
-		gw_fail_out(&o, h, why);
-		o.exit_after = 4;
-		gw_proved(h->gen);
+	if (rc != PROVISOR_BE_OK) {
+		snprintf(why, sizeof why, "%s", err);
+		gw_log("job %llu partition %u: %s (%s)%s", (unsigned long long)h->job, h->partition, why,
+		       provisor_be_status_name(rc),
+		       rc == PROVISOR_BE_DEVICE_LOST ? "; exiting for a restart" : "");
+		gw_fail_out(&o, h, gw_fail_class(rc), why);
+		if (rc == PROVISOR_BE_DEVICE_LOST)
+			o.exit_after = GPUWORKER_EXIT_DEVICE_LOST;
 		gw_hand(&o);
-		return -1;
+		return rc == PROVISOR_BE_DEVICE_LOST ? -1 : 0;
 	}
-	gw_proved(h->gen);
-	if (!hterm_check_top(p->buf, h->log_size)) {
-		snprintf(why, sizeof why, "unsatisfied system: H's top coefficient is not zero "
-			 "(a[i]*b[i] != c[i] for some row)");
-		gw_log("job %llu partition %u: %s", (unsigned long long)h->job, h->partition, why);
-		gw_fail_out(&o, h, why);
-	} else {
-		struct frame_h_done d;
-		uint64_t work_ns = shm_now_mono() - t0;
+	struct frame_h_done d;
+	if (!h->reserved) {
 		if (fault_store())	/* a faulty device: one bit of H[0] wrong */
 			p->buf[0].l[0] ^= 1;
-		if (!h->reserved) {
-			gw_store(h, p->buf, &d);
-			o.ok = gw_done_out(&o, h, &d, work_ns);
-		} else {
-			int prc = gw_groth16(p, &d);
+		gw_store(h, p->buf, &d);
+	} else {
+		uint8_t out[GROTH16_PROOF_BYTES];
 
-			if (prc == GROTH16_STOPPED) {
-				gw_answer_preempted(h, 1);
-				return 0;
-			}
-			if (prc) {
-				gw_log("job %llu partition %u: out of memory for the MSMs",
-				       (unsigned long long)h->job, h->partition);
-				gw_fail_out(&o, h, "out of memory for the MSMs");
-			} else {
-				o.ok = gw_done_out(&o, h, &d, shm_now_mono() - t0);
-			}
+		static_assert(GROTH16_PROOF_BYTES == PFILE_PROOF_REGION, "a proofs file's region is a proof file");
+		if (fault_store()) {	/* a faulty device: A and C swapped, points still valid */
+			g1_affine_t t = f.proof.a;
+			f.proof.a = f.proof.c;
+			f.proof.c = t;
 		}
+		groth16_proof_encode(out, &f);
+		gw_store_bytes(h, out, sizeof out,
+			       (off_t)pfile_res_part_off(PFILE_KIND_PROOFS, h->log_size, h->partition), &d);
 	}
+	o.ok = gw_done_out(&o, h, &d, shm_now_mono() - t0);
 	fault_point(FAULT_AFTER);
 	gw_hand(&o);
 	return 0;
@@ -841,7 +879,9 @@ static void gw_abandon(uint64_t gen)
 	struct gw_part *p = NULL;
 
 	pthread_mutex_lock(&gw.lock);
-	atomic_store_explicit(&gw.abandon[gw.nabandon++ % GW_ABANDON_MAX], gen, memory_order_release);
+	atomic_store(&gw.abandon[gw.nabandon++ % GW_ABANDON_MAX], gen);
+	if (atomic_load(&gw.proving_gen) == gen)	/* the backend stops at its next safe point */
+		gw.bk->abandon(gw.bk_ctx, gen);
 	if (gw.ready && gw.ready->hdr.gen == gen) {
 		p = gw.ready;
 		gw.ready = NULL;
@@ -866,7 +906,7 @@ static void gw_abandon(uint64_t gen)
 static _Noreturn void gw_usage(void)
 {
 	fprintf(stderr, "usage: gpuworker --instance NAME --slot I [--gpu ORD] "
-		"[--backend auto|cpu|cuda] [--files-fd FD] [--seg-fd FD] [--user UID:GID] [--quiet-backend] [--params N] [--threads N]\n");
+		"[--backend auto|cpu|cuda|plugin:PATH] [--files-fd FD] [--seg-fd FD] [--user UID:GID] [--quiet-backend] [--params N] [--threads N]\n");
 	exit(1);
 }
 
@@ -916,6 +956,8 @@ static void gw_args(int argc, char **argv, const char **name)
 			continue;
 		else if (c == 't')
 			gw.threads = gw_number(optarg);
+		else if (c == 'b' && !strncmp(optarg, "plugin:", 7) && optarg[7])
+			gw.be = VOCAB_BACKEND_PLUGIN, gw.plugin = optarg + 7;
 		else if (c == 'b' && vocab_backend_parse(optarg, &gw.be) == 0)
 			continue;
 		else
@@ -934,8 +976,8 @@ static void gw_hello(void)
 	int rc;
 
 	if (gw.be != VOCAB_BACKEND_CUDA || hterm_cuda_describe(gw.gpu, hello.desc, sizeof hello.desc))
-		snprintf(hello.desc, sizeof hello.desc, "gpuworker slot %u: backend %s",
-			 gw.slot, vocab_backend_name(gw.be));
+		snprintf(hello.desc, sizeof hello.desc, "gpuworker slot %u: backend %s%s%s",
+			 gw.slot, vocab_backend_name(gw.be), gw.plugin ? " " : "", gw.plugin ? gw.bk->name : "");
 	frame_init(&h, FRAME_HELLO, 0, 0, 0, 0, 0);
 	frame_seal(&h, &hello, sizeof hello);
 	rc = frame_send(STDOUT_FILENO, &h, &hello);
@@ -1007,10 +1049,35 @@ static void gw_load(void)
 	uint64_t ns = shm_now_mono() - t0;
 	pthread_mutex_lock(&gw.shm_lock);
 	shm_slot_loading(&gw.w, 1000, ns ? ns : 1);
-	shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
 	pthread_mutex_unlock(&gw.shm_lock);
 	gw_log("params loaded: %u file(s), %.1f MiB in %.6f s", gw.nparams, (double)bytes / 1048576.0,
 	       (double)ns / 1e9);
+}
+
+/* The backend's init, once the params are mapped: a device it cannot
+ * use disables the slot (exit 6), any other failure but memory is the
+ * backend's (exit 7). Then the slot is IDLE. */
+static void gw_backend_init(void)
+{
+	char desc[200] = "";
+	struct provisor_be_init in = {
+		.size = sizeof in, .device = gw.gpu, .slot = gw.slot, .threads = gw.threads,
+		.nparams = gw.nparams, .params = gw.params, .desc = desc, .desc_len = sizeof desc,
+	};
+	int rc = gw.bk->init(&in, &gw.bk_ctx);
+
+	desc[sizeof desc - 1] = '\0';
+	if (rc != PROVISOR_BE_OK) {
+		gw_log("backend %s: init failed (%s)%s%s", gw.bk->name, provisor_be_status_name(rc),
+		       desc[0] ? ": " : "", desc);
+		gw_exit(rc == PROVISOR_BE_NOMEM ? 1 : rc == PROVISOR_BE_DEVICE_LOST ? GPUWORKER_EXIT_BAD_DEVICE
+										     : GPUWORKER_EXIT_BAD_BACKEND);
+	}
+	if (gw.plugin)
+		gw_log("backend plugin %s (%s)%s%s", gw.bk->name, gw.plugin, desc[0] ? ": " : "", desc);
+	pthread_mutex_lock(&gw.shm_lock);
+	shm_slot_ready(&gw.w, (uint32_t)gw.be);
+	pthread_mutex_unlock(&gw.shm_lock);
 }
 
 int main(int argc, char **argv)
@@ -1036,19 +1103,30 @@ int main(int argc, char **argv)
 	gw_args(argc, argv, &name);
 	fault_init("gpu", gw.slot);
 	/* Everything that needs a path or a privilege first: the slot (and
-	 * the trace), then the confinement, and only then any backend code. */
+	 * the trace), then the confinement, and only then any backend code.
+	 * A plugin is read in between: after the user switch and
+	 * no_new_privs (it is opened as the worker's user), before Landlock
+	 * (which forbids reading it); its calls run only after Landlock. */
 	gw_attach(name, &seg);
-	if (confine_worker(gw.have_user, gw.uid, gw.gid, &landlock, err, sizeof err) < 0) {
+	if (confine_identity(gw.have_user, gw.uid, gw.gid, err, sizeof err) < 0) {
+		gw_log("confinement failed: %s; exiting", err);
+		return 1;
+	}
+	if (gw.plugin && backend_plugin_open(gw.plugin, &gw.bk, err, sizeof err)) {
+		gw_log("%s", err);
+		return GPUWORKER_EXIT_BAD_BACKEND;
+	}
+	if (confine_landlock(&landlock, err, sizeof err) < 0) {
 		gw_log("confinement failed: %s; exiting", err);
 		return 1;
 	}
 	want = gw.be;
-	if (hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
+	if (!gw.plugin && hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
 		gw_log("%s", err);
 		return GPUWORKER_EXIT_NO_DEVICE;
 	}
-	if (!gw.nparams)	/* else IDLE once they are loaded (gw_load) */
-		shm_slot_ready(&gw.w, gw.be == VOCAB_BACKEND_CUDA ? 2 : 1);
+	if (!gw.plugin)
+		gw.bk = backend_builtin(gw.be);
 	/* A gone supervisor shows as EPIPE on the next write, not a signal;
 	 * SIGTERM and SIGINT are taken by sigwait below, in every thread. */
 	signal(SIGPIPE, SIG_IGN);
@@ -1057,10 +1135,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, FRAME_ABANDON_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	hterm_set_stop(gw_stop_hook, NULL);
 	fault_set_stop(gw_stop_hook, NULL);
-	msm_set_stop(gw_stop_hook, NULL);
-	hterm_set_threads(gw.threads);	/* the supervisor's share of cores (0: unbounded) */
 	fault_point(FAULT_START);
 	gw_hello();
 	/* Detached: the process ends through gw_exit, never by joining. The
@@ -1072,6 +1147,7 @@ int main(int argc, char **argv)
 	pthread_detach(t);
 	if (gw.nparams)
 		gw_load();
+	gw_backend_init();
 	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
 		if ((errno = pthread_create(&t, NULL, fns[i], NULL)) != 0) {
 			gw_log("pthread_create: %s", strerror(errno));

@@ -1,7 +1,7 @@
 # gpuworker/worker: the GPU worker program the supervisor execs per GPU
 # slot (bin/gpuworker), and its test, which plays the supervisor's part.
 PROGS += $(BIN)/gpuworker
-$(BIN)/gpuworker: $(call objs,gpuworker/main.c) $(O)/libgroth16.a $(O)/libcurve.a $(O)/libhterm.a \
+$(BIN)/gpuworker: $(call objs,gpuworker/main.c gpuworker/builtin.c) $(O)/libgroth16.a $(O)/libcurve.a $(O)/libhterm.a \
 	$(O)/libproto.a $(O)/libshm.a \
 	$(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a $(O)/libfault.a
 LDLIBS_gpuworker = $(call pc_libs,libxxhash) $(call pc_libs,libsodium) $(CUDA_LIBS)

@@ -101,7 +101,7 @@ static int confine_allow(int ruleset, const char *path, uint64_t access, uint64_
 	return rc;
 }
 
-static int confine_landlock(int *abi_out, char *err, size_t errlen)
+int confine_landlock(int *abi_out, char *err, size_t errlen)
 {
 	static const char *const ro[] = { "/usr", "/lib", "/lib64", "/lib32", "/etc", "/proc", "/sys",
 					  "/bin", "/sbin", "/opt" };
@@ -162,12 +162,19 @@ static int confine_landlock(int *abi_out, char *err, size_t errlen)
 	return 0;
 }
 
-int confine_worker(int have_user, uid_t uid, gid_t gid, int *landlock_abi, char *err, size_t errlen)
+int confine_identity(int have_user, uid_t uid, gid_t gid, char *err, size_t errlen)
 {
-	*landlock_abi = 0;
 	if (have_user && confine_user(uid, gid, err, errlen) < 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return util_fail(err, errlen, -1, "no_new_privs: %s", strerror(errno));
+	return 0;
+}
+
+int confine_worker(int have_user, uid_t uid, gid_t gid, int *landlock_abi, char *err, size_t errlen)
+{
+	*landlock_abi = 0;
+	if (confine_identity(have_user, uid, gid, err, errlen) < 0)
+		return -1;
 	return confine_landlock(landlock_abi, err, errlen);
 }

@@ -33,5 +33,10 @@ int confine_parse_user(const char *spec, uid_t *uid, gid_t *gid);
  * then exit, never run unconfined. *landlock_abi gets the Landlock ABI
  * applied (0: none, the kernel lacks it). */
 int confine_worker(int have_user, uid_t uid, gid_t gid, int *landlock_abi, char *err, size_t errlen);
+/* The same in two steps, for a worker that must read something between
+ * them (a backend plugin, gpuworker/main.c): steps 1 and 2, then step 3.
+ * Each 0, or -1 with err set. */
+int confine_identity(int have_user, uid_t uid, gid_t gid, char *err, size_t errlen);
+int confine_landlock(int *landlock_abi, char *err, size_t errlen);
 
 #endif

@@ -152,6 +152,10 @@ int frame_check_hdr(const struct frame_hdr *h, unsigned max_log, char *err, size
 				 (unsigned long long)h->payload_len, FRAME_FAIL_MAX);
 			return -EBADMSG;
 		}
+		if (h->reserved >= FRAME_FAIL_NCLASSES) {
+			snprintf(err, errlen, "FAIL frame: unknown class %u", h->reserved);
+			return -EBADMSG;
+		}
 		return 0;
 	}
 	want = frame_expected_len(h->type, h->log_size);
@@ -263,4 +267,15 @@ int frame_send(int fd, const struct frame_hdr *h, const void *payload)
 	if (rc == 0 && h->payload_len)
 		rc = frame_write_full(fd, payload, h->payload_len);
 	return rc;
+}
+
+const char *frame_fail_class_name(uint32_t cls)
+{
+	static const char *const n[FRAME_FAIL_NCLASSES] = {
+		[FRAME_FAIL_PARTITION] = "partition", [FRAME_FAIL_STOPPED] = "stopped",
+		[FRAME_FAIL_BAD_PAYLOAD] = "bad payload", [FRAME_FAIL_NOMEM] = "out of memory",
+		[FRAME_FAIL_DEVICE_LOST] = "device lost", [FRAME_FAIL_BAD_INPUT] = "bad input",
+		[FRAME_FAIL_INTERNAL] = "internal",
+	};
+	return cls < FRAME_FAIL_NCLASSES ? n[cls] : "unknown";
 }

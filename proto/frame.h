@@ -23,7 +23,8 @@
  *   gpuworker -> supervisor  H_DONE     (H's digest, or why it could not
  *                                        be stored)
  * No partition's or result's bytes pass through the supervisor's memory.
- * Either worker may answer FAIL instead (payload: a reason, text).
+ * Either worker may answer FAIL instead (payload: a reason, text; the
+ * header's reserved field: its class, enum frame_fail_class).
  * Workers send HELLO once, when ready. EOF on a worker's input means stop.
  */
 #ifndef PROTO_FRAME_H
@@ -53,12 +54,32 @@
 #define FRAME_FAIL_PREEMPTED "pre-empted on request"
 #define FRAME_ABANDON_SIGNAL (SIGRTMIN + 2)
 
+/* A FAIL frame's class, in its header's reserved field: what the
+ * supervisor does with the partition follows from it, never from the
+ * reason text (which is for people, and untrusted). The gpuworker's
+ * backend statuses (gpuworker/backend.h) map onto it one to one. */
+enum frame_fail_class {
+	FRAME_FAIL_PARTITION = 0,	/* failed on this worker: an attempt counted */
+	FRAME_FAIL_STOPPED = 1,		/* abandoned on request (FRAME_FAIL_PREEMPTED): requeued */
+	FRAME_FAIL_BAD_PAYLOAD = 2,	/* its payload failed its checksum (FRAME_FAIL_CHECKSUM):
+					 * the producing synth's fault: it is killed; counted */
+	FRAME_FAIL_NOMEM = 3,		/* out of memory: requeued, no attempt counted */
+	FRAME_FAIL_DEVICE_LOST = 4,	/* the device failed: requeued, no attempt counted; the
+					 * worker exits (GPUWORKER_EXIT_DEVICE_LOST) */
+	FRAME_FAIL_BAD_INPUT = 5,	/* the backend found the partition unprovable: counted */
+	FRAME_FAIL_INTERNAL = 6,	/* the backend failed (a bug, garbage): counted */
+	FRAME_FAIL_NCLASSES
+};
+/* "partition", "stopped", "bad payload", "out of memory", "device lost",
+ * "bad input", "internal"; "unknown" for anything else. */
+const char *frame_fail_class_name(uint32_t cls);
+
 enum frame_type {
 	FRAME_HELLO = 1,	/* worker ready; payload struct frame_hello */
 	FRAME_SYNTH_REQ = 2,	/* payload struct frame_synth_req */
 	FRAME_PART_DATA = 3,	/* payload rows by chunk, then the checksum: 3 * 2^k * 32 + 8 bytes */
 	FRAME_H_DONE = 4,	/* payload struct frame_h_done */
-	FRAME_FAIL = 5,		/* payload: reason, 1..FRAME_FAIL_MAX bytes */
+	FRAME_FAIL = 5,		/* payload: reason, 1..FRAME_FAIL_MAX bytes; reserved: the class */
 	FRAME_VERIFY_REQ = 6,	/* supervisor -> synth: struct frame_verify_req */
 	FRAME_VERIFIED = 7,	/* synth -> supervisor: struct frame_verified */
 	FRAME_PART_INFO = 8,	/* synth -> supervisor after each PART_DATA: struct frame_part_info */
@@ -80,7 +101,8 @@ struct frame_hdr {
 	uint64_t checksum;	/* 40: XXH3-64 of the payload */
 	uint64_t work_ns;	/* 48: worker-measured compute time (results) */
 	uint32_t reserved;	/* 56: PART_DATA to a gpuworker: which params (1 + the
-				 * index of its --params fds) prove it; 0 = H output */
+				 * index of its --params fds) prove it; 0 = H output.
+				 * FAIL: enum frame_fail_class */
 	uint32_t hdr_check;	/* 60: low 32 bits of XXH3-64 of bytes 0..59 */
 };
 

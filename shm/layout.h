@@ -111,7 +111,7 @@ struct shm_slot {
 	uint32_t last_exit_kind;	/* 112: enum shm_exit_kind */
 	int32_t last_exit_code;		/* 116 */
 	uint32_t gpu;			/* 120: GPU ordinal (GPU slots) */
-	uint32_t backend;		/* 124: 0 unknown, 1 cpu, 2 cuda */
+	uint32_t backend;		/* 124: 0 unknown, 1 cpu, 2 cuda, 3 plugin */
 	uint64_t end_gen;		/* 128: generation of the newest end */
 	uint32_t disable_reason;	/* 136: enum shm_disable_reason, while disabled */
 	uint32_t load_permille;		/* 140: LOADING: how much of its params is read in (0..1000) */
@@ -126,6 +126,9 @@ enum shm_disable_reason {
 	SHM_DISABLE_CRASHLOOP = 2,	/* it kept dying */
 	SHM_DISABLE_NO_DEVICE = 3,	/* its backend has no device */
 	SHM_DISABLE_WRONG_RESULT = 4,	/* quarantined: a result failed verification */
+	SHM_DISABLE_DEVICE_LOST = 5,	/* its backend lost its device SUP_DEVICE_LOST_MAX times */
+	SHM_DISABLE_BAD_DEVICE = 6,	/* its backend's init refused the device */
+	SHM_DISABLE_BAD_BACKEND = 7,	/* its backend could not be loaded or initialized */
 	SHM_DISABLE_NREASONS
 };
 
@@ -287,7 +290,10 @@ struct shm_sup {
 	uint64_t jobs_cancelled;	/* 368: jobs cancelled (cumulative) */
 	uint64_t quarantines;		/* 376: slots quarantined (cumulative) */
 	char degraded_reason[128];	/* 384: why the state is degraded, NUL-terminated */
-	uint64_t reserved[4];		/* 512 */
+	uint64_t parts_nomem;		/* 512: partitions a backend had no memory for: requeued */
+	uint64_t device_lost;		/* 520: gpuworkers that ended for a lost device */
+	uint64_t backend_errors;	/* 528: partitions a backend failed (bad input, internal) */
+	uint64_t reserved[1];		/* 536 */
 };
 
 /* What a reader relies on; a change here is a new ABI version. */

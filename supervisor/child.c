@@ -50,7 +50,8 @@ int child_serving(const struct child *c)
 
 int child_takes_work(const struct child *c)
 {
-	return child_serving(c) && !c->disabled && !c->wr_pending;
+	return child_serving(c) && !c->disabled && !c->wr_pending &&
+	       (!c->rest_until_ns || shm_now_mono() >= c->rest_until_ns);
 }
 
 int child_idle(const struct child *c)
@@ -162,7 +163,7 @@ static void on_payload(struct sup *s, uint32_t ci)
 		break;
 	case FRAME_FAIL:	/* untrusted text: shown safely wherever it goes */
 		util_cleann(reason, sizeof reason, (const char *)c->buf, c->buf_have);
-		sched_part_failed(s, ci, reason);
+		sched_part_failed(s, ci, c->hdr.reserved, reason);
 		break;
 	case FRAME_H_DONE:
 		sched_result(s, ci);
@@ -394,6 +395,7 @@ static void child_act(struct sup *s, uint32_t ci, enum child_event ev, const str
 		c->restart_at_ns = shm_now_mono();
 		c->crashes = 0;
 		c->window_n = 0;
+		c->device_losses = 0;
 		sup_event(s, SHM_EV_ENABLE, child_table(c), c->slot, 0, 0, 0, "%s.%u enabled",
 			  child_kind_name(c), c->slot);
 	}
@@ -477,7 +479,8 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		for (int h = 0; h < c->nhold; h++)
 			if (jobs_wanted(s, &c->hold[h]) && s->jobs[c->hold[h].job].part[c->hold[h].part].preempting)
 				preempt_note(s, ci, &c->hold[h], "its worker killed");
-	sched_requeue(s, ci, kind == SHM_EXIT_SIGNAL ? "worker killed" : "worker exited");
+	int lost = c->kind == CHILD_GPU && kind == SHM_EXIT_CODE && x.code == GPUWORKER_EXIT_DEVICE_LOST;
+	sched_requeue(s, ci, lost, lost ? "device lost" : kind == SHM_EXIT_SIGNAL ? "worker killed" : "worker exited");
 	c->pid = 0;
 	if (c->disabled) {
 		c->preempt_kill = 0;
@@ -493,6 +496,24 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		ev = CEV_EXIT_DISABLE;
 		c->disable_reason = SHM_DISABLE_NO_DEVICE;
 		x.why = "no CUDA device for backend cuda";
+	} else if (c->kind == CHILD_GPU && kind == SHM_EXIT_CODE &&
+		   (x.code == GPUWORKER_EXIT_BAD_DEVICE || x.code == GPUWORKER_EXIT_BAD_BACKEND)) {
+		/* its backend's init refused the device, or the backend could
+		 * not be loaded: the same at every restart; nothing was charged */
+		ev = CEV_EXIT_DISABLE;
+		c->disable_reason = x.code == GPUWORKER_EXIT_BAD_DEVICE ? SHM_DISABLE_BAD_DEVICE
+									 : SHM_DISABLE_BAD_BACKEND;
+		x.why = x.code == GPUWORKER_EXIT_BAD_DEVICE ? "bad device: its backend's init refused it"
+							    : "bad backend: it could not be loaded or initialized";
+	} else if (lost && ++c->device_losses >= SUP_DEVICE_LOST_MAX) {
+		s->stats.device_lost++;
+		ev = CEV_EXIT_DISABLE;
+		c->disable_reason = SHM_DISABLE_DEVICE_LOST;
+		snprintf(why, sizeof why, "device lost %u times", c->device_losses);
+		x.why = why;
+	} else if (lost) {	/* restarted after the backoff, as after a crash */
+		s->stats.device_lost++;
+		ev = CEV_EXIT_CRASH;
 	} else {
 		if (now - c->started_ns > s->conf.stable_run_ms * 1000000u)
 			c->crashes = 0;

@@ -368,12 +368,12 @@ static void requeue_one(struct sup *s, const struct part_ref *r, enum part_event
 
 /* Child ci is gone: settle every partition it held and any relay it was
  * part of. */
-void sched_requeue(struct sup *s, uint32_t ci, const char *why)
+void sched_requeue(struct sup *s, uint32_t ci, int unrun, const char *why)
 {
 	struct child *c = &s->child[ci];
 
 	for (int i = 0; i < c->nhold; i++)
-		requeue_one(s, &c->hold[i], PEV_HOLDER_DIED, why);
+		requeue_one(s, &c->hold[i], unrun ? PEV_UNRUN : PEV_HOLDER_DIED, why);
 	part_unhold_all(s, ci);
 	if (c->kind == CHILD_SYNTH) {
 		check_on_exit(s, ci);	/* its verification goes back to pending */
@@ -504,7 +504,7 @@ void sched_result(struct sup *s, uint32_t ci)
 }
 
 /* A worker answered FAIL for the partition of the current header. */
-void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
+void sched_part_failed(struct sup *s, uint32_t ci, uint32_t cls, const char *why)
 {
 	struct child *c = &s->child[ci];
 	struct part_ref r;
@@ -526,7 +526,22 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 	 * partition has failed poison_attempts times, then its job fails. A
 	 * payload that failed its checksum was the producing synth's fault. */
 	int counted = 0;	/* its loss was counted already */
-	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_PREEMPTED)) {
+	if (c->kind == CHILD_GPU && (cls == FRAME_FAIL_NOMEM || cls == FRAME_FAIL_DEVICE_LOST)) {
+		/* its backend could not run it: requeued, no attempt counted
+		 * (a lost device: the worker exits, child.c counts the loss) */
+		s->stats.parts_nomem += cls == FRAME_FAIL_NOMEM;
+		c->rest_until_ns = shm_now_mono() + SUP_FAIL_REST_MS * 1000000ull;
+		sup_event(s, SHM_EV_INFO, SHM_T_GPU, c->slot, 0, r.id, r.part,
+			  "gpu.%u: job %llu partition %u not run: %s; queued again", c->slot,
+			  (unsigned long long)r.id, r.part, frame_fail_class_name(cls));
+		requeue_one(s, &r, PEV_UNRUN, frame_fail_class_name(cls));
+		return;
+	}
+	if (c->kind == CHILD_GPU && (cls == FRAME_FAIL_BAD_INPUT || cls == FRAME_FAIL_INTERNAL)) {
+		s->stats.backend_errors++;
+		c->rest_until_ns = shm_now_mono() + SUP_FAIL_REST_MS * 1000000ull;
+	}
+	if (c->kind == CHILD_GPU && cls == FRAME_FAIL_STOPPED) {
 		/* it abandoned the partition on request (preempt.c): requeued
 		 * with no attempt counted, not a failure */
 		if (jobs_wanted(s, &r)) {
@@ -536,7 +551,7 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 		requeue_one(s, &r, PEV_PREEMPTED, "pre-empted");
 		return;
 	}
-	if (c->kind == CHILD_GPU && !strcmp(why, FRAME_FAIL_CHECKSUM)) {
+	if (c->kind == CHILD_GPU && cls == FRAME_FAIL_BAD_PAYLOAD) {
 		if (jobs_wanted(s, &r) && s->jobs[r.job].part[r.part].preempting) {
 			/* its synth was killed to pre-empt this relay (preempt.c)
 			 * and the relay padded the stream: taken back, not lost,
@@ -558,6 +573,9 @@ void sched_part_failed(struct sup *s, uint32_t ci, const char *why)
 	sup_event(s, SHM_EV_INFO, c->kind == CHILD_GPU ? SHM_T_GPU : SHM_T_SYNTH, c->slot, 0, r.id,
 		  r.part, "%s.%u: job %llu partition %u failed: %s", c->kind == CHILD_GPU ? "gpu" : "synth",
 		  c->slot, (unsigned long long)r.id, r.part, shown);
-	snprintf(reason, sizeof reason, "failed (%s)", shown);
+	if (cls != FRAME_FAIL_PARTITION)	/* the class, for the reader */
+		snprintf(reason, sizeof reason, "failed (%s: %s)", frame_fail_class_name(cls), shown);
+	else
+		snprintf(reason, sizeof reason, "failed (%s)", shown);
 	requeue_one(s, &r, PEV_FAILED, reason);
 }

@@ -46,7 +46,7 @@ unsigned part_event(struct sup *s, int ji, uint32_t p, enum part_event ev, const
 	struct part *pt = &j->part[p];
 	struct part_step st;
 
-	if ((ev == PEV_HOLDER_DIED || ev == PEV_FAILED) && pt->preempting)
+	if ((ev == PEV_HOLDER_DIED || ev == PEV_FAILED || ev == PEV_UNRUN) && pt->preempting)
 		ev = PEV_PREEMPTED;	/* taken back: no attempt, no failure */
 	st = part_fsm(pt->state, ev);
 	if (st.actions & PA_IMPOSSIBLE) {

@@ -27,7 +27,8 @@
 	[PEV_TAKE_BACK] = T(st, PA_SET_PREEMPT, "asked back"), \
 	[PEV_PREEMPTED] = T(Q, PA_FORGET_HOLDERS | PA_CLEAR_PREEMPT, "taken back: queued, no attempt counted"), \
 	[PEV_CANCELLED] = T(C, PA_NONE, "cancelled"), \
-	[PEV_RETRY] = T(Q, PA_RESET | PA_FORGET_HOLDERS | PA_CLEAR_PREEMPT, "retried: queued anew")
+	[PEV_RETRY] = T(Q, PA_RESET | PA_FORGET_HOLDERS | PA_CLEAR_PREEMPT, "retried: queued anew"), \
+	[PEV_UNRUN] = T(Q, PA_FORGET_HOLDERS, "its worker could not run it: queued again, no attempt counted")
 
 static const struct part_step table[SHM_PART_NSTATES][PEV_NEVENTS] = {
 	[Q] = {
@@ -82,6 +83,7 @@ static const struct part_step table[SHM_PART_NSTATES][PEV_NEVENTS] = {
 		[PEV_LOST] = T(Q, PA_FORGET_HOLDERS | PA_FORGET_RESULT, "its file was lost: computed again"),
 		[PEV_JOB_ENDED] = T(D, PA_NONE, "done: its job's failure keeps it"),
 		[PEV_RETRY] = T(D, PA_NONE, "done: a retry keeps it"),
+		[PEV_UNRUN] = NO(D),
 	},
 	[F] = {
 		[PEV_SENT] = NO(F),
@@ -98,6 +100,7 @@ static const struct part_step table[SHM_PART_NSTATES][PEV_NEVENTS] = {
 		[PEV_LOST] = NO(F),
 		[PEV_JOB_ENDED] = T(F, PA_NONE, "failed already"),
 		[PEV_RETRY] = T(Q, PA_RESET | PA_FORGET_HOLDERS | PA_CLEAR_PREEMPT, "retried: queued anew"),
+		[PEV_UNRUN] = NO(F),
 	},
 	[C] = {
 		[PEV_SENT] = NO(C),
@@ -114,6 +117,7 @@ static const struct part_step table[SHM_PART_NSTATES][PEV_NEVENTS] = {
 		[PEV_LOST] = NO(C),
 		[PEV_JOB_ENDED] = T(C, PA_NONE, "cancelled already"),
 		[PEV_RETRY] = T(Q, PA_RESET | PA_FORGET_HOLDERS | PA_CLEAR_PREEMPT, "retried: queued anew"),
+		[PEV_UNRUN] = NO(C),
 	},
 };
 
@@ -143,6 +147,7 @@ const char *part_event_name(enum part_event ev)
 		[PEV_FAILED] = "failed", [PEV_TAKE_BACK] = "take back", [PEV_PREEMPTED] = "pre-empted",
 		[PEV_CANCELLED] = "cancelled", [PEV_WRONG] = "wrong result", [PEV_LOST] = "lost",
 		[PEV_JOB_ENDED] = "job ended", [PEV_RETRY] = "retry",
+		[PEV_UNRUN] = "unrun",
 	};
 
 	return (unsigned)ev < PEV_NEVENTS && names[ev] ? names[ev] : "?";

@@ -29,6 +29,8 @@ enum part_event {
 	PEV_LOST,		/* its stored result's file was lost */
 	PEV_JOB_ENDED,		/* its job failed */
 	PEV_RETRY,		/* its job was retried */
+	PEV_UNRUN,		/* its worker could not run it (out of memory, device lost):
+				 * not the partition's fault (proto/frame.h's FAIL classes) */
 	PEV_NEVENTS
 };
 

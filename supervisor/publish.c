@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "supervisor/sup.h"
+#include "tui/fmt.h"
 #include "util/text.h"
 
 void jobs_publish(struct sup *s, int ji)
@@ -73,8 +74,7 @@ static int jobs_degraded(const struct sup *s, struct shm_sup *st)
 		snprintf(st->degraded_reason, sizeof st->degraded_reason,
 			 "%u of %u GPU and %u of %u synth slots disabled (%s.%u: %s)", n[0], s->ngpu, n[1],
 			 s->nsynth, c->kind == CHILD_GPU ? "gpu" : "synth", c->slot,
-			 c->disable_reason == SHM_DISABLE_NO_DEVICE ? "no device" :
-			 c->disable_reason == SHM_DISABLE_WRONG_RESULT ? "wrong result" : "crash loop");
+			 fmt_disable_why(c->disable_reason) ? fmt_disable_why(c->disable_reason) : "crash loop");
 	return 1;
 }
 

@@ -51,7 +51,12 @@ static void child_argv(struct sup *s, const struct child *c, char *path, size_t 
 		argv[n++] = "--gpu";
 		argv[n++] = bufs[1];
 		argv[n++] = "--backend";
-		argv[n++] = (char *)vocab_backend_name((uint32_t)s->backend);
+		if (s->backend == VOCAB_BACKEND_PLUGIN) {	/* plugin:PATH */
+			snprintf(s->backend_arg, sizeof s->backend_arg, "plugin:%s", s->conf.backend_plugin);
+			argv[n++] = s->backend_arg;
+		} else {
+			argv[n++] = (char *)vocab_backend_name((uint32_t)s->backend);
+		}
 		/* Its backend line once per supervisor: every worker resolves
 		 * the same backend on the same machine. */
 		if (s->backend_logged)

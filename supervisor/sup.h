@@ -43,6 +43,15 @@
 #define SUP_CONNS_RESERVED 8	/* for the supervisor's own uid and root */
 #define SUP_GPU_DEPTH 2		/* partitions a gpuworker holds: proving + received */
 #define SUP_TICK_MS 100
+/* A gpu slot whose backend lost its device this many times (since it was
+ * last enabled) is disabled as "device lost": a device that keeps failing
+ * is the operator's to look at, not the restart loop's. */
+#define SUP_DEVICE_LOST_MAX 3
+/* A gpu slot whose backend failed a partition (out of memory, bad input,
+ * internal) gets no new one for this long: memory may come back (another
+ * process's), and a backend that fails at once must not take every
+ * partition (and its attempts) while the other slots are busy. */
+#define SUP_FAIL_REST_MS 1000
 #define SUP_PIPE_SIZE (1 << 20)	/* children's pipes: fewer, larger transfers */
 #define SUP_RELAY_CHUNK (1u << 20)	/* bytes per relay splice */
 #define SUP_STATE_DIR_MAX 90	/* + "/control.sock" must fit a sun_path */
@@ -93,6 +102,8 @@ struct child {
 	uint64_t started_ns, restart_at_ns;
 	uint32_t crashes;	/* in a row, for the backoff */
 	uint32_t window_n;	/* crashes since window_start_ns, for the intensity */
+	uint32_t device_losses;	/* exits for a lost device (GPUWORKER_EXIT_DEVICE_LOST) since enabled */
+	uint64_t rest_until_ns;	/* its backend failed a partition: no new work before (jobs.c) */
 	uint64_t window_start_ns;
 	char kill_why[96];	/* why the supervisor killed it, for the event */
 	int disabled;		/* by an operator: drained, then kept down (CA_MARK_DISABLED) */
@@ -252,6 +263,7 @@ struct sup {
 	char sock_path[108];
 	char bindir[4096];
 	int backend;
+	char backend_arg[264];	/* "plugin:PATH", a gpuworker's --backend */
 
 	struct child *child;	/* gpus first, then synths */
 	uint32_t nchild, ngpu, nsynth;
@@ -344,8 +356,11 @@ int sched_retry(struct sup *s, uid_t uid, uint64_t id, char *err, size_t errlen)
 void sched_withdraw(struct sup *s, uint64_t id, const char *why);
 void sched_synth_ready(struct sup *s, uint32_t ci);
 void sched_result(struct sup *s, uint32_t ci);
-void sched_part_failed(struct sup *s, uint32_t ci, const char *why);
-void sched_requeue(struct sup *s, uint32_t ci, const char *why);
+/* cls: the FAIL's class (enum frame_fail_class) */
+void sched_part_failed(struct sup *s, uint32_t ci, uint32_t cls, const char *why);
+/* unrun: what it held is requeued with no attempt counted (its device
+ * was lost: not the partitions' fault) */
+void sched_requeue(struct sup *s, uint32_t ci, int unrun, const char *why);
 void sched_publish(struct sup *s);
 struct journal_job;
 void sched_resume(struct sup *s, const struct journal_job *jj);

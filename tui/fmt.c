@@ -74,7 +74,8 @@ const char *fmt_event_type(uint32_t type)
 const char *fmt_disable_reason(uint32_t reason)
 {
 	static const char *const n[SHM_DISABLE_NREASONS] = {
-		"none", "operator", "crash-loop", "no-device", "wrong-result",
+		"none", "operator", "crash-loop", "no-device", "wrong-result", "device-lost",
+		"bad-device", "bad-backend",
 	};
 	return NAME_OF(n, reason);
 }
@@ -92,6 +93,8 @@ const char *fmt_disable_why(uint32_t reason)
 	static const char *const names[SHM_DISABLE_NREASONS] = {
 		[SHM_DISABLE_OPERATOR] = "operator", [SHM_DISABLE_CRASHLOOP] = "crash loop",
 		[SHM_DISABLE_NO_DEVICE] = "no device", [SHM_DISABLE_WRONG_RESULT] = "wrong result",
+		[SHM_DISABLE_DEVICE_LOST] = "device lost", [SHM_DISABLE_BAD_DEVICE] = "bad device",
+		[SHM_DISABLE_BAD_BACKEND] = "bad backend",
 	};
 
 	return reason < SHM_DISABLE_NREASONS ? names[reason] : NULL;

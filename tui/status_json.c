@@ -209,6 +209,9 @@ static json_object *sup_json(const struct snap *s)
 	J_ADD(j, "partitions_done", j_u64(s->sup.parts_done));
 	J_ADD(j, "partitions_failed", j_u64(s->sup.parts_failed));
 	J_ADD(j, "quarantines", j_u64(s->sup.quarantines));
+	J_ADD(j, "backend_out_of_memory", j_u64(s->sup.parts_nomem));
+	J_ADD(j, "backend_device_lost", j_u64(s->sup.device_lost));
+	J_ADD(j, "backend_errors", j_u64(s->sup.backend_errors));
 	J_ADD(j, "partitions_per_minute", j_frac(s->parts_per_min));
 	J_ADD(j, "preemptions", j_u64(s->sup.preemptions));
 	J_ADD(j, "memory_budget_bytes", j_u64(s->sup.mem_budget));

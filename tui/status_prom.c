@@ -195,6 +195,13 @@ static void supervisor(FILE *f, const struct snap *s)
 		s->sup.preemptions);
 	COUNTER("provisor_quarantines_total",
 		"Worker slots quarantined (disabled: a result failed verification).", s->sup.quarantines);
+	COUNTER("provisor_backend_out_of_memory_total",
+		"Partitions a GPU backend had no memory for (requeued, no attempt counted).", s->sup.parts_nomem);
+	COUNTER("provisor_backend_device_lost_total",
+		"GPU workers that ended because their backend lost its device.", s->sup.device_lost);
+	COUNTER("provisor_backend_errors_total",
+		"Partitions a GPU backend failed as bad input or an internal error (an attempt counted).",
+		s->sup.backend_errors);
 	head(f, "provisor_memory_budget_bytes", "gauge", "Bytes of synthesized partitions allowed in flight.");
 	fprintf(f, "provisor_memory_budget_bytes %llu\n", (unsigned long long)s->sup.mem_budget);
 	head(f, "provisor_memory_used_bytes", "gauge", "Bytes of synthesized partitions held now.");

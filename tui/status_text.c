@@ -83,6 +83,9 @@ static void header(FILE *f, const struct snap *s)
 		fprintf(f, ", %.1f/min", s->parts_per_min);
 	if (s->sup.quarantines)
 		fprintf(f, "; %" PRIu64 " slot(s) quarantined (wrong result)", s->sup.quarantines);
+	if (s->sup.parts_nomem || s->sup.device_lost || s->sup.backend_errors)
+		fprintf(f, "; backends: %" PRIu64 " out of memory, %" PRIu64 " device lost, %" PRIu64
+			" errors", s->sup.parts_nomem, s->sup.device_lost, s->sup.backend_errors);
 	fprintf(f, "; memory %s of %s\n", used, budget);
 	loop_line(f, s);
 	fprintf(f, "pre-emptions: %" PRIu64 " partitions taken back for more urgent work\n",

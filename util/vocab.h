@@ -66,15 +66,17 @@ static inline int vocab_kind_parse(const char *name, uint32_t *kind)
 
 /* H-term backends. A worker slot in the status segment records the one it
  * resolved to (cpu or cuda; 0 there means not yet known). */
-enum vocab_backend { VOCAB_BACKEND_AUTO = 0, VOCAB_BACKEND_CPU = 1, VOCAB_BACKEND_CUDA = 2 };
+enum vocab_backend { VOCAB_BACKEND_AUTO = 0, VOCAB_BACKEND_CPU = 1, VOCAB_BACKEND_CUDA = 2,
+		     VOCAB_BACKEND_PLUGIN = 3 /* plugin:PATH, gpuworker/backend.h; not parsed here */ };
 
-/* "auto", "cpu", "cuda", or NULL for a number that is none. */
+/* "auto", "cpu", "cuda", "plugin", or NULL for a number that is none. */
 static inline const char *vocab_backend_name(uint32_t be)
 {
 	switch (be) {
 	case VOCAB_BACKEND_AUTO: return "auto";
 	case VOCAB_BACKEND_CPU: return "cpu";
 	case VOCAB_BACKEND_CUDA: return "cuda";
+	case VOCAB_BACKEND_PLUGIN: return "plugin";
 	default: return NULL;
 	}
 }

@@ -45,7 +45,7 @@ r "--gpus: 'x' is not" --gpus x
 r "--synth: 'abc' is not a number" --synth abc
 r "--synth: '-3' is not a number" --synth -3
 r "--workers-per-gpu: '0' is not" --workers-per-gpu 0
-r "--backend: 'opencl' is not auto, cuda or cpu" --backend opencl
+r "--backend: 'opencl' is not auto, cuda, cpu or plugin:/absolute/path.so" --backend opencl
 r "provisor run: option --backend needs a value" --backend
 r "provisor run: unknown option '--colour'" --colour
 r "provisor run: unexpected argument 'now'" now

@@ -175,7 +175,9 @@ static void test_errors(void)
 	refuse("[supervisor]\nmem_budget = 99999999999T\n", 2, "mem_budget: ");
 	refuse("[supervisor]\nshm_mode = 0648\n", 2, "shm_mode: '0648' is not an octal mode");
 	refuse("[supervisor]\nsocket_mode = 4755\n", 2, "socket_mode: '4755' is not");
-	refuse("[supervisor]\nbackend = opencl\n", 2, "backend: 'opencl' is not auto, cuda or cpu");
+	refuse("[supervisor]\nbackend = opencl\n", 2, "backend: 'opencl' is not auto, cuda, cpu or plugin:/absolute/path.so");
+	refuse("[supervisor]\nbackend = plugin:relative.so\n", 2,
+	       "backend: 'plugin:relative.so' is not auto, cuda, cpu or plugin:/absolute/path.so");
 	refuse("[supervisor]\nname = a/b\n", 2, "name: 'a/b' is not");
 	refuse("[supervisor]\nstate_dir = relative\n", 2, "state_dir: 'relative' is not an absolute path");
 	refuse("[supervisor]\nsocket_group = no-such-group-xyz\n", 2, "socket_group: ");

@@ -1,6 +1,7 @@
 /*
- * A gpuworker whose backend fails the way a CUDA error does (exit 4 after
- * its FAIL, nothing retried inside a poisoned context): the partition is
+ * A gpuworker that exits with a code of no special meaning (4: what a
+ * CUDA error ended it with before the backend ABI, which now exits 5 for
+ * a lost device, tests/plugin/lost.c), nothing retried inside it: the partition is
  * retried elsewhere, the job completes and verifies, and the slot shows
  * the exit code and one restart.
  */

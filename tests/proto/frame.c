@@ -97,6 +97,11 @@ static void test_corruptions(const uint8_t *buf)
 	g = h; g.payload_len = 0; frame_seal_hdr(&g); refused(&g, "FAIL frame");
 	g = h; g.payload_len = FRAME_FAIL_MAX; frame_seal_hdr(&g);
 	CHECK(frame_check_hdr(&g, VOCAB_LOG_MAX, err, sizeof err) == 0, "FAIL of 256: %s", err);
+	/* a FAIL's class rides in reserved: each known one passes, the next is refused */
+	g = h; g.reserved = FRAME_FAIL_INTERNAL; frame_seal_hdr(&g);
+	CHECK(frame_check_hdr(&g, VOCAB_LOG_MAX, err, sizeof err) == 0, "FAIL of class internal: %s", err);
+	CHECK(!strcmp(frame_fail_class_name(FRAME_FAIL_DEVICE_LOST), "device lost"), "class name");
+	g = h; g.reserved = FRAME_FAIL_NCLASSES; frame_seal_hdr(&g); refused(&g, "FAIL frame: unknown class");
 	/* A changed payload shows in the checksum, which the header carries. */
 	sealed(&h, FRAME_H_DONE, 6, buf);
 	uint8_t copy[2048];

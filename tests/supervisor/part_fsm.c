@@ -14,15 +14,15 @@
 /* Next state per pair, '-' where impossible. States Q(ueued) S(ynth)
  * R(eady) P(roving) D(one) F(ailed) C(ancelled); events in enum order:
  * sent, ready, relayed, stored, store error, holder died, failed, take
- * back, pre-empted, cancelled, wrong, lost, job ended, retry. */
+ * back, pre-empted, cancelled, wrong, lost, job ended, retry, unrun. */
 static const char *const expect[SHM_PART_NSTATES] = {
-	[SHM_PART_QUEUED] =	"S--DQQQQQC--FQ",
-	[SHM_PART_SYNTH] =	"-R-DQQQSQC--SQ",
-	[SHM_PART_READY] =	"--PDQQQRQC--RQ",
-	[SHM_PART_PROVING] =	"---DQQQPQCQ-PQ",
-	[SHM_PART_DONE] =	"---------DQQDD",
-	[SHM_PART_FAILED] =	"---------C--FQ",
-	[SHM_PART_CANCELLED] =	"---------C--CQ",
+	[SHM_PART_QUEUED] =	"S--DQQQQQC--FQQ",
+	[SHM_PART_SYNTH] =	"-R-DQQQSQC--SQQ",
+	[SHM_PART_READY] =	"--PDQQQRQC--RQQ",
+	[SHM_PART_PROVING] =	"---DQQQPQCQ-PQQ",
+	[SHM_PART_DONE] =	"---------DQQDD-",
+	[SHM_PART_FAILED] =	"---------C--FQ-",
+	[SHM_PART_CANCELLED] =	"---------C--CQ-",
 };
 
 static unsigned letter(char c)
