@@ -7,3 +7,6 @@ $(BIN)/tests/curve_msm: $(call objs,tests/curve/msm.c) $(O)/libcurve.a $(O)/libf
 
 BENCHES += $(BIN)/bench/msm
 $(BIN)/bench/msm: $(call objs,bench/msm_bench.c) $(O)/libcurve.a $(O)/libfield.a
+# bench/blst.sh: the G1 MSM, pairing and field products against blst
+# (issue 20), when BLST_SRC names a blst source tree; else it says so.
+BENCHES += bench/blst.sh
