@@ -31,11 +31,15 @@ CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread -MMD -MP
 override CPPFLAGS += -I. -D_GNU_SOURCE
 override LDFLAGS += -pthread
+# The sanitizer builds compile everything -fPIC: the plugins
+# (plugins/plugins.mk) link the same libraries into shared objects, and an
+# instrumented PIE object refers to the runtime's symbols in a way a
+# shared object cannot take (the plain builds' PIE objects link as they are).
 ifeq ($(SAN),asan)
-override CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+override CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -fPIC
 override LDFLAGS += -fsanitize=address,undefined
 else ifeq ($(SAN),tsan)
-override CFLAGS += -fsanitize=thread
+override CFLAGS += -fsanitize=thread -fPIC
 override LDFLAGS += -fsanitize=thread
 endif
 
