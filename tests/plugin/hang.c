@@ -1,7 +1,7 @@
 /*
  * A plugin whose prove never returns (on gpu.0; it ignores abandon, and
  * the worker's heartbeat thread goes on beating) is caught by the
- * partition's deadline (10 s times t_slow(); a healthy k = 12 proof takes
+ * partition's deadline (4 s times t_slow(); a healthy k = 12 proof takes
  * well under one): the watchdog kills gpu.0, its crash event says
  * "deadline", the partition is proved elsewhere, and the job ends done
  * with every proof verified.
@@ -14,7 +14,7 @@ int main(void)
 {
 	char extra[80];
 
-	snprintf(extra, sizeof extra, "deadline = %us\n[supervisor]\npoison_attempts = 50", 10 * t_slow());
+	snprintf(extra, sizeof extra, "deadline = %us\n[supervisor]\npoison_attempts = 50", 4 * t_slow());
 	plug_start(&sv, "plughang", "misbehave", "hang@0", extra);
 	uint64_t id = sv_submit(&sv, "porep");
 	plug_proofs_ok(&sv, id, 180);
