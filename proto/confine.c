@@ -67,7 +67,14 @@ static int confine_user(uid_t uid, gid_t gid, char *err, size_t errlen)
 {
 	uid_t r, e, s;
 	gid_t rg, eg, sg;
+	pid_t parent = getppid();
+	int deathsig = 0;
 
+	/* The kernel clears the parent-death signal when the credentials
+	 * change: without it again, a worker busy in a long proof (or hung)
+	 * would outlive a supervisor killed with SIGKILL. */
+	if (prctl(PR_GET_PDEATHSIG, &deathsig) < 0)
+		deathsig = 0;
 	if (geteuid() == 0 && setgroups(0, NULL) < 0)
 		return util_fail(err, errlen, -1, "setgroups: %s", strerror(errno));
 	if (setresgid(gid, gid, gid) < 0)
@@ -78,6 +85,10 @@ static int confine_user(uid_t uid, gid_t gid, char *err, size_t errlen)
 	    s != uid || rg != gid || eg != gid || sg != gid)
 		return util_fail(err, errlen, -1, "still not uid %u gid %u after the change",
 				 (unsigned)uid, (unsigned)gid);
+	if (deathsig && prctl(PR_SET_PDEATHSIG, deathsig) < 0)
+		return util_fail(err, errlen, -1, "PR_SET_PDEATHSIG: %s", strerror(errno));
+	if (deathsig && getppid() != parent)	/* it died before the signal was armed again */
+		return util_fail(err, errlen, -1, "the parent process is gone");
 	return 0;
 }
 
