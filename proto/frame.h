@@ -188,9 +188,15 @@ struct frame_verify_req {
 	 * its identity, vk digest and public inputs compared with the job's
 	 * and x_out, then the pairing. 0: the region is H, as above. */
 	uint32_t params;
-	uint32_t reserved2;
-	uint8_t xout[32];	/* the synth stream's x_out (PART_INFO) */
+	uint32_t flags;		/* FRAME_VERIFY_DERIVE_XOUT, or 0 */
+	uint8_t xout[32];	/* the synth stream's x_out (PART_INFO); zero when derived */
 };
+
+/* A proof kept across a restart (the supervisor's resume) has no stream
+ * that ended it: the synth runs the partition's chain itself to get x_out
+ * (O(n), with heartbeats; against proving it again, little) and checks
+ * the proof against that. */
+#define FRAME_VERIFY_DERIVE_XOUT 1u
 
 enum frame_verdict {
 	FRAME_VERDICT_OK = 0,	/* H is this partition's quotient */

@@ -106,7 +106,7 @@ static int next_pending(const struct sup *s, uint32_t *part)
 			continue;
 		for (uint32_t p = 0; p < j->nparts; p++)
 			if (j->part[p].state == SHM_PART_DONE && j->part[p].verify == PV_PENDING &&
-			    (!j->params || j->part[p].has_xout)) {
+			    (!j->params || j->part[p].has_xout || j->part[p].derive_xout)) {
 				best = (int)i;
 				*part = p;
 				break;
@@ -131,7 +131,10 @@ int check_dispatch(struct sup *s, uint32_t si)
 	memcpy(req.seed, j->seed, j->seed_len);
 	memcpy(req.digest, j->tail + (size_t)p * 32, 32);
 	req.params = j->params;
-	memcpy(req.xout, j->part[p].xout, sizeof req.xout);
+	if (j->part[p].derive_xout)
+		req.flags = FRAME_VERIFY_DERIVE_XOUT;
+	else
+		memcpy(req.xout, j->part[p].xout, sizeof req.xout);
 	c->vref = (struct part_ref){ .id = j->id, .job = ji, .part = p, .gen = ++s->next_gen,
 				     .from_child = -1 };
 	c->verifying = 1;
@@ -280,6 +283,9 @@ void check_verified(struct sup *s, uint32_t ci)
 	case FRAME_VERDICT_WRONG:
 		if (pt->stored_by > 0)
 			quarantine(s, (uint32_t)pt->stored_by - 1, r.id, r.part, why);
+		else	/* kept across a restart: no slot of ours to blame */
+			sup_log("job %llu partition %u: a kept proof failed its check (%s); computed again",
+				(unsigned long long)r.id, r.part, why);
 		recompute(s, r.job, r.part);
 		break;
 	default:

@@ -59,6 +59,7 @@ unsigned part_event(struct sup *s, int ji, uint32_t p, enum part_event ev, const
 	if (st.actions & PA_FORGET_RESULT) {
 		pt->verify = PV_NONE;
 		pt->stored_by = 0;
+		pt->derive_xout = 0;
 	}
 	if (st.actions & PA_SET_PREEMPT)
 		pt->preempting = 1;

@@ -33,7 +33,7 @@ $(BIN)/bench/pipeline: $(call objs,bench/pipeline_bench.c) $(O)/libctl.a $(O)/li
 LDLIBS_bench/pipeline = $(call pc_libs,libsodium)
 
 # Crash isolation tests: real supervisor, real children, injected failures.
-CRASH_TESTS := signals sigchld hang notify chaos restart graceful longrun exitcode deadline badframe synthframe shmwrite poison crashloop quarantine sample retry
+CRASH_TESTS := signals sigchld hang notify chaos restart graceful longrun exitcode deadline badframe synthframe shmwrite poison crashloop quarantine sample retry proofs_resume
 TESTS += $(patsubst %,$(BIN)/tests/crash_%,$(CRASH_TESTS)) tests/crash/valgrind.sh
 $(foreach t,$(CRASH_TESTS),$(eval $(BIN)/tests/crash_$(t): $(call objs,tests/crash/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(CRASH_TESTS),$(eval LDLIBS_tests/crash_$(t) = $(call pc_libs,libsodium)))

@@ -214,7 +214,10 @@ int results_have(struct sup *s, uint64_t id)
 /* Partition p's region of a kept temp file (fd), if it is sound: its
  * digest in the table is set, the bytes hash to it, every element is
  * canonical, and H checks against the re-synthesized partition (cheaper
- * than proving again). This runs at start, before the loop serves. */
+ * than proving again). This runs at start, before the loop serves.
+ * A proof is only held to its digest here (376 bytes): whoever stored it
+ * could have written the table too, so it is kept pending a synth's check
+ * (pairing, with x_out derived from the identity: results_reuse). */
 static int part_reusable(const struct job *j, int fd, uint32_t p, uint8_t *raw, fr_t *h)
 {
 	static const uint8_t zero[32];
@@ -226,9 +229,18 @@ static int part_reusable(const struct job *j, int fd, uint32_t p, uint8_t *raw, 
 	char why[200];
 	int ok = 1;
 
-	if (j->file_kind == PFILE_KIND_PROOFS)
-		return 0;	/* a proof is checked with the x_out of its synth: made again */
-	if (!memcmp(want, zero, 32) ||
+	if (!memcmp(want, zero, 32))
+		return 0;
+	if (j->file_kind == PFILE_KIND_PROOFS) {
+		if (pread(fd, raw, PFILE_PROOF_REGION, (off_t)pfile_res_part_off(PFILE_KIND_PROOFS, j->log_size, p)) !=
+		    PFILE_PROOF_REGION)
+			return 0;
+		pfile_digest_init(&d);
+		pfile_digest_update(&d, raw, PFILE_PROOF_REGION);
+		pfile_digest_final(&d, got);
+		return !memcmp(got, want, 32);
+	}
+	if (
 	    pread(fd, raw, n * FR_BYTES, (off_t)pfile_result2_part_off(j->log_size, p)) !=
 	    (ssize_t)(n * FR_BYTES))
 		return 0;
@@ -272,7 +284,10 @@ uint32_t results_reuse(struct sup *s, struct job *j)
 		fd = -1;
 		memset(j->tail, 0, sizeof j->tail);
 	}
-	if (fd >= 0) {
+	if (fd >= 0 && j->file_kind == PFILE_KIND_PROOFS) {	/* a region, not an H */
+		raw = malloc(PFILE_PROOF_REGION);
+		h = malloc(sizeof *h);
+	} else if (fd >= 0) {
 		raw = malloc(n * FR_BYTES);
 		h = malloc(n * sizeof *h);
 	}
@@ -281,7 +296,11 @@ uint32_t results_reuse(struct sup *s, struct job *j)
 		if (!done)
 			memset(j->tail + (size_t)p * 32, 0, 32);
 		j->part[p] = (struct part){ .state = done ? SHM_PART_DONE : SHM_PART_QUEUED,
-					    .synth_child = -1, .gpu_child = -1 };
+					    .synth_child = -1, .gpu_child = -1, .xout_from = -1 };
+		if (done && j->file_kind == PFILE_KIND_PROOFS) {	/* a synth checks it first */
+			j->part[p].verify = PV_PENDING;
+			j->part[p].derive_xout = 1;
+		}
 		reused += (uint32_t)done;
 	}
 	free(raw);

@@ -172,6 +172,7 @@ struct part {
 	uint8_t verify;		/* enum check_state (check.c) */
 	int16_t stored_by;	/* the gpu child that stored it, + 1 (0 = none) */
 	uint8_t has_xout;	/* proofs: its synth reported the public inputs */
+	uint8_t derive_xout;	/* proofs: kept across a restart; its checker derives x_out */
 	int16_t xout_from;	/* the synth child that owes them (-1 = none) */
 	uint8_t xout[32];	/* x_out as the synth's stream ended it (canonical bytes) */
 };
