@@ -433,23 +433,14 @@ void shm_destroy(struct shm_seg *s)
  * that may never reap it) is not. */
 static int pid_alive(pid_t pid)
 {
-	char path[64], buf[256];
-	FILE *f;
-	int alive;
+	pid_t ppid;
+	char st;
 
 	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
 		return 0;
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (util_proc_stat(pid, &st, &ppid) < 0)
 		return 1;	/* no /proc: trust kill() */
-	alive = 1;
-	if (fgets(buf, sizeof buf, f)) {
-		char *p = strrchr(buf, ')');
-		alive = !(p && (p[2] == 'Z' || p[2] == 'X'));
-	}
-	fclose(f);
-	return alive;
+	return st != 'Z' && st != 'X';
 }
 
 /* A segment left by a supervisor that is gone may be replaced. */

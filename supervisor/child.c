@@ -261,13 +261,18 @@ void child_on_exit(struct sup *s, uint32_t ci)
 	struct child *c = &s->child[ci];
 	siginfo_t si = { 0 };
 
-	if (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0) {
-		/* Not reaped yet (spurious wakeup): poll again. */
-		io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
-				       c->pidfd, POLLIN);
-		return;
+	/* Not reaped at once: until it is, its pid names its group. */
+	if (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid) {
+		contain_exited(s, c->pid);	/* its process group, and what escaped it */
+		memset(&si, 0, sizeof si);
+		if (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED | WNOHANG) == 0 && si.si_pid) {
+			child_reaped(s, ci, &si);
+			return;
+		}
 	}
-	child_reaped(s, ci, &si);
+	/* Not exited yet (spurious wakeup): poll again. */
+	io_uring_prep_poll_add(loop_sqe(&s->loop, loop_ud(EV_CHILD_EXIT, child_who(s, ci))),
+			       c->pidfd, POLLIN);
 }
 
 /* SIGCHLD arrived (signals coalesce: any number of children may have
@@ -283,6 +288,9 @@ void child_on_sigchld(struct sup *s)
 
 		if (c->pid <= 0 || c->pidfd >= 0)
 			continue;
+		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != c->pid)
+			continue;
+		contain_exited(s, c->pid);
 		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG) == 0 && si.si_pid == c->pid)
 			child_reaped(s, ci, &si);
 	}
@@ -461,7 +469,6 @@ static void child_reaped(struct sup *s, uint32_t ci, const siginfo_t *si)
 		kind = SHM_EXIT_SIGNAL;
 	close_fd(&c->pidfd);
 	close_fd(&c->files_fd);
-	contain_reaped(s, c->pid);	/* its process group, and what escaped it */
 	c->in_doomed = c->out_doomed = 1;	/* closed once no operation uses them */
 	release_fds(c);
 	if (!c->rd_pending) {	/* else a read in flight still writes into it */

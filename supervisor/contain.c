@@ -16,8 +16,9 @@
  *     only its own slot's page writable before closing the fd;
  *   - a process group of its own, and this process a child subreaper:
  *     whatever the worker forks dies with it (its group is killed when
- *     it is reaped, and any descendant that left the group and was
- *     orphaned comes back to this process, which kills and reaps it).
+ *     it exits, before its reap frees the pid, and any descendant that
+ *     left the group and was orphaned comes back to this process, which
+ *     kills and reaps it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -127,48 +128,75 @@ static int contain_known(const struct sup *s, pid_t pid)
 	return 0;
 }
 
-/* Children of this process that are not its workers: a worker's
- * descendants, orphaned and reparented here. Each is killed, and reaped
- * once dead (a zombie is still listed, with this process as its
- * parent, until it is). Returns how many were found. */
-static unsigned contain_sweep(struct sup *s)
+/* A child of this process that is not one of its workers (a worker's
+ * descendant, orphaned and reparented here) is killed, and reaped once
+ * dead (a zombie stays listed, with this process as its parent, until it
+ * is). Returns 1 if pid was such a child. */
+static int contain_stray(struct sup *s, pid_t pid)
 {
-	pid_t me = getpid();
-	unsigned alive = 0;
+	if (pid <= 0 || pid == getpid() || contain_known(s, pid))
+		return 0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, WNOHANG);	/* reaped now if it was dead; else at its SIGCHLD */
+	return 1;
+}
+
+/* Without /proc/PID/task/TID/children (a kernel without
+ * CONFIG_PROC_CHILDREN): every process's parent, from /proc. */
+static unsigned contain_sweep_all(struct sup *s)
+{
+	pid_t me = getpid(), ppid = 0;
+	unsigned found = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
+	char st;
 
 	while (d && (e = readdir(d)) != NULL) {
-		char path[64], buf[512], *p;
-		pid_t pid = (pid_t)atoi(e->d_name), ppid;
-		ssize_t n;
-		int fd;
+		pid_t pid = (pid_t)atoi(e->d_name);
 
-		if (pid <= 0 || pid == me || contain_known(s, pid))
-			continue;
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		p = strrchr(buf, ')');	/* the name may hold anything: skip past it */
-		if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1 || ppid != me)
-			continue;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, WNOHANG);	/* reaped now if it was dead; else at its SIGCHLD */
-		alive++;
+		if (pid > 0 && util_proc_stat(pid, &st, &ppid) == 0 && ppid == me)
+			found += (unsigned)contain_stray(s, pid);
 	}
 	if (d)
 		closedir(d);
-	return alive;
+	return found;
 }
 
-/* A worker was reaped: its process group goes, and any descendant that
- * left the group (setsid) and was orphaned here goes too. */
-void contain_reaped(struct sup *s, pid_t pid)
+/* This process's children that are not its workers, killed (and reaped
+ * when dead). The kernel lists each thread's children; an orphan is
+ * reparented to one of this process's threads. Returns how many. */
+static unsigned contain_sweep(struct sup *s)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned found = 0;
+	int listed = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		char path[64];
+		FILE *f;
+		int pid, tid = atoi(e->d_name);
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%d/children", tid);
+		if (!(f = fopen(path, "re")))
+			continue;
+		listed = 1;
+		while (fscanf(f, "%d", &pid) == 1)
+			found += (unsigned)contain_stray(s, (pid_t)pid);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return listed ? found : contain_sweep_all(s);
+}
+
+/* A worker exited and is not reaped yet: while its zombie holds the pid,
+ * that pid still names its process group, so the group is killed with no
+ * chance of hitting another; then any descendant that left the group
+ * (setsid) and was orphaned here (at the worker's exit, not its reap). */
+void contain_exited(struct sup *s, pid_t pid)
 {
 	if (pid > 0)
 		kill(-pid, SIGKILL);	/* its group: it made itself the leader */

@@ -313,7 +313,7 @@ int contain_setup(struct sup *s, char *err, size_t errlen);
 void contain_fini(struct sup *s);
 int contain_child(void);
 int contain_argv(struct sup *s, char **argv, int n, char bufs[2][32], int seg_fd);
-void contain_reaped(struct sup *s, pid_t pid);
+void contain_exited(struct sup *s, pid_t pid);	/* before its reap */
 void contain_on_sigchld(struct sup *s);
 void contain_send_file(struct sup *s, uint32_t ci, uint32_t ji);
 /* The one way a child's state changes: the transition child_fsm() names

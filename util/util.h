@@ -125,6 +125,33 @@ static inline uint32_t util_le32_get(const uint8_t *p) { uint32_t v; memcpy(&v, 
 static inline uint64_t util_le64_get(const uint8_t *p) { uint64_t v; memcpy(&v, p, sizeof v); return le64toh(v); }
 
 /*
+ * A process's state letter and parent from /proc/PID/stat. Its name (in
+ * parentheses) may hold anything, spaces and ')' included, so the fields
+ * are read after the last ')'. 0, or -errno (-ENOENT: no such process, or
+ * no /proc).
+ */
+static inline int util_proc_stat(pid_t pid, char *state, pid_t *ppid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid_v;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d", state, &ppid_v) != 2)
+		return -EIO;
+	*ppid = (pid_t)ppid_v;
+	return 0;
+}
+
+/*
  * Open name (relative to dfd, or AT_FDCWD) for reading, but only when it is
  * a regular file, so that a FIFO, a device or a directory given where a
  * file belongs ends in one error line instead of a read that waits for a

@@ -3,8 +3,14 @@
  * exactly what its callers took before (ctl canonical, digits only,
  * strtol); util_hex takes even-length hex of 1..max bytes; the
  * little-endian fields are little-endian bytes; util_fail writes the
- * line and returns the code; kind and backend names round-trip.
+ * line and returns the code; kind and backend names round-trip;
+ * util_proc_stat reads a child's state and parent past a name that
+ * mimics them.
  */
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
 #include "tests/helpers.h"
 #include "util/util.h"
 #include "util/vocab.h"
@@ -67,5 +73,34 @@ int main(void)
 		CHECK(!vocab_backend_parse(vocab_backend_name(be), &got) && got == be, "backend %u", be);
 	}
 	CHECK(!strcmp(VOCAB_STR(VOCAB_LOG_MAX), "27"), "VOCAB_STR");
+
+	/* util_proc_stat: a child whose name mimics the fields after it is
+	 * read right, alive and then a zombie. */
+	char st;
+	pid_t ppid, kid = fork();
+	CHECK(kid >= 0, "fork");
+	if (kid == 0) {
+		prctl(PR_SET_NAME, "a) Z 1 (b");
+		pause();
+		_exit(0);
+	}
+	for (int i = 0; i < 1000; i++) {	/* until the name is set */
+		char name[32] = "", path[64];
+		FILE *f;
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)kid);
+		if ((f = fopen(path, "r")) && fgets(name, sizeof name, f) && strstr(name, "a) Z 1"))
+			i = 1000;
+		if (f)
+			fclose(f);
+		usleep(1000);
+	}
+	CHECK(util_proc_stat(kid, &st, &ppid) == 0 && st != 'Z' && ppid == getpid(),
+	      "a live child: state %c, ppid %d", st, (int)ppid);
+	kill(kid, SIGKILL);
+	siginfo_t si;
+	CHECK(waitid(P_PID, (id_t)kid, &si, WEXITED | WNOWAIT) == 0, "waitid");
+	CHECK(util_proc_stat(kid, &st, &ppid) == 0 && st == 'Z' && ppid == getpid(), "a zombie: state %c", st);
+	waitpid(kid, NULL, 0);
+	CHECK(util_proc_stat(kid, &st, &ppid) == -ENOENT, "a reaped child still has a stat");
 	return 0;
 }
