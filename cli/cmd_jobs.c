@@ -93,8 +93,8 @@ static void cmd_jobs_line(const struct snap_job *j)
 	else
 		snprintf(eta, sizeof eta, "-");
 	snprintf(parts, sizeof parts, "%u/%u", j->count[SHM_PART_DONE], v->nparts);
-	printf("%-7" PRIu64 " %-12s %-6s %-9s %-7s %4.0f%% %-8s %-8s %s\n", v->id,
-	       fmt_kind(v->kind, kb, sizeof kb), v->output == SHM_OUTPUT_PROOFS ? "proofs" : "h",
+	printf("%-7" PRIu64 " %-12s %-8s %-9s %-7s %4.0f%% %-8s %-8s %s\n", v->id,
+	       fmt_kind(v->kind, kb, sizeof kb), fmt_output(v->output),
 	       fmt_job_state(v->state), parts, j->progress * 100, el,
 	       eta, v->reason[0] ? util_cleann(why, sizeof why, v->reason, sizeof v->reason) : "-");
 }
@@ -130,7 +130,7 @@ static int cmd_jobs(int argc, char **argv)
 		return cli_extra_arg(argv);
 	if (cmd_jobs_snap("jobs", name, &r, &s))
 		return 1;
-	printf("%-7s %-12s %-6s %-9s %-7s %5s %-8s %-8s %s\n", "JOB", "KIND", "OUTPUT", "STATE", "PARTS", "DONE",
+	printf("%-7s %-12s %-8s %-9s %-7s %5s %-8s %-8s %s\n", "JOB", "KIND", "OUTPUT", "STATE", "PARTS", "DONE",
 	       "ELAPSED", "ETA", "REASON");
 	for (uint32_t i = 0; i < s.njobs; i++)
 		if ((!state || s.jobs[i].v.state == state) && (!kind || s.jobs[i].v.kind == kind)) {
@@ -158,32 +158,40 @@ static void hex(const uint8_t *b, size_t n)
 		printf("%02x", b[i]);
 }
 
-/* A done job's result at path: its path, and for a proofs file every
- * proof (--json: one object, proofs as hex). 0, or 1 with one line. */
+/* A done job's result at path: its path, and for a proofs or proofs+H
+ * file every proof (--json: one object, proofs as hex). The file is read
+ * a proof at a time: a proofs+H file's H (4 GiB a partition at k = 27)
+ * is not read at all. Each proof printed is decoded, so its own checksum
+ * and points hold; a proofs file's regions are held to their digests too
+ * (a proofs+H region's digest covers its H: provisor verify checks that).
+ * 0, or 1 with one line. */
 static int result_print(const char *path, int json, int path_only)
 {
+	uint8_t r[PFILE_PROOF_REGION];
 	struct pfile_result res;
+	struct pfile_proofs *pf;
 	enum pfile_kind kind;
-	uint8_t *regions;
+	uint32_t fkind;
 	char err[512];
 
-	if (path_only || (!json && (pfile_probe(path, &kind, err, sizeof err) || kind != PFILE_KIND_PROOFS))) {
+	if (path_only || (!json && (pfile_probe(path, &kind, err, sizeof err) || !pfile_kind_has_proofs(kind)))) {
 		printf("%s\n", path);
 		return 0;
 	}
-	if (pfile_probe(path, &kind, err, sizeof err) || kind != PFILE_KIND_PROOFS) {
-		if (!err[0] || kind != PFILE_KIND_PROOFS)
+	if (pfile_probe(path, &kind, err, sizeof err) || !pfile_kind_has_proofs(kind)) {
+		if (!err[0] || !pfile_kind_has_proofs(kind))
 			snprintf(err, sizeof err, "%s: holds H, not proofs (its kind has no params)", path);
 		fprintf(stderr, "provisor result: %s\n", err);
 		return 1;
 	}
-	if (pfile_proofs_read(path, &res, &regions, err, sizeof err)) {
+	if (pfile_proofs_open(path, &res, &fkind, &pf, err, sizeof err)) {
 		fprintf(stderr, "provisor result: %s\n", err);
 		return 1;
 	}
 	if (json) {
-		printf("{\"job\":%llu,\"kind\":\"%s\",\"k\":%u,\"file\":\"", (unsigned long long)res.job_id,
-		       vocab_kind_name(res.job_kind), res.id.k);
+		printf("{\"job\":%llu,\"kind\":\"%s\",\"k\":%u,\"output\":\"%s\",\"file\":\"",
+		       (unsigned long long)res.job_id, vocab_kind_name(res.job_kind), res.id.k,
+		       fkind == PFILE_KIND_PROOFS_H ? "proofs+h" : "proofs");
 		for (const char *c = path; *c; c++)	/* a state directory's path: no control bytes */
 			printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
 		printf("\",\"seed\":\"");
@@ -193,13 +201,17 @@ static int result_print(const char *path, int json, int path_only)
 		printf("%s\n", path);
 	}
 	for (uint32_t p = 0; p < res.partitions; p++) {
-		const uint8_t *r = regions + (size_t)p * PFILE_PROOF_REGION;
 		struct groth16_proof_file f;
 		uint8_t x[2][32];
 
+		if (pfile_proofs_proof(pf, p, r, err, sizeof err)) {
+			fprintf(stderr, "%sprovisor result: %s\n", json ? "\n" : "", err);
+			pfile_proofs_close(pf);
+			return 1;
+		}
 		if (groth16_proof_decode(&f, r, PFILE_PROOF_REGION, err, sizeof err)) {
-			fprintf(stderr, "provisor result: %s: partition %u: %s\n", path, p, err);
-			free(regions);
+			fprintf(stderr, "%sprovisor result: %s: partition %u: %s\n", json ? "\n" : "", path, p, err);
+			pfile_proofs_close(pf);
 			return 1;
 		}
 		fr_to_bytes(x[0], &f.x[0]);
@@ -213,11 +225,16 @@ static int result_print(const char *path, int json, int path_only)
 		hex(x[1], 32);
 		printf(json ? "\",\"proof\":\"" : " proof ");
 		hex(r, PFILE_PROOF_REGION);
-		printf(json ? "\"}" : "\n");
+		if (json && fkind == PFILE_KIND_PROOFS_H)	/* where its H is, for whoever wants it */
+			printf("\",\"h_offset\":%llu,\"h_bytes\":%llu}",
+			       (unsigned long long)(pfile_res_part_off(fkind, res.id.k, p) + PFILE_PROOF_REGION),
+			       (unsigned long long)((uint64_t)FR_BYTES << res.id.k));
+		else
+			printf(json ? "\"}" : "\n");
 	}
 	if (json)
 		printf("]}\n");
-	free(regions);
+	pfile_proofs_close(pf);
 	return 0;
 }
 
@@ -442,10 +459,12 @@ const struct cli_entry cli_cmd_result = {
 		"where STATE is the state directory of the running instance (the one\n"
 		"its control socket is in); for a kind with params, then one line per\n"
 		"partition: its public inputs x0 and xout and its 376-byte proof file,\n"
-		"in hex. Exit 1 with one line when the job is not done (queued,\n"
-		"running, failed, cancelled, blocked) or unknown.\n"
-		"  --json    the proofs as one JSON object (job, kind, k, file, seed,\n"
-		"            proofs: partition, x0, xout, proof; hex)\n"
+		"in hex (the same with keep_h: the H stays in the file). Exit 1 with\n"
+		"one line when the job is not done (queued, running, failed, cancelled,\n"
+		"blocked) or unknown.\n"
+		"  --json    the proofs as one JSON object (job, kind, k, output, file,\n"
+		"            seed, proofs: partition, x0, xout, proof; hex; with keep_h\n"
+		"            also h_offset and h_bytes, where its H is in the file)\n"
 		"  --path    only the path\n"
 		CLI_HELP_NAME,
 	.options = cmd_result_options,

@@ -4,7 +4,9 @@
  * `provisor verify --params PARAMS PROOF...`: check Groth16 proof files,
  * and every proof of a job's proofs file, with the params' verifying key,
  * for the public inputs recomputed from each proof's partition identity
- * (groth16/groth16.h).
+ * (groth16/groth16.h). A proofs+H file (a kind with keep_h) has every
+ * proof and every H checked; without --params, its H only, and a line on
+ * stderr says its proofs need --params (the exit status is then the H's).
  *
  * One line per partition checked: "FILE: partition P ...: ok" on stdout,
  * or the failure on stderr, one line per failed file or partition. The
@@ -135,16 +137,69 @@ static int verify_proof_file(const char *path, const struct groth16_params *p)
 	return verify_proof(path, &f, p, NULL);
 }
 
-/* Every proof of a job's proofs file, each held to the partition the
- * file's header and its place name. */
+/* A proofs+H file's H of partition p, read through the file's reader. */
+struct verify_kept {
+	struct pfile_proofs *r;
+	uint32_t p;
+};
+
+static int verify_kept_read(void *arg, uint64_t off, void *buf, size_t len)
+{
+	const struct verify_kept *k = arg;
+	int rc = pfile_proofs_h_read(k->r, k->p, off, buf, len);
+
+	return rc == -ENODATA ? -EIO : rc;	/* the file shrank since it was opened */
+}
+
+/* Partition p's H in a proofs+H file (r), streamed once after the proof
+ * bytes proof: the region's digest held to its table entry, and the H
+ * checked against the partition (verify_partition_stream_after: a chunk
+ * at a time, whatever k is). Its line on stdout or stderr; 0 ok. */
+static int verify_kept_h(const char *path, struct pfile_proofs *r, const struct pfile_result *res, uint32_t p,
+			 const uint8_t proof[PFILE_PROOF_REGION])
+{
+	struct verify_kept k = { r, p };
+	struct synth_id id = res->id;
+	char why[256], seed[2 * SYNTH_SEED_MAX + 1];
+	uint8_t got[32];
+	int rc;
+
+	id.partition = p;
+	synth_seed_hex(&id, seed, sizeof seed);
+	rc = verify_partition_stream_after(&id, proof, PFILE_PROOF_REGION, verify_kept_read, &k, got, why,
+					   sizeof why);
+	if (rc != -EBADMSG && rc != -EINVAL && rc != -ENOMEM && rc < 0)
+		;	/* a read failed: why says so */
+	else if (memcmp(got, pfile_proofs_digest(r, p), sizeof got))
+		snprintf(why, sizeof why, "its region (proof and H) does not match its digest (table entry at offset "
+			 "%llu)", (unsigned long long)(pfile_res_table_off(PFILE_KIND_PROOFS_H, id.k, res->partitions) +
+						       (uint64_t)p * 32));
+	else if (!rc)
+		why[0] = '\0';
+	if (why[0]) {
+		fprintf(stderr, "provisor verify: %s: partition %u (k=%u, seed %s): FAILED: %s\n", path, p, id.k,
+			seed, why);
+		return 1;
+	}
+	printf("%s: partition %u (k=%u, seed %s): ok\n", path, p, id.k, seed);
+	return 0;
+}
+
+/* Every proof of a job's proofs or proofs+H file, each held to the
+ * partition the file's header and its place name; and in a proofs+H
+ * file every H too, its region read once for the digest and the check. Without params (p NULL) only the H are checked. The file is
+ * read region by region, never whole (a proofs+H region is 4 GiB at
+ * k = 27). */
 static int verify_proofs_result(const char *path, const struct groth16_params *p)
 {
+	uint8_t proof[PFILE_PROOF_REGION];
 	struct pfile_result res;
-	uint8_t *regions;
+	struct pfile_proofs *r;
+	uint32_t kind;
 	char err[512];
 	int bad = 0;
 
-	if (pfile_proofs_read(path, &res, &regions, err, sizeof err)) {
+	if (pfile_proofs_open(path, &res, &kind, &r, err, sizeof err)) {
 		fprintf(stderr, "provisor verify: %s\n", err);
 		return 1;
 	}
@@ -152,8 +207,16 @@ static int verify_proofs_result(const char *path, const struct groth16_params *p
 		struct groth16_proof_file f;
 		const char *why = NULL;
 
-		if (groth16_proof_decode(&f, regions + (size_t)i * PFILE_PROOF_REGION, PFILE_PROOF_REGION, err,
-					 sizeof err)) {
+		if (pfile_proofs_proof(r, i, proof, err, sizeof err)) {
+			fprintf(stderr, "provisor verify: %s\n", err);
+			bad = 1;
+			continue;
+		}
+		if (kind == PFILE_KIND_PROOFS_H)
+			bad |= verify_kept_h(path, r, &res, i, proof);
+		if (!p)
+			continue;
+		if (groth16_proof_decode(&f, proof, PFILE_PROOF_REGION, err, sizeof err)) {
 			fprintf(stderr, "provisor verify: %s: partition %u: FAILED: %s\n", path, i, err);
 			bad = 1;
 			continue;
@@ -163,7 +226,10 @@ static int verify_proofs_result(const char *path, const struct groth16_params *p
 			why = "the proof names another partition than its place in the job's file";
 		bad |= verify_proof(path, &f, p, why);
 	}
-	free(regions);
+	if (!p)	/* on stderr: stdout keeps one line per thing checked */
+		fprintf(stderr, "provisor verify: %s: its H checked; its %u proofs were not (that needs --params "
+			"PARAMS)\n", path, res.partitions);
+	pfile_proofs_close(r);
 	return bad;
 }
 
@@ -198,7 +264,7 @@ static int cmd_verify(int argc, char **argv)
 			return 1;
 		}
 		for (int i = optind; i < argc; i++)
-			bad |= pfile_probe(argv[i], &kind, err, sizeof err) == 0 && kind == PFILE_KIND_PROOFS
+			bad |= pfile_probe(argv[i], &kind, err, sizeof err) == 0 && pfile_kind_has_proofs(kind)
 				       ? verify_proofs_result(argv[i], &p) : verify_proof_file(argv[i], &p);
 		fflush(stdout);
 		return bad;
@@ -221,6 +287,9 @@ static int cmd_verify(int argc, char **argv)
 				"--params PARAMS\n", argv[i]);
 			bad = 1;
 			break;
+		case PFILE_KIND_PROOFS_H:	/* what can be checked without params: the H */
+			bad |= verify_proofs_result(argv[i], NULL);
+			break;
 		default:
 			fprintf(stderr, "provisor verify: %s: is a partition file (a, b, c); "
 				"verify takes H files and job result files\n", argv[i]);
@@ -236,12 +305,14 @@ const struct cli_entry cli_cmd_verify = {
 	.usage = "verify FILE...  |  verify --params PARAMS PROOF...",
 	.help = "Check H files and job result files against their partitions,\n"
 		"synthesized again; or Groth16 proof files, and every proof of a job's\n"
-		"proofs file (a kind with params), with a verifying key.\n"
+		"proofs file (a kind with params), with a verifying key. A job's\n"
+		"proofs+H file (keep_h) has every proof and every H checked; without\n"
+		"--params only its H, and a line on stderr says the proofs were not.\n"
 		"'FILE: partition P ...: ok' on stdout for each that holds, one line on\n"
 		"stderr for each failure; every file is checked. Exit 1 if any failed.\n"
 		"  --params PARAMS  check proof files and proofs files with PARAMS'\n"
 		"                   verifying key\n"
-		"                   (default: the files are H or result files)\n",
+		"                   (default: the files are H, result or proofs+H files)\n",
 	.options = cmd_verify_options,
 	.optstring = ":p:h",
 	.exec = cmd_verify,

@@ -211,6 +211,7 @@ enum conf_type {
 	CK_FN,		/* set(), 0 or -1 */
 	CK_SLOTS,	/* uint64_t[CONF_MAX_SLOTS / 64], "gpu.N,gpu.M" */
 	CK_PATH,	/* char[256], an absolute path */
+	CK_BOOL,	/* uint32_t 0 or 1: yes or no */
 };
 
 struct conf_key {
@@ -355,6 +356,7 @@ static const struct conf_key conf_kind_keys[] = {
 	  "a list of GPU slots (gpu.0,gpu.1,...)" },
 	{ "params", CK_PATH, offsetof(struct conf_kind, params), 0, 0, NULL,
 	  "an absolute path of a params file (provisor setup), at most 255 bytes" },
+	CK_FIELD("keep_h", CK_BOOL, conf_kind, keep_h),
 };
 
 static_assert(CONF_MAX_SLOTS == 256, "the gpus key's message says 1..256");
@@ -428,6 +430,14 @@ static int conf_apply(const struct conf_key *k, struct conf *c, void *base, cons
 			return -1;
 		snprintf(f, 256, "%s", v);
 		return 0;
+	case CK_BOOL:	/* two spellings each, no more: a typo is refused, not read as no */
+		if (!strcmp(v, "yes") || !strcmp(v, "true"))
+			*(uint32_t *)f = 1;
+		else if (!strcmp(v, "no") || !strcmp(v, "false"))
+			*(uint32_t *)f = 0;
+		else
+			return -1;
+		return 0;
 	}
 	return -1;
 }
@@ -446,6 +456,8 @@ static const char *conf_what(const struct conf_key *k, char *buf, size_t len)
 		return "a duration (0, or a number with ms, s, m or h)";
 	case CK_MODE:
 		return "an octal mode up to 0777";
+	case CK_BOOL:
+		return "yes or no";
 	case CK_FN:
 	case CK_SLOTS:
 	case CK_PATH:

@@ -37,6 +37,8 @@
  *   deadline = 60s            ; per partition, for the watchdog
  *   reserve = 0               ; GPU slots kept free of other kinds for this kind
  *   slots = gpu.0,gpu.1       ; the GPU slots this kind runs on (default: any)
+ *   params = /path/k16.params ; its jobs end in proofs (default: in H)
+ *   keep_h = no               ; with params: keep each partition's H beside its proof
  */
 #ifndef CONF_CONF_H
 #define CONF_CONF_H
@@ -61,6 +63,7 @@ struct conf_kind {
 	uint32_t reserve;	/* GPU slots kept free of other kinds for this one (0 = none) */
 	uint64_t slot_mask[CONF_MAX_SLOTS / 64];	/* the GPU slots it may run on; none set = any */
 	char params[256];	/* Groth16 params: its jobs end in proofs; "" = H output */
+	uint32_t keep_h;	/* with params: each proof's H kept beside it (a proofs+H file) */
 };
 
 struct conf {

@@ -20,7 +20,10 @@
  *           store   gpuworker: H computed, before it is encoded, hashed
  *                   and stored (ACTION flip: one bit of one coefficient
  *                   flipped, so a wrong H is stored with a matching
- *                   digest: only verification can catch it)
+ *                   digest: only verification can catch it; a proof's
+ *                   A and C are swapped instead, valid points the pairing
+ *                   refuses; a proof kept with its H gets the H's bit
+ *                   flipped, the proof left sound)
  *   ACTION  exit[=CODE] (default 4) | segv | abort | kill (SIGKILL self)
  *           | hang (the working thread sleeps forever; heartbeats go on)
  *           | hold (the working thread waits, heartbeats going on, until

@@ -32,7 +32,18 @@ const char *const pfile_kind_names[] = {
 	[PFILE_KIND_H] = "an H file",
 	[PFILE_KIND_RESULT] = "a job result file",
 	[PFILE_KIND_PROOFS] = "a job proofs file",
+	[PFILE_KIND_PROOFS_H] = "a job proofs+H file",
 };
+
+int pfile_kind_is_job(uint32_t kind)
+{
+	return kind == PFILE_KIND_RESULT || pfile_kind_has_proofs(kind);
+}
+
+int pfile_kind_has_proofs(uint32_t kind)
+{
+	return kind == PFILE_KIND_PROOFS || kind == PFILE_KIND_PROOFS_H;
+}
 
 void pfile_hdr_encode(uint8_t out[PFILE_HEADER_BYTES], const struct pfile_hdr *h)
 {
@@ -78,10 +89,17 @@ void pfile_result_hdr(struct pfile_hdr *h, const struct pfile_result *res, uint3
 	h->count = (uint64_t)res->partitions << res->id.k;
 }
 
-/* Proofs files: one region of PFILE_PROOF_REGION bytes per partition. */
+/* A job file's region per partition: its H (result), its proof file
+ * (proofs), or both, the proof first (proofs+H): the proof sits at the
+ * region's start in both proofs layouts, so that whoever wants only the
+ * proofs reads 376 bytes at a known offset. */
 uint64_t pfile_res_region(uint32_t kind, uint32_t k)
 {
-	return kind == PFILE_KIND_PROOFS ? PFILE_PROOF_REGION : (uint64_t)FR_BYTES << k;
+	switch (kind) {
+	case PFILE_KIND_PROOFS: return PFILE_PROOF_REGION;
+	case PFILE_KIND_PROOFS_H: return PFILE_PROOF_REGION + ((uint64_t)FR_BYTES << k);
+	default: return (uint64_t)FR_BYTES << k;
+	}
 }
 
 uint64_t pfile_res_part_off(uint32_t kind, uint32_t k, uint32_t p)
@@ -104,8 +122,8 @@ void pfile_res_header(uint32_t kind, const struct pfile_result *res, uint8_t hdr
 	struct pfile_hdr h;
 
 	pfile_result_hdr(&h, res, PFILE_RESULT_VERSION);
-	if (kind == PFILE_KIND_PROOFS) {
-		h.kind = PFILE_KIND_PROOFS;
+	if (pfile_kind_has_proofs(kind)) {
+		h.kind = kind;
 		h.count = res->partitions;
 	}
 	pfile_hdr_encode(hdr, &h);
@@ -176,7 +194,7 @@ uint64_t pfile_sections(const struct pfile_hdr *h)
 	switch (h->kind) {
 	case PFILE_KIND_PARTITION: return 3;
 	case PFILE_KIND_H: return 1;
-	default: return h->word56;	/* result, proofs: partitions */
+	default: return h->word56;	/* result, proofs, proofs+H: partitions */
 	}
 }
 

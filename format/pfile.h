@@ -9,8 +9,12 @@
  *   result file     (PFILE_KIND_RESULT)     what the supervisor writes when
  *                   a job is done: job id, kind, seed, k, the partition
  *                   count, then every partition's H in partition order
+ *   proofs file     (PFILE_KIND_PROOFS)     the same for a kind with params:
+ *                   every partition's proof file instead of its H
+ *   proofs+H file   (PFILE_KIND_PROOFS_H)   a kind with params and keep_h:
+ *                   every partition's proof file followed by its H
  *
- * All three share one 80-byte little-endian header; elements are
+ * All of them share one 80-byte little-endian header; elements are
  * canonical 32-byte little-endian encodings of Fr. Every kind is format
  * version 3, the files of circuit v2 (docs/circuit.md). Partition and H
  * files end in a BLAKE2b-256 checksum over everything before it. Result
@@ -62,6 +66,7 @@ enum pfile_kind {
 	PFILE_KIND_H = 2,
 	PFILE_KIND_RESULT = 3,
 	PFILE_KIND_PROOFS = 4,	/* a job's result as proofs (kinds with params) */
+	PFILE_KIND_PROOFS_H = 5,	/* proofs, each followed by its H (keep_h) */
 };
 
 /* A proofs file's region per partition: the partition's proof file
@@ -118,10 +123,14 @@ void pfile_digest_update(struct pfile_digest *d, const void *buf, size_t len);
 void pfile_digest_final(struct pfile_digest *d, uint8_t out[PFILE_SUM_BYTES]);
 
 /*
- * The same layout for either kind of job result: a result file (kind 3,
- * a region of n*32 bytes per partition: its H) or a proofs file (kind 4,
- * a region of PFILE_PROOF_REGION bytes: its proof). A proofs file's header
- * is a result file's with kind 4 and count = partitions.
+ * The same layout for every kind of job result, only the region per
+ * partition differs: a result file (kind 3, n*32 bytes: its H), a proofs
+ * file (kind 4, PFILE_PROOF_REGION bytes: its proof file) or a proofs+H
+ * file (kind 5, PFILE_PROOF_REGION + n*32 bytes: its proof file, then its
+ * H encoded as in a result file). In every kind the digest table's entry
+ * p is the BLAKE2b-256 of region p whole. A proofs or proofs+H file's
+ * header is a result file's with its kind and count = partitions (the
+ * proofs; the H's size follows from k).
  */
 uint64_t pfile_res_region(uint32_t kind, uint32_t k);
 uint64_t pfile_res_part_off(uint32_t kind, uint32_t k, uint32_t p);
@@ -129,11 +138,49 @@ uint64_t pfile_res_table_off(uint32_t kind, uint32_t k, uint32_t parts);
 uint64_t pfile_res_size(uint32_t kind, uint32_t k, uint32_t parts);
 void pfile_res_header(uint32_t kind, const struct pfile_result *res, uint8_t hdr[PFILE_HEADER_BYTES]);
 
+/* Is kind a job result of any layout (3, 4 or 5)? Does it hold proofs
+ * (4 or 5)? */
+int pfile_kind_is_job(uint32_t kind);
+int pfile_kind_has_proofs(uint32_t kind);
+
 /* A proofs file, read whole and checked (header, size, checksum, every
  * region against its digest): *regions is malloc'd, res->partitions
  * regions of PFILE_PROOF_REGION bytes, for groth16_proof_decode. The
- * proofs themselves are the caller's to check. */
+ * proofs themselves are the caller's to check. Kind 4 only: a proofs+H
+ * file is too big to read whole (4 GiB of H a partition at k = 27); it
+ * is read region by region with pfile_proofs_open. */
 int pfile_proofs_read(const char *path, struct pfile_result *res, uint8_t **regions, char *err, size_t errlen);
+
+/*
+ * A proofs or proofs+H file (kind 4 or 5), read region by region, so
+ * that a file of any k is read with bounded memory. open checks the
+ * header, the exact size and the checksum over header and digest table,
+ * and reads nothing of the regions (at k = 27 a proofs+H region is 4 GiB);
+ * *kind says which of the two it is. Then, per partition p:
+ *   pfile_proofs_proof   its proof file's 376 bytes (a kind 4 region is
+ *                        held to its digest here; a kind 5 one cannot be
+ *                        without reading its H: the proof file's own
+ *                        checksum still covers every byte returned)
+ *   pfile_proofs_h_read  len bytes of its H from byte off (kind 5),
+ *                        for a streaming reader such as
+ *                        verify_partition_stream
+ *   pfile_proofs_check   the whole region hashed in pieces of 1 MiB and
+ *                        held to its table entry
+ *   pfile_proofs_digest  its table entry, as open validated it
+ */
+struct pfile_proofs;
+int pfile_proofs_open(const char *path, struct pfile_result *res, uint32_t *kind, struct pfile_proofs **r,
+		      char *err, size_t errlen);
+/* The same for name in directory dfd, opened O_NOFOLLOW (as
+ * pfile_result_openat); path only names the file in errors. */
+int pfile_proofs_openat(int dfd, const char *name, const char *path, struct pfile_result *res, uint32_t *kind,
+			struct pfile_proofs **r, char *err, size_t errlen);
+int pfile_proofs_proof(struct pfile_proofs *r, uint32_t p, uint8_t proof[PFILE_PROOF_REGION], char *err,
+		       size_t errlen);
+int pfile_proofs_h_read(struct pfile_proofs *r, uint32_t p, uint64_t off, void *buf, size_t len);
+int pfile_proofs_check(struct pfile_proofs *r, uint32_t p, char *err, size_t errlen);
+const uint8_t *pfile_proofs_digest(const struct pfile_proofs *r, uint32_t p);
+void pfile_proofs_close(struct pfile_proofs *r);
 
 /* Which kind of provisor file path is (header checks only: magic,
  * version, kind). */

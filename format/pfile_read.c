@@ -85,12 +85,12 @@ int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_only,
 		return util_fail(err, errlen, -EINVAL,
 				 "%s: format version %u (circuit v1) is no longer accepted: %s with "
 				 "this provisor", path, h->version,
-				 h->kind == PFILE_KIND_RESULT ? "run the job again" : "re-synthesize");
+				 pfile_kind_is_job(h->kind) ? "run the job again" : "re-synthesize");
 	if (h->version != PFILE_VERSION)
 		return util_fail(err, errlen, -EINVAL,
 				 "%s: unsupported format version %u (this provisor reads version %d)",
 				 path, h->version, PFILE_VERSION);
-	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_PROOFS)
+	if (h->kind < PFILE_KIND_PARTITION || h->kind > PFILE_KIND_PROOFS_H)
 		return util_fail(err, errlen, -EINVAL, "%s: unknown file kind %u", path, h->kind);
 	if (want && h->kind != want)
 		return util_fail(err, errlen, -EINVAL, "%s: is %s, expected %s", path,
@@ -108,7 +108,7 @@ int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_only,
 		if (h->seed[i])
 			return util_fail(err, errlen, -EINVAL,
 					 "%s: seed padding after byte %u is not zero", path, h->seed_len);
-	if (h->kind == PFILE_KIND_RESULT || h->kind == PFILE_KIND_PROOFS) {
+	if (pfile_kind_is_job(h->kind)) {
 		if (h->word56 < 1 || h->word56 > PFILE_RESULT_MAX_PARTITIONS)
 			return util_fail(err, errlen, -EINVAL,
 					 "%s: partition count %u out of range 1..%d",
@@ -118,14 +118,18 @@ int pfile_read_hdr(int fd, const char *path, uint32_t want, int header_only,
 	} else if (h->job_kind || h->job_id) {
 		return util_fail(err, errlen, -EINVAL, "%s: reserved header bytes 60..71 are not zero", path);
 	}
-	n = h->kind == PFILE_KIND_PROOFS ? 1 : (uint64_t)1 << h->k;
+	n = pfile_kind_has_proofs(h->kind) ? 1 : (uint64_t)1 << h->k;	/* proofs count themselves */
+	if (pfile_kind_has_proofs(h->kind) && h->count != h->word56)
+		return util_fail(err, errlen, -EINVAL,
+				 "%s: size mismatch: header counts %llu proofs for %u partitions",
+				 path, (unsigned long long)h->count, h->word56);
 	if (h->count != pfile_sections(h) * n)
 		return util_fail(err, errlen, -EINVAL,
 				 "%s: size mismatch: header counts %llu elements, k = %u implies %llu",
 				 path, (unsigned long long)h->count, h->k,
 				 (unsigned long long)(pfile_sections(h) * n));
 	/* k <= VOCAB_LOG_MAX (27) and at most 1024 sections: no overflow. */
-	if (h->kind == PFILE_KIND_RESULT || h->kind == PFILE_KIND_PROOFS)
+	if (pfile_kind_is_job(h->kind))
 		expect = pfile_res_size(h->kind, h->k, h->word56);
 	else
 		expect = PFILE_HEADER_BYTES + h->count * FR_BYTES + PFILE_SUM_BYTES;

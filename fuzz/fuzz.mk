@@ -29,7 +29,7 @@ FUZZ_SRCS_conf    := conf/conf.c shm/seg.c shm/records.c
 FUZZ_LIBS_conf    := inih
 FUZZ_SRCS_journal := journal/journal.c journal/record.c
 FUZZ_LIBS_journal := libxxhash
-FUZZ_SRCS_pfile   := format/pfile.c format/pfile_read.c format/pfile_write.c \
+FUZZ_SRCS_pfile   := format/pfile.c format/pfile_read.c format/pfile_write.c format/pfile_proofs.c \
 	synth/circuit.c synth/r1cs.c field/fr.c field/fr_adx.c field/fr_ifma.c
 FUZZ_LIBS_pfile   := libsodium
 FUZZ_OPTS_pfile   := -max_len=16384

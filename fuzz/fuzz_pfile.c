@@ -1,15 +1,16 @@
 /*
- * fuzz_pfile: the partition, H and result file readers (format/pfile.h).
+ * fuzz_pfile: the partition, H, result and proofs file readers (format/pfile.h).
  * The input becomes a file in this process's scratch directory and goes
  * through every reader: probe, partition, H, and result open / read of
  * every partition / close. Each input is tried as given, and with its
  * last 32 bytes replaced by the BLAKE2b-256 of the rest (a partition or H
  * file's checksum), so the fuzzer reaches the element checks behind the
- * checksum; an input whose header names a result file of its
- * exact length is also tried with its digest table and checksum
- * recomputed (the layout helpers of format/pfile.h), which reaches the
- * element checks behind both. Cap inputs with -max_len: a valid file of
- * k has 2^k elements per section.
+ * checksum; an input whose header names a job file (result, proofs or
+ * proofs+H) of its exact length is also tried with its digest table and
+ * checksum recomputed (the layout helpers of format/pfile.h), which
+ * reaches the element checks behind both. Every input also goes through
+ * the proofs files' region reader. Cap inputs with -max_len: a valid
+ * file of k has 2^k elements per section.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,6 +55,37 @@ static void fuzz_pfile_result(const char *path)
 	pfile_result_close(r);
 }
 
+/* The proofs and proofs+H reader: every proof, a piece of every H, and
+ * every region's digest check must end in 0 or one line. */
+static void fuzz_pfile_proofs(const char *path)
+{
+	uint8_t proof[PFILE_PROOF_REGION], piece[64];
+	struct pfile_result res;
+	struct pfile_proofs *r;
+	uint32_t kind;
+	char err[512];
+
+	fuzz_err_fill(err, sizeof err);
+	if (pfile_proofs_open(path, &res, &kind, &r, err, sizeof err)) {
+		fuzz_check_err(err, sizeof err);
+		FUZZ_ASSERT(!r);
+		return;
+	}
+	fuzz_pfile_id_ok(&res.id);
+	FUZZ_ASSERT(pfile_kind_has_proofs(kind));
+	FUZZ_ASSERT(res.partitions >= 1 && res.partitions <= PFILE_RESULT_MAX_PARTITIONS);
+	for (uint32_t p = 0; p < res.partitions; p++) {
+		fuzz_err_fill(err, sizeof err);
+		if (pfile_proofs_proof(r, p, proof, err, sizeof err))
+			fuzz_check_err(err, sizeof err);
+		fuzz_err_fill(err, sizeof err);
+		if (pfile_proofs_check(r, p, err, sizeof err))
+			fuzz_check_err(err, sizeof err);
+		FUZZ_ASSERT((pfile_proofs_h_read(r, p, 0, piece, sizeof piece) == 0) == (kind == PFILE_KIND_PROOFS_H));
+	}
+	pfile_proofs_close(r);
+}
+
 static void fuzz_pfile_try(const char *path, const uint8_t *data, size_t size)
 {
 	struct synth_id id;
@@ -67,7 +99,7 @@ static void fuzz_pfile_try(const char *path, const uint8_t *data, size_t size)
 	if ((rc = pfile_probe(path, &kind, err, sizeof err)))
 		fuzz_check_err(err, sizeof err);
 	else
-		FUZZ_ASSERT(kind >= PFILE_KIND_PARTITION && kind <= PFILE_KIND_RESULT);
+		FUZZ_ASSERT(kind >= PFILE_KIND_PARTITION && kind <= PFILE_KIND_PROOFS_H);
 
 	fuzz_err_fill(err, sizeof err);
 	rc = pfile_read_partition(path, &id, &a, &b, &c, err, sizeof err);
@@ -92,6 +124,7 @@ static void fuzz_pfile_try(const char *path, const uint8_t *data, size_t size)
 	free(h);
 
 	fuzz_pfile_result(path);
+	fuzz_pfile_proofs(path);
 }
 
 static uint32_t fuzz_le32(const uint8_t *p)
@@ -104,22 +137,22 @@ static uint32_t fuzz_le32(const uint8_t *p)
  * 0 when the header does not fit. */
 static int fuzz_pfile_reseal2(uint8_t *buf, size_t size)
 {
-	uint32_t k, parts;
+	uint32_t k, parts, kind;
 	uint64_t table;
 
 	if (size < PFILE_HEADER_BYTES || fuzz_le32(buf + 8) != PFILE_RESULT_VERSION ||
-	    fuzz_le32(buf + 12) != PFILE_KIND_RESULT)
+	    !pfile_kind_is_job(kind = fuzz_le32(buf + 12)))
 		return 0;
 	k = fuzz_le32(buf + 16);
 	parts = fuzz_le32(buf + 56);
 	if (k < 1 || k > VOCAB_LOG_MAX || parts < 1 || parts > PFILE_RESULT_MAX_PARTITIONS ||
-	    pfile_result2_size(k, parts) != size)
+	    pfile_res_size(kind, k, parts) != size)
 		return 0;
-	table = pfile_result2_table_off(k, parts);
+	table = pfile_res_table_off(kind, k, parts);
 	for (uint32_t p = 0; p < parts; p++) {
 		struct pfile_digest d;
 		pfile_digest_init(&d);
-		pfile_digest_update(&d, buf + pfile_result2_part_off(k, p), (size_t)FR_BYTES << k);
+		pfile_digest_update(&d, buf + pfile_res_part_off(kind, k, p), pfile_res_region(kind, k));
 		pfile_digest_final(&d, buf + table + (uint64_t)p * PFILE_SUM_BYTES);
 	}
 	pfile_result2_sum(buf, buf + table, parts, buf + table + (uint64_t)parts * PFILE_SUM_BYTES);

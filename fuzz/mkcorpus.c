@@ -239,6 +239,30 @@ static void pfiles(const char *tmp)
 			  buf + pfile_result2_table_off(3, 2) + 2 * 32);
 	put("pfile", "result_circuit1", buf, n);
 	free(buf);
+	{	/* a proofs+H file as the supervisor assembles it: each region a
+		 * made-up proof (the reader does not decode it) and H */
+		uint64_t size = pfile_res_size(PFILE_KIND_PROOFS_H, 3, 2);
+		uint64_t tab = pfile_res_table_off(PFILE_KIND_PROOFS_H, 3, 2);
+
+		buf = calloc(1, size);
+		if (!buf)
+			die("calloc", "out of memory");
+		pfile_res_header(PFILE_KIND_PROOFS_H, &res, buf);
+		for (uint32_t p = 0; p < 2; p++) {
+			uint8_t *r = buf + pfile_res_part_off(PFILE_KIND_PROOFS_H, 3, p);
+			struct pfile_digest d;
+
+			memcpy(r, "PVPROOF1", 8);
+			for (int i = 0; i < 8; i++)
+				fr_to_bytes(r + PFILE_PROOF_REGION + i * 32, p ? &b[i] : &a[i]);
+			pfile_digest_init(&d);
+			pfile_digest_update(&d, r, pfile_res_region(PFILE_KIND_PROOFS_H, 3));
+			pfile_digest_final(&d, buf + tab + p * 32);
+		}
+		pfile_result2_sum(buf, buf + tab, 2, buf + tab + 2 * 32);
+		put("pfile", "proofs_h", buf, size);
+		free(buf);
+	}
 	put("pfile", "bad_magic", "PROVISIR", 8);
 	unlink(path);
 }

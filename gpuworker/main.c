@@ -61,8 +61,11 @@
  * takes the witness from the rows (before the H-term overwrites them),
  * then H, then the MSMs (groth16_prove, on --threads threads, with the
  * same safe points as the H-term), and stores the 376-byte proof file
- * into the partition's region of a PFILE_KIND_PROOFS file. r and s come
- * from libsodium's CSPRNG.
+ * into the partition's region of a PFILE_KIND_PROOFS file; or, when the
+ * header's FRAME_PARAMS_KEEP_H bit says the kind keeps H, the proof file
+ * and then H (still in the rows' place) into its region of a
+ * PFILE_KIND_PROOFS_H file, one digest over both. r and s come from
+ * libsodium's CSPRNG.
  *
  * Fault points (fault/fault.h, tests only): start before HELLO (no thread
  * runs yet, so start:hang beats no heartbeat); before, shm, during and
@@ -404,10 +407,13 @@ static int gw_recv(struct gw_part *p)
 		gw_recv_id(p);	/* and the PART_DATA header after it */
 	if (h->type != FRAME_PART_DATA)
 		gw_bad_input(NULL, "unexpected %s frame (expected PART_DATA)", frame_type_name(h->type));
-	if (h->reserved && (h->reserved > gw.nparams || gw.params[h->reserved - 1].k != h->log_size ||
-			    !p->id.seed_len))
-		gw_bad_input(h, "params %u for k = %u: %s", h->reserved, h->log_size,
-			     h->reserved > gw.nparams ? "this worker has no such params"
+	uint32_t pi = FRAME_PARAMS_INDEX(h->reserved);
+	if (h->reserved & ~(FRAME_PARAMS_KEEP_H | 0xffffu))
+		gw_bad_input(h, "unknown bits in its params field %#x", h->reserved);
+	if (h->reserved && (!pi || pi > gw.nparams || gw.params[pi - 1].k != h->log_size || !p->id.seed_len))
+		gw_bad_input(h, "params %u for k = %u: %s", pi, h->log_size,
+			     !pi ? "H kept, but no params to prove with"
+			     : pi > gw.nparams ? "this worker has no such params"
 			     : !p->id.seed_len ? "no PART_ID frame came before it" : "they are for another k");
 	if (gw.trace) {
 		pthread_mutex_lock(&gw.shm_lock);
@@ -561,57 +567,63 @@ static void gw_answer_preempted(const struct frame_hdr *h, int begun)
 	gw_hand(&o);
 }
 
-/* Store h's partition's H (n elements in Montgomery form at H, turned
- * into their canonical encodings in place) into its region of the job's
- * result file, STATE/jobs/JOB/result.partial, whose fd came on gw.files:
- * written, fdatasync'd, its BLAKE2b-256 in d->digest. A
- * failure is the state directory's, not the partition's: d->err and d->op
- * say what failed, and the supervisor blocks the job instead of failing
- * the partition. */
-static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size_t len, off_t off,
-			   struct frame_h_done *d);
+/* A piece of a partition's region, written in order after the one before. */
+struct gw_piece {
+	const uint8_t *bytes;
+	size_t len;
+};
 
-static void gw_store(const struct frame_hdr *h, fr_t *H, struct frame_h_done *d)
+/* H's n elements (Montgomery form) turned into their canonical encodings
+ * in place: an element and its encoding are both 32 bytes. */
+static uint8_t *gw_encode_h(const struct frame_hdr *h, fr_t *H)
 {
 	size_t n = (size_t)1 << h->log_size;
-	uint8_t *bytes = (uint8_t *)H;	/* fr_t is its 32-byte encoding's size */
+	uint8_t *bytes = (uint8_t *)H;
 
 	static_assert(sizeof(fr_t) == FR_BYTES, "in-place encoding");
 	for (size_t i = 0; i < n; i++) {
 		fr_t t = H[i];
 		fr_to_bytes(bytes + i * FR_BYTES, &t);
 	}
-	gw_store_bytes(h, bytes, n * FR_BYTES, (off_t)pfile_result2_part_off(h->log_size, h->partition), d);
+	return bytes;
 }
 
-/* Write len bytes at off of the job's result.partial, fdatasync, digest. */
-static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size_t len, off_t off,
-			   struct frame_h_done *d)
+/* Store a partition's region into the job's result file,
+ * STATE/jobs/JOB/result.partial, whose fd came on gw.files: the pieces
+ * written one after another from off, fdatasync'd, and their digest in
+ * d->digest: one BLAKE2b-256 over the whole region (a proof and its H: one
+ * table entry covers both), hashed from the very buffers written. A
+ * failure is the state directory's, not the partition's: d->err and d->op
+ * say what failed, and the supervisor blocks the job instead of failing
+ * the partition. what names the region in a log line. */
+static void gw_store_region(const struct frame_hdr *h, const struct gw_piece *pc, unsigned npc, off_t off,
+			    const char *what, struct frame_h_done *d)
 {
 	struct pfile_digest dg;
-	size_t done = 0;
 	int fd;
 
 	memset(d, 0, sizeof *d);
 	pfile_digest_init(&dg);
-	pfile_digest_update(&dg, bytes, len);
+	for (unsigned i = 0; i < npc; i++)
+		pfile_digest_update(&dg, pc[i].bytes, pc[i].len);
 	pfile_digest_final(&dg, d->digest);
 	fd = fdchan_get(&gw.files, h->job);
 	if (fd < 0) {
 		d->err = errno;
 		d->op = FRAME_STORE_OPEN;
 	}
-	while (fd >= 0 && done < len) {
-		ssize_t w = pwrite(fd, bytes + done, len - done, off + (off_t)done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			d->err = w < 0 ? errno : EIO;
-			d->op = FRAME_STORE_WRITE;
-			break;
+	for (unsigned i = 0; fd >= 0 && !d->err && i < npc; off += (off_t)pc[i++].len)
+		for (size_t done = 0; done < pc[i].len;) {
+			ssize_t w = pwrite(fd, pc[i].bytes + done, pc[i].len - done, off + (off_t)done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				d->err = w < 0 ? errno : EIO;
+				d->op = FRAME_STORE_WRITE;
+				break;
+			}
+			done += (size_t)w;
 		}
-		done += (size_t)w;
-	}
 	if (fd >= 0 && !d->err && fdatasync(fd) < 0) {
 		d->err = errno;
 		d->op = FRAME_STORE_SYNC;
@@ -621,9 +633,37 @@ static void gw_store_bytes(const struct frame_hdr *h, const uint8_t *bytes, size
 	if (d->err) {
 		memset(d->digest, 0, sizeof d->digest);
 		gw_log("job %llu partition %u: storing %s in its result file failed: %s",
-		       (unsigned long long)h->job, h->partition, h->reserved ? "the proof" : "H",
-		       strerror(d->err));
+		       (unsigned long long)h->job, h->partition, what, strerror(d->err));
 	}
+}
+
+/* Store h's partition's H (n elements in Montgomery form at H, encoded in
+ * place) into its region of a result file. */
+static void gw_store(const struct frame_hdr *h, fr_t *H, struct frame_h_done *d)
+{
+	struct gw_piece pc = { gw_encode_h(h, H), (size_t)FR_BYTES << h->log_size };
+
+	gw_store_region(h, &pc, 1, (off_t)pfile_result2_part_off(h->log_size, h->partition), "H", d);
+}
+
+/* Store the proof file f into its region of a proofs file or, keep_h, the
+ * proof file and then H (at H, encoded in place) into its region of a
+ * proofs+H file (format/pfile.h). */
+static void gw_store_proof(const struct frame_hdr *h, const struct groth16_proof_file *f, fr_t *H,
+			   int keep_h, struct frame_h_done *d)
+{
+	uint8_t out[GROTH16_PROOF_BYTES];
+	struct gw_piece pc[2] = { { out, sizeof out } };
+	uint32_t kind = keep_h ? PFILE_KIND_PROOFS_H : PFILE_KIND_PROOFS;
+
+	static_assert(GROTH16_PROOF_BYTES == PFILE_PROOF_REGION, "a proofs file's region starts with a proof file");
+	groth16_proof_encode(out, f);
+	if (keep_h) {
+		pc[1].bytes = gw_encode_h(h, H);
+		pc[1].len = (size_t)FR_BYTES << h->log_size;
+	}
+	gw_store_region(h, pc, keep_h ? 2 : 1, (off_t)pfile_res_part_off(kind, h->log_size, h->partition),
+			keep_h ? "the proof and H" : "the proof", d);
 }
 
 /* The H_DONE frame of h's partition. Returns 1 when H was stored, or 0
@@ -672,7 +712,7 @@ static int gw_backend_prove(struct gw_part *p, struct groth16_proof_file *f, cha
 {
 	const struct frame_hdr *h = &p->hdr;
 	size_t n = (size_t)1 << h->log_size;
-	const struct groth16_params *pp = h->reserved ? &gw.params[h->reserved - 1] : NULL;
+	const struct groth16_params *pp = h->reserved ? &gw.params[FRAME_PARAMS_INDEX(h->reserved) - 1] : NULL;
 	fr_t r, s;
 	struct provisor_be_part bp = {
 		.k = h->log_size, .a = p->buf, .b = p->buf + n, .c = p->buf + 2 * n, .params = pp,
@@ -768,22 +808,25 @@ static int gw_prove(struct gw_part *p)
 		return rc == PROVISOR_BE_DEVICE_LOST ? -1 : 0;
 	}
 	struct frame_h_done d;
+	int keep_h = (h->reserved & FRAME_PARAMS_KEEP_H) != 0;
 	if (!h->reserved) {
 		if (fault_store())	/* a faulty device: one bit of H[0] wrong */
 			p->buf[0].l[0] ^= 1;
 		gw_store(h, p->buf, &d);
 	} else {
-		uint8_t out[GROTH16_PROOF_BYTES];
-
-		static_assert(GROTH16_PROOF_BYTES == PFILE_PROOF_REGION, "a proofs file's region is a proof file");
-		if (fault_store()) {	/* a faulty device: A and C swapped, points still valid */
-			g1_affine_t t = f.proof.a;
-			f.proof.a = f.proof.c;
-			f.proof.c = t;
+		/* A faulty device: with H kept, one bit of H[0] wrong, the proof
+		 * sound (only the H check can tell); else A and C swapped, the
+		 * points still valid (only the pairing can tell). */
+		if (fault_store()) {
+			if (keep_h) {
+				p->buf[0].l[0] ^= 1;
+			} else {
+				g1_affine_t t = f.proof.a;
+				f.proof.a = f.proof.c;
+				f.proof.c = t;
+			}
 		}
-		groth16_proof_encode(out, &f);
-		gw_store_bytes(h, out, sizeof out,
-			       (off_t)pfile_res_part_off(PFILE_KIND_PROOFS, h->log_size, h->partition), &d);
+		gw_store_proof(h, &f, p->buf, keep_h, &d);
 	}
 	o.ok = gw_done_out(&o, h, &d, shm_now_mono() - t0);
 	fault_point(FAULT_AFTER);

@@ -18,8 +18,9 @@
  *                                        XXH3-64 of all of it, LE)
  *   supervisor -> gpuworker  PART_DATA  (same payload, spliced; the header
  *                                        rewritten with the GPU generation)
- *   gpuworker                writes H into its region of the job's result
- *                            file (format/pfile.h, version 2), fsyncs it
+ *   gpuworker                writes H (or the proof, or the proof and H)
+ *                            into its region of the job's result file
+ *                            (format/pfile.h, version 3), fsyncs it
  *   gpuworker -> supervisor  H_DONE     (H's digest, or why it could not
  *                                        be stored)
  * No partition's or result's bytes pass through the supervisor's memory.
@@ -101,10 +102,18 @@ struct frame_hdr {
 	uint64_t checksum;	/* 40: XXH3-64 of the payload */
 	uint64_t work_ns;	/* 48: worker-measured compute time (results) */
 	uint32_t reserved;	/* 56: PART_DATA to a gpuworker: which params (1 + the
-				 * index of its --params fds) prove it; 0 = H output.
+				 * index of its --params fds) prove it, ORed with
+				 * FRAME_PARAMS_KEEP_H when H is kept beside the
+				 * proof; 0 = H output.
 				 * FAIL: enum frame_fail_class */
 	uint32_t hdr_check;	/* 60: low 32 bits of XXH3-64 of bytes 0..59 */
 };
+
+/* In a PART_DATA's reserved field, with the params index: store the proof
+ * file and then H in the partition's region of a PFILE_KIND_PROOFS_H file
+ * (format/pfile.h), one digest over both. The index is in the low bits. */
+#define FRAME_PARAMS_KEEP_H 0x10000u
+#define FRAME_PARAMS_INDEX(reserved) ((reserved) & 0xffffu)
 
 /* Proofs (kinds with params): the public inputs of the partition a synth
  * just streamed, as its stream ended them, so that a proof can be checked
@@ -148,9 +157,10 @@ void frame_part_seal(uint8_t *payload, uint16_t log_size);
  * trailer; any other type: the header's checksum), else 0. */
 int frame_payload_ok(const struct frame_hdr *h, const void *payload);
 
-/* A gpuworker's partition is stored: H's n * 32 bytes are in the job's
- * result file at pfile_result2_part_off(k, partition), written and
- * fdatasync'd; digest is their BLAKE2b-256 (pfile_digest_*). Or, with err
+/* A gpuworker's partition is stored: its region of the job's result file
+ * (pfile_res_part_off: H's n * 32 bytes, or the proof file, or the proof
+ * file then H) is written and fdatasync'd; digest is the BLAKE2b-256 of
+ * the whole region (pfile_digest_*). Or, with err
  * (a positive errno) set, they could not be: op says at which step, and
  * the digest is zero. A storage error is the state directory's, not the
  * partition's: the supervisor requeues it without counting an attempt. */
@@ -188,7 +198,7 @@ struct frame_verify_req {
 	 * its identity, vk digest and public inputs compared with the job's
 	 * and x_out, then the pairing. 0: the region is H, as above. */
 	uint32_t params;
-	uint32_t flags;		/* FRAME_VERIFY_DERIVE_XOUT, or 0 */
+	uint32_t flags;		/* FRAME_VERIFY_DERIVE_XOUT, FRAME_VERIFY_KEEP_H, or 0 */
 	uint8_t xout[32];	/* the synth stream's x_out (PART_INFO); zero when derived */
 };
 
@@ -197,6 +207,11 @@ struct frame_verify_req {
  * (O(n), with heartbeats; against proving it again, little) and checks
  * the proof against that. */
 #define FRAME_VERIFY_DERIVE_XOUT 1u
+/* The region is a PFILE_KIND_PROOFS_H one: the proof file, then the
+ * partition's H. The synth streams it once: the digest over both, the
+ * proof's checks, and the H's (verify_partition_stream_after), in chunks,
+ * whatever k is. With DERIVE_XOUT too for one kept across a restart. */
+#define FRAME_VERIFY_KEEP_H 2u
 
 enum frame_verdict {
 	FRAME_VERDICT_OK = 0,	/* H is this partition's quotient */

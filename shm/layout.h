@@ -21,13 +21,14 @@
 #include "util/vocab.h"
 
 #define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
-#define SHM_ABI_VERSION 4u	/* 2: the supervisor record's loop timing; a job's
+#define SHM_ABI_VERSION 5u	/* 2: the supervisor record's loop timing; a job's
 				 * reason code, 256-byte reason, blocked state;
 				 * 3: pre-emption, cancel and quarantine counters,
 				 * the degraded state and its reason, a slot's
 				 * disable reason and pre-emptions;
 				 * 4: slot state loading, a slot's load progress
-				 * and load time, a job's output */
+				 * and load time, a job's output;
+				 * 5: a job's output 2, proofs+h */
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
@@ -205,6 +206,8 @@ struct shm_job {
 enum shm_output {
 	SHM_OUTPUT_H = 0,	/* its partitions' H polynomials (a kind without params) */
 	SHM_OUTPUT_PROOFS = 1,	/* their Groth16 proofs */
+	SHM_OUTPUT_PROOFS_H = 2,	/* their proofs, each with its H (keep_h) */
+	SHM_OUTPUT_NOUTPUTS
 };
 
 enum shm_event_type {

@@ -10,7 +10,9 @@
  * checks the digest, and runs verify_partition (re-synthesis, and
  * A*B - C = H*Z at a Fiat-Shamir point, O(n)); it answers VERIFIED.
  * Verifications go to free synths before new syntheses (a job's commit
- * waits for them), most urgent job first.
+ * waits for them), most urgent job first. A proof is checked by the
+ * pairing (every one, whatever verify_sample says); a proof kept with its
+ * H (keep_h) has both checked in the same request, its region read once.
  *
  * A partition's check_state: NONE (not stored), SKIPPED (stored, not in
  * the sample), PENDING (to verify), INFLIGHT (a synth has it), OK. A job
@@ -39,10 +41,11 @@
 #include "verify/verify.h"
 
 /* At the synth: one chunk of H streamed (verify_partition_stream) and
- * the re-synthesis's rows, whatever k is; a proof: nothing worth counting. */
+ * the re-synthesis's rows, whatever k is; a proof alone: nothing worth
+ * counting (a proof with its H: the H's check). */
 static uint64_t verify_bytes(const struct job *j)
 {
-	return j->params ? 0 : VERIFY_STREAM_CHUNK + (1u << 20);
+	return j->params && !jobs_keep_h(j) ? 0 : VERIFY_STREAM_CHUNK + (1u << 20);
 }
 
 uint64_t check_mem(const struct sup *s)
@@ -135,6 +138,8 @@ int check_dispatch(struct sup *s, uint32_t si)
 		req.flags = FRAME_VERIFY_DERIVE_XOUT;
 	else
 		memcpy(req.xout, j->part[p].xout, sizeof req.xout);
+	if (jobs_keep_h(j))	/* the proof and its H, in one request: one digest covers both */
+		req.flags |= FRAME_VERIFY_KEEP_H;
 	c->vref = (struct part_ref){ .id = j->id, .job = ji, .part = p, .gen = ++s->next_gen,
 				     .from_child = -1 };
 	c->verifying = 1;

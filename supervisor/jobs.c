@@ -31,6 +31,11 @@ int jobs_active(const struct job *j)
 			 j->state == SHM_JOB_BLOCKED);
 }
 
+int jobs_keep_h(const struct job *j)
+{
+	return j->file_kind == PFILE_KIND_PROOFS_H;
+}
+
 void jobs_set_reason(struct sup *s, int ji, uint32_t code, const char *why)
 {
 	struct job *j = &s->jobs[ji];

@@ -1,7 +1,8 @@
 /*
  * params: the kinds' Groth16 parameters, made resident at start.
  *
- * `[kind.NAME] params = PATH` makes that kind's jobs end in proofs. At
+ * `[kind.NAME] params = PATH` makes that kind's jobs end in proofs (and
+ * `keep_h = yes` in proofs with each partition's H beside its proof). At
  * start, before any child runs, each file is opened and its header and
  * verifying key read (a missing, mismatched or damaged file is refused
  * here, in one line). Its resident form (groth16/resident.c) is looked up
@@ -183,6 +184,14 @@ int params_prepare(struct sup *s, char *err, size_t errlen)
 			sup_log("params_dir %s: no params for k=%u: kind %s keeps H output", s->conf.params_dir,
 				ck->log_size, vocab_kind_name(k));
 	}
+	/* After params_dir: only now is it known which kinds prove. */
+	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++)
+		if (s->conf.kind[k].keep_h && !s->conf.kind[k].params[0]) {
+			snprintf(err, errlen, "kind.%s: keep_h = yes needs params (%s); without them its jobs "
+				 "end in H alone", vocab_kind_name(k),
+				 s->conf.params_dir[0] ? "none for its log_size in params_dir" : "none set");
+			return -1;
+		}
 
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		const char *path = s->conf.kind[k].params;
@@ -281,7 +290,7 @@ int params_job_output(const struct sup *s, uint32_t kind, uint32_t k, uint8_t *p
 		return -EINVAL;
 	}
 	*params = i;
-	*file_kind = PFILE_KIND_PROOFS;
+	*file_kind = s->conf.kind[kind].keep_h ? PFILE_KIND_PROOFS_H : PFILE_KIND_PROOFS;
 	return 0;
 }
 

@@ -11,7 +11,7 @@ PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor
 
 # Integration tests: a real supervisor with real children.
-PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive preempt cancel proofs
+PIPELINE_TESTS := kinds badreq priority stop prefetch keepalive responsive preempt cancel proofs proofs_h
 TESTS += $(patsubst %,$(BIN)/tests/pipeline_%,$(PIPELINE_TESTS))
 $(foreach t,$(PIPELINE_TESTS),$(eval $(BIN)/tests/pipeline_$(t): $(call objs,tests/pipeline/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(PIPELINE_TESTS),$(eval LDLIBS_tests/pipeline_$(t) = $(call pc_libs,libsodium)))
@@ -33,7 +33,7 @@ $(BIN)/bench/pipeline: $(call objs,bench/pipeline_bench.c) $(O)/libctl.a $(O)/li
 LDLIBS_bench/pipeline = $(call pc_libs,libsodium)
 
 # Crash isolation tests: real supervisor, real children, injected failures.
-CRASH_TESTS := signals sigchld hang notify chaos restart graceful longrun exitcode deadline badframe synthframe shmwrite poison crashloop quarantine sample retry proofs_resume
+CRASH_TESTS := signals sigchld hang notify chaos restart graceful longrun exitcode deadline badframe synthframe shmwrite poison crashloop quarantine sample retry proofs_resume proofs_h_resume
 TESTS += $(patsubst %,$(BIN)/tests/crash_%,$(CRASH_TESTS)) tests/crash/valgrind.sh
 $(foreach t,$(CRASH_TESTS),$(eval $(BIN)/tests/crash_$(t): $(call objs,tests/crash/$(t).c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth))
 $(foreach t,$(CRASH_TESTS),$(eval LDLIBS_tests/crash_$(t) = $(call pc_libs,libsodium)))

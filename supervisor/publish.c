@@ -29,7 +29,7 @@ void jobs_publish(struct sup *s, int ji)
 	v.start_mono_ns = j->start_mono_ns;
 	v.end_mono_ns = j->end_mono_ns;
 	v.reason_code = j->reason_code;
-	v.output = j->params ? SHM_OUTPUT_PROOFS : SHM_OUTPUT_H;
+	v.output = jobs_keep_h(j) ? SHM_OUTPUT_PROOFS_H : j->params ? SHM_OUTPUT_PROOFS : SHM_OUTPUT_H;
 	util_clip_words(v.reason, sizeof v.reason, j->why);
 	for (uint32_t p = 0; p < j->nparts; p++) {
 		const struct part *pt = &j->part[p];

@@ -46,7 +46,7 @@ static void send_header(struct sup *s, uint32_t si)
 	size_t len = 0;
 
 	h.gen = g->hold[g->nhold - 1].gen;
-	h.reserved = j->params;	/* which params prove it */
+	h.reserved = j->params | (jobs_keep_h(j) ? FRAME_PARAMS_KEEP_H : 0);	/* which params prove it */
 	frame_seal_hdr(&h);
 	if (j->params) {	/* a proof names its partition: the seed goes first */
 		memcpy(id.seed, j->seed, j->seed_len);

@@ -7,7 +7,8 @@
  * (results_drop) or the next start (results_sweep, through a directory
  * opened O_NOFOLLOW). At resume, a kept file's partitions whose region
  * is whole, canonical and checks against the re-synthesized partition
- * are reused instead of proven again (results_reuse). Also the state
+ * are reused instead of proven again (results_reuse); a kept proof (with
+ * its H, for keep_h) is reused once a synth has checked it. Also the state
  * directory's jobs/ and results/ at start (sched_open), and the free
  * space a job's result needs at submit (results_fits).
  */
@@ -192,6 +193,30 @@ void results_close_all(struct sup *s)
 }
 
 
+/* A proofs or proofs+H file named name, whole and for job id? Its
+ * header, size and the checksum over header and table; a proofs file's
+ * regions against their digests too (376 bytes each). A proofs+H file's
+ * regions are not read here (4 GiB a partition at k = 27, at every
+ * start): each was checked by a synth before the commit, and the file was
+ * fsynced before its rename, so one that is there is whole. */
+static int have_proofs(struct sup *s, const char *name, const char *path, uint64_t id)
+{
+	uint8_t proof[PFILE_PROOF_REGION];
+	struct pfile_result res;
+	struct pfile_proofs *r;
+	uint32_t kind;
+	char err[256];
+	int ok;
+
+	if (pfile_proofs_openat(s->results_fd, name, path, &res, &kind, &r, err, sizeof err))
+		return 0;
+	ok = res.job_id == id;
+	for (uint32_t p = 0; ok && kind == PFILE_KIND_PROOFS && p < res.partitions; p++)
+		ok = pfile_proofs_proof(r, p, proof, err, sizeof err) == 0;
+	pfile_proofs_close(r);
+	return ok;
+}
+
 /* Is job id's result file already there, whole and for that job? */
 int results_have(struct sup *s, uint64_t id)
 {
@@ -205,6 +230,8 @@ int results_have(struct sup *s, uint64_t id)
 	rc = pfile_result_openat(s->results_fd, name, path, &res, &r, err, sizeof err);
 	if (rc == -ELOOP)	/* computed again; its rename replaces the link */
 		sup_log("job %llu: %s; not followed", (unsigned long long)id, err);
+	if (rc == -EINVAL)	/* not an H result: a kind with params ends in proofs */
+		return have_proofs(s, name, path, id);
 	if (rc != 0)
 		return 0;
 	pfile_result_close(r);
@@ -217,7 +244,10 @@ int results_have(struct sup *s, uint64_t id)
  * than proving again). This runs at start, before the loop serves.
  * A proof is only held to its digest here (376 bytes): whoever stored it
  * could have written the table too, so it is kept pending a synth's check
- * (pairing, with x_out derived from the identity: results_reuse). */
+ * (pairing, with x_out derived from the identity: results_reuse). A proof
+ * with its H (keep_h) is not read here at all (its digest covers the H,
+ * 4 GiB at k = 27): a set digest keeps it pending the same check, which
+ * reads the region once for the digest, the proof and the H. */
 static int part_reusable(const struct job *j, int fd, uint32_t p, uint8_t *raw, fr_t *h)
 {
 	static const uint8_t zero[32];
@@ -231,6 +261,8 @@ static int part_reusable(const struct job *j, int fd, uint32_t p, uint8_t *raw, 
 
 	if (!memcmp(want, zero, 32))
 		return 0;
+	if (j->file_kind == PFILE_KIND_PROOFS_H)
+		return 1;
 	if (j->file_kind == PFILE_KIND_PROOFS) {
 		if (pread(fd, raw, PFILE_PROOF_REGION, (off_t)pfile_res_part_off(PFILE_KIND_PROOFS, j->log_size, p)) !=
 		    PFILE_PROOF_REGION)
@@ -284,7 +316,7 @@ uint32_t results_reuse(struct sup *s, struct job *j)
 		fd = -1;
 		memset(j->tail, 0, sizeof j->tail);
 	}
-	if (fd >= 0 && j->file_kind == PFILE_KIND_PROOFS) {	/* a region, not an H */
+	if (fd >= 0 && pfile_kind_has_proofs(j->file_kind)) {	/* a proof, not an H */
 		raw = malloc(PFILE_PROOF_REGION);
 		h = malloc(sizeof *h);
 	} else if (fd >= 0) {
@@ -297,7 +329,7 @@ uint32_t results_reuse(struct sup *s, struct job *j)
 			memset(j->tail + (size_t)p * 32, 0, 32);
 		j->part[p] = (struct part){ .state = done ? SHM_PART_DONE : SHM_PART_QUEUED,
 					    .synth_child = -1, .gpu_child = -1, .xout_from = -1 };
-		if (done && j->file_kind == PFILE_KIND_PROOFS) {	/* a synth checks it first */
+		if (done && pfile_kind_has_proofs(j->file_kind)) {	/* a synth checks it first */
 			j->part[p].verify = PV_PENDING;
 			j->part[p].derive_xout = 1;
 		}

@@ -189,7 +189,7 @@ struct job {
 	char why[SUP_REASON_MAX];	/* the reason's full text (the segment has a short form) */
 	struct part part[VOCAB_MAX_PARTS];
 	uint8_t params;		/* proofs with s->params[params - 1]; 0 = H output */
-	uint8_t file_kind;	/* PFILE_KIND_RESULT or PFILE_KIND_PROOFS */
+	uint8_t file_kind;	/* PFILE_KIND_RESULT, PFILE_KIND_PROOFS or PFILE_KIND_PROOFS_H (keep_h) */
 
 	/* Its result file (results.c): STATE/jobs/ID/result.partial, built in
 	 * place by the gpuworkers, renamed into STATE/results at the commit. */
@@ -374,6 +374,8 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 void jobs_set_reason(struct sup *s, int ji, uint32_t code, const char *why);
 void jobs_check_done(struct sup *s, int ji);
 int jobs_active(const struct job *j);
+/* Does job j keep each partition's H beside its proof (a proofs+H file)? */
+int jobs_keep_h(const struct job *j);
 /* Is the partition still wanted (same job, active, not done)? */
 int jobs_wanted(const struct sup *s, const struct part_ref *r);
 
@@ -514,7 +516,8 @@ int params_prepare(struct sup *s, char *err, size_t errlen);
 uint64_t params_mem(const struct sup *s);
 void params_close(struct sup *s);
 /* What a job of kind at k ends in: proofs with *params (index + 1) and a
- * PFILE_KIND_PROOFS file, or H (0, PFILE_KIND_RESULT). A kind with params
+ * PFILE_KIND_PROOFS file (PFILE_KIND_PROOFS_H when the kind keeps H), or
+ * H (0, PFILE_KIND_RESULT). A kind with params
  * proves only at their k: another k is -EINVAL with one line (a resumed
  * job passes err NULL and gets H output instead). */
 int params_job_output(const struct sup *s, uint32_t kind, uint32_t k, uint8_t *params, uint8_t *file_kind,

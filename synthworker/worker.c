@@ -35,8 +35,10 @@
  * rows 3R+1 and 3R+2), and a VERIFY_REQ with params set asks for a
  * proof's check (sw_verify_proof): the 376-byte region decoded, its
  * identity, vk digest and public inputs held to the job's and to the x_out
- * the request carries, then the pairing. The synth reads only the
- * verifying keys from those fds (the resident header) and closes them.
+ * the request carries, then the pairing; a proof kept with its H
+ * (FRAME_VERIFY_KEEP_H) has its H checked too, streamed. The synth reads
+ * only the verifying keys from those fds (the resident header) and
+ * closes them.
  *
  * Exit status: 0 EOF on stdin; 1 bad arguments, no segment or slot, no
  * memory for the chunk buffer, or a pipe error (EPIPE: the supervisor is
@@ -387,20 +389,6 @@ static int sw_open_partial(uint64_t job, char *name, size_t len)
 	return fdchan_get(&sw_files, job);
 }
 
-/* Read len bytes at off of the job's result.partial: 0, or errno. */
-static int sw_read_region(uint64_t job, void *buf, size_t len, uint64_t off)
-{
-	char name[48];
-	struct sw_region rg = { .fd = sw_open_partial(job, name, sizeof name), .base = off };
-	int rc;
-
-	if (rg.fd < 0)
-		return errno;
-	rc = sw_region_read(&rg, 0, buf, len);
-	close(rg.fd);
-	return -rc;
-}
-
 /* x_out of partition id, by running its chain to the input rows in
  * chunks, beating between them (a kept proof at resume: no stream ended
  * it). At k = 27 that is some 45 million rounds: seconds, never a silent
@@ -421,23 +409,63 @@ static void sw_derive_xout(const struct synth_id *id, fr_t *xout)
 	*xout = a[row];
 }
 
+/* A proofs+H region's H (keep_h), rg at the region's start: streamed
+ * once, after the proof bytes raw, for both the digest of the whole
+ * region (held to want, the one H_DONE reported) and the H's check
+ * (verify_partition_stream_after: canonical, top coefficient zero,
+ * Schwartz-Zippel), a chunk at a time whatever k is. The verdict into v,
+ * left as it is when H holds and the digest matches. */
+static void sw_verify_kept_h(const struct frame_hdr *req, const struct synth_id *id, struct sw_region *rg,
+			     const uint8_t raw[PFILE_PROOF_REGION], const uint8_t want[32], struct frame_verified *v)
+{
+	char why[sizeof v->why - 8];
+	uint8_t got[32];
+	int rc;
+
+	rg->base += PFILE_PROOF_REGION;
+	rc = verify_partition_stream_after(id, raw, PFILE_PROOF_REGION, sw_region_read, rg, got, why, sizeof why);
+	if (rc != -EBADMSG && rc < 0 && rc != -EINVAL && rc != -ENOMEM) {	/* a read failed */
+		v->verdict = FRAME_VERDICT_UNREAD;
+		v->err = -rc;
+		snprintf(v->why, sizeof v->why, "reading job %llu's H: %s", (unsigned long long)req->job,
+			 strerror(-rc));
+	} else if (memcmp(got, want, 32)) {
+		v->verdict = FRAME_VERDICT_WRONG;
+		snprintf(v->why, sizeof v->why, "the stored proof and H do not hash to the digest reported");
+	} else if (rc == -EBADMSG) {
+		v->verdict = FRAME_VERDICT_WRONG;
+		snprintf(v->why, sizeof v->why, "its H: %s", why);
+	} else if (rc) {
+		v->verdict = FRAME_VERDICT_UNREAD;
+		v->err = -rc;
+		snprintf(v->why, sizeof v->why, "%s", why);
+	}
+}
+
 /* Check the proof stored in partition id's region of a proofs job's
  * result.partial (proto/frame.h, struct frame_verify_req with params):
  * digest, decoding (canonical, on the curve, in the subgroup), identity,
  * vk digest, x_0 (from the identity, O(1)), x_out (the synth stream's, in
  * the request, or derived here for a proof kept across a restart), then
- * e(A, B) = e(alpha, beta) e(IC(x), gamma) e(C, delta). */
+ * e(A, B) = e(alpha, beta) e(IC(x), gamma) e(C, delta). With
+ * FRAME_VERIFY_KEEP_H the region is the proof and then the partition's H
+ * (a proofs+H file): the H is checked too, first, in the same pass over
+ * the region that computes its digest (sw_verify_kept_h), so a wrong H
+ * beside a sound proof is as wrong as a wrong proof. */
 static void sw_verify_proof(struct shm_slot_writer *w, const struct frame_hdr *req, const struct synth_id *id,
 			    const struct frame_verify_req *vr)
 {
 	struct shm_assign as = { req->job, req->partition, req->kind };
 	struct frame_verified v = { .verdict = FRAME_VERDICT_WRONG };
 	uint8_t raw[PFILE_PROOF_REGION], got[32];
+	int keep_h = (vr->flags & FRAME_VERIFY_KEEP_H) != 0;
+	struct sw_region rg = { .fd = -1 };
 	struct groth16_proof_file f;
 	const struct groth16_params *p;
 	struct synth_stream st;
 	struct pfile_digest dg;
 	struct frame_hdr h;
+	char name[48];
 	fr_t xout;
 	int e;
 
@@ -450,13 +478,15 @@ static void sw_verify_proof(struct shm_slot_writer *w, const struct frame_hdr *r
 		snprintf(v.why, sizeof v.why, "asked to check with params %u of %u", vr->params, sw_nparams);
 		goto out;
 	}
-	if (vr->flags & ~FRAME_VERIFY_DERIVE_XOUT) {	/* no verdict on the proof */
+	if (vr->flags & ~(FRAME_VERIFY_DERIVE_XOUT | FRAME_VERIFY_KEEP_H)) {	/* no verdict on the proof */
 		v.verdict = FRAME_VERDICT_UNREAD;
 		snprintf(v.why, sizeof v.why, "asked to check with unknown flags %#x", vr->flags);
 		goto out;
 	}
 	p = &sw_vk[vr->params - 1];
-	e = sw_read_region(req->job, raw, sizeof raw, pfile_res_part_off(PFILE_KIND_PROOFS, id->k, id->partition));
+	rg.base = pfile_res_part_off(keep_h ? PFILE_KIND_PROOFS_H : PFILE_KIND_PROOFS, id->k, id->partition);
+	rg.fd = sw_open_partial(req->job, name, sizeof name);
+	e = rg.fd < 0 ? errno : -sw_region_read(&rg, 0, raw, sizeof raw);
 	if (e) {
 		v.verdict = FRAME_VERDICT_UNREAD;
 		v.err = e;
@@ -464,12 +494,20 @@ static void sw_verify_proof(struct shm_slot_writer *w, const struct frame_hdr *r
 			 strerror(e));
 		goto out;
 	}
-	pfile_digest_init(&dg);
-	pfile_digest_update(&dg, raw, sizeof raw);
-	pfile_digest_final(&dg, got);
-	if (memcmp(got, vr->digest, 32)) {
-		snprintf(v.why, sizeof v.why, "the stored proof does not hash to the digest reported");
-		goto out;
+	if (keep_h) {
+		v.verdict = FRAME_VERDICT_OK;
+		sw_verify_kept_h(req, id, &rg, raw, vr->digest, &v);
+		if (v.verdict != FRAME_VERDICT_OK)
+			goto out;
+		v.verdict = FRAME_VERDICT_WRONG;	/* until the proof holds */
+	} else {
+		pfile_digest_init(&dg);
+		pfile_digest_update(&dg, raw, sizeof raw);
+		pfile_digest_final(&dg, got);
+		if (memcmp(got, vr->digest, 32)) {
+			snprintf(v.why, sizeof v.why, "the stored proof does not hash to the digest reported");
+			goto out;
+		}
 	}
 	if (groth16_proof_decode(&f, raw, sizeof raw, v.why, sizeof v.why))
 		goto out;
@@ -501,6 +539,8 @@ static void sw_verify_proof(struct shm_slot_writer *w, const struct frame_hdr *r
 out:
 	if (v.verdict != FRAME_VERDICT_OK)
 		sw_log("job %llu partition %u: %s", (unsigned long long)req->job, req->partition, v.why);
+	if (rg.fd >= 0)
+		close(rg.fd);
 	frame_init(&h, FRAME_VERIFIED, req->job, req->partition, req->kind, req->log_size, req->gen);
 	frame_seal(&h, &v, sizeof v);
 	sw_send(&h, &v);

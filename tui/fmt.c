@@ -37,6 +37,12 @@ const char *fmt_job_state(uint32_t state)
 	return NAME_OF(n, state);
 }
 
+const char *fmt_output(uint32_t output)
+{
+	static const char *const n[SHM_OUTPUT_NOUTPUTS] = { "h", "proofs", "proofs+h" };
+	return NAME_OF(n, output);
+}
+
 const char *fmt_reason(uint32_t code)
 {
 	static const char *const n[SHM_REASON_NREASONS] = {

@@ -16,6 +16,9 @@ void fmt_slot(char *buf, size_t len, uint32_t table, uint32_t i);
  * (written into buf, which must hold 16 bytes). */
 const char *fmt_kind(uint32_t kind, char *buf, size_t len);
 const char *fmt_job_state(uint32_t state);
+/* What a job ends in (enum shm_output): "h", "proofs", "proofs+h", or
+ * "invalid" for a value this reader does not know. */
+const char *fmt_output(uint32_t output);
 /* A job's reason code: "none", "cancelled", "poison", "no-space",
  * "io-error" (enum shm_reason), or "invalid". */
 const char *fmt_reason(uint32_t code);

@@ -112,7 +112,7 @@ static json_object *job_json(const struct snap *s, const struct snap_job *jb)
 	fmt_hex(seed, v->seed, sizeof v->seed);
 	J_ADD(j, "seed", j_str(seed));
 	J_ADD(j, "partitions", j_u64(v->nparts));
-	J_ADD(j, "output", j_str(v->output == SHM_OUTPUT_PROOFS ? "proofs" : "h"));
+	J_ADD(j, "output", j_str(fmt_output(v->output)));
 	J_ADD(j, "partitions_done", j_u64(jb->count[SHM_PART_DONE]));
 	J_ADD(j, "partitions_failed", j_u64(jb->count[SHM_PART_FAILED]));
 	J_ADD(j, "partitions_cancelled", j_u64(jb->count[SHM_PART_CANCELLED]));

@@ -185,9 +185,9 @@ static void job(FILE *f, const struct snap_job *j, int parts)
 		fmt_dur(eta, sizeof eta, (uint64_t)j->eta_ns);
 	else
 		snprintf(eta, sizeof eta, "-");
-	fprintf(f, "job %" PRIu64 " %s %s: %u/%u partitions done, %.0f%%, elapsed %s, eta %s%s%s%s%s\n",
+	fprintf(f, "job %" PRIu64 " %s %s: %u/%u partitions done, output %s, %.0f%%, elapsed %s, eta %s%s%s%s%s\n",
 		v->id, fmt_kind(v->kind, kb, sizeof kb), fmt_job_state(v->state),
-		j->count[SHM_PART_DONE], v->nparts, j->progress * 100, el, eta,
+		j->count[SHM_PART_DONE], v->nparts, fmt_output(v->output), j->progress * 100, el, eta,
 		v->reason[0] ? ", reason: " : "", util_clean(why, sizeof why, v->reason),
 		v->reason_code ? " " : "", v->reason_code ? fmt_reason_tag(v->reason_code) : "");
 	for (uint32_t p = 0; parts && p < v->nparts; p++) {

@@ -225,6 +225,13 @@ int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t
 int verify_partition_stream(const struct synth_id *id, int (*rd)(void *arg, uint64_t off, void *buf, size_t len),
 			    void *arg, uint8_t digest[32], char *why, size_t whylen)
 {
+	return verify_partition_stream_after(id, NULL, 0, rd, arg, digest, why, whylen);
+}
+
+int verify_partition_stream_after(const struct synth_id *id, const void *prefix, size_t prefix_len,
+				  int (*rd)(void *arg, uint64_t off, void *buf, size_t len), void *arg,
+				  uint8_t digest[32], char *why, size_t whylen)
+{
 	crypto_generichash_state base, dg;
 	struct synth_stream s;
 	size_t n, per = VERIFY_STREAM_CHUNK / FR_BYTES;
@@ -240,6 +247,8 @@ int verify_partition_stream(const struct synth_id *id, int (*rd)(void *arg, uint
 		return verify_fail(why, whylen, -ENOMEM, "out of memory");
 	verify_point_start(&base, id);
 	crypto_generichash_init(&dg, NULL, 0, 32);
+	if (prefix_len)	/* the digest's, not the challenge's: r depends on H alone */
+		crypto_generichash_update(&dg, prefix, prefix_len);
 	/* pass 1: every element canonical, the top one zero; the challenge and the digest */
 	for (size_t i = 0; i < n && !rc; i += per) {
 		size_t m = n - i < per ? n - i : per;

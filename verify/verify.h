@@ -35,6 +35,14 @@ int verify_partition(const struct synth_id *id, const fr_t *h, char *why, size_t
 #define VERIFY_STREAM_CHUNK (4u << 20)
 int verify_partition_stream(const struct synth_id *id, int (*rd)(void *arg, uint64_t off, void *buf, size_t len),
 			    void *arg, uint8_t digest[32], char *why, size_t whylen);
+/* The same where H follows other bytes in one digested region (a proofs+H
+ * file's region: the proof file, then H, format/pfile.h): digest gets
+ * BLAKE2b-256 of prefix (prefix_len bytes) followed by all H's bytes, so
+ * the region is read once for both its digest and the check. The
+ * Fiat-Shamir point still depends on the identity and H alone. */
+int verify_partition_stream_after(const struct synth_id *id, const void *prefix, size_t prefix_len,
+				  int (*rd)(void *arg, uint64_t off, void *buf, size_t len), void *arg,
+				  uint8_t digest[32], char *why, size_t whylen);
 
 /* A function verify_partition and verify_point call every 2^16 elements
  * or so, for a caller that must show it is alive meanwhile (the synth

@@ -116,12 +116,14 @@ static void test_full(void)
 		   "partitions = 11\n"
 		   "priority = 5\n"
 		   "deadline = 90s\n"
+		   "keep_h = yes\n"
 		   "[kind.winning-post]\n"
 		   "deadline = 1500ms\n"
 		   "reserve = 2\n"
 		   "slots = gpu.0, gpu.11,gpu.3\n"
 		   "[kind.window-post]\n"
 		   "partitions = 3\n"
+		   "keep_h = false\n"
 		   "[kind.snap-deals]\n"
 		   "log_size = 12\n"
 		   "deadline = 2m\n");
@@ -136,6 +138,8 @@ static void test_full(void)
 	CHECK(c.kind[VOCAB_KIND_WINNING_POST].deadline_ms == 1500 &&
 	      c.kind[VOCAB_KIND_WINNING_POST].log_size == 14, "winning-post (rest default)");
 	CHECK(c.kind[VOCAB_KIND_WINDOW_POST].partitions == 3, "window-post");
+	CHECK(c.kind[VOCAB_KIND_POREP].keep_h == 1 && !c.kind[VOCAB_KIND_WINDOW_POST].keep_h &&
+	      !c.kind[VOCAB_KIND_SNAP_DEALS].keep_h, "keep_h (default no)");
 	CHECK(c.preempt_after_ms == 250, "preempt_after %llu", (unsigned long long)c.preempt_after_ms);
 	CHECK(c.preempt_grace_ms == 2000, "preempt_grace %llu", (unsigned long long)c.preempt_grace_ms);
 	CHECK(c.kind[VOCAB_KIND_WINNING_POST].reserve == 2 && c.kind[VOCAB_KIND_POREP].reserve == 0,
@@ -196,6 +200,8 @@ static void test_errors(void)
 	refuse("[kind.porep]\nslots = 0,1\n", 2, "slots: '0,1' is not a list");
 	refuse("[kind.porep]\nslots = gpu.1,gpu.1\n", 2, "slots: 'gpu.1,gpu.1' is not");
 	refuse("[kind.porep]\nslots = gpu.256\n", 2, "slots: 'gpu.256' is not");
+	refuse("[kind.porep]\nkeep_h = 1\n", 2, "keep_h: '1' is not yes or no");
+	refuse("[kind.porep]\nkeep_h = Yes\n", 2, "keep_h: 'Yes' is not yes or no");
 	refuse("[kind.porep]\nslots =\n", 2, "slots: '' is not");
 	refuse("[supervisor]\ngpus = 1\nworkers_per_gpu = 2\n[kind.porep]\nslots = gpu.2\n", 0,
 	       "kind.porep: slots names gpu.2, but there are 2 GPU slots");

@@ -7,7 +7,9 @@
  * Every verdict is the same streamed (verify_partition_stream: H read in
  * chunks of at most VERIFY_STREAM_CHUNK bytes, its digest the BLAKE2b-256
  * of every byte), which also refuses a non-canonical element and reports
- * a failed read as that errno.
+ * a failed read as that errno; and the same behind a prefix
+ * (verify_partition_stream_after, a proofs+H region: the digest covers
+ * prefix and H, the verdict is H's).
  * Prints the verify time at 2^16 and 2^20.
  */
 #include <errno.h>
@@ -95,6 +97,28 @@ static int t_stream(const struct synth_id *id, const fr_t *h, const uint8_t *byt
 	return rc;
 }
 
+/* verify_partition_stream_after, H behind 376 bytes of something else
+ * (a proofs+H region's proof): the verdict is H's alone, and the digest
+ * covers both, in order. Its return. */
+static int t_stream_after(const struct synth_id *id, const fr_t *h, char *why, size_t whylen)
+{
+	size_t n = (size_t)1 << id->k, pre = 376;
+	uint8_t *b = malloc(pre + n * FR_BYTES), d[32], want[32];
+	struct t_src s = { .b = b + pre, .fail_at = UINT64_MAX };
+	int rc;
+
+	CHECK(b, "malloc");
+	for (size_t i = 0; i < pre; i++)
+		b[i] = (uint8_t)(i * 7 + 1);
+	for (size_t i = 0; i < n; i++)
+		fr_to_bytes(b + pre + i * FR_BYTES, &h[i]);
+	rc = verify_partition_stream_after(id, b, pre, t_read, &s, d, why, whylen);
+	crypto_generichash(want, 32, b, pre + n * FR_BYTES, NULL, 0);
+	CHECK(rc || !memcmp(d, want, 32), "the digest is not BLAKE2b-256 of the prefix and H's bytes");
+	free(b);
+	return rc;
+}
+
 static void t_expect_fail(const struct synth_id *id, const fr_t *h, const char *what)
 {
 	char why[256] = "";
@@ -105,6 +129,9 @@ static void t_expect_fail(const struct synth_id *id, const fr_t *h, const char *
 	why[0] = '\0';
 	rc = t_stream(id, h, NULL, UINT64_MAX, why, sizeof why);
 	CHECK(rc == -EBADMSG && why[0], "%s: streamed, verify returned %d", what, rc);
+	why[0] = '\0';
+	rc = t_stream_after(id, h, why, sizeof why);
+	CHECK(rc == -EBADMSG && why[0], "%s: streamed after a prefix, verify returned %d", what, rc);
 }
 
 static void t_case(uint64_t *rng, uint32_t k)
@@ -117,6 +144,8 @@ static void t_case(uint64_t *rng, uint32_t k)
 
 	CHECK(verify_partition(&p.id, p.h, why, sizeof why) == 0, "k=%u: good H rejected: %s", k, why);
 	CHECK(t_stream(&p.id, p.h, NULL, UINT64_MAX, why, sizeof why) == 0, "k=%u: streamed, good H rejected: %s",
+	      k, why);
+	CHECK(t_stream_after(&p.id, p.h, why, sizeof why) == 0, "k=%u: streamed after a prefix, good H rejected: %s",
 	      k, why);
 	CHECK(t_stream(&p.id, p.h, NULL, p.n * FR_BYTES / 2, why, sizeof why) == -EIO && strstr(why, "reading H"),
 	      "k=%u: a failed read is not -EIO: %s", k, why);
