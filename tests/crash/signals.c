@@ -17,8 +17,12 @@ static void one(int table, int sig)
 	struct shm_sup sup_before, sup_after;
 	struct shm_event ev;
 	const char *what = table == SHM_T_GPU ? "gpu" : "synth";
-	/* big enough that the slot is seen busy for a while */
-	uint64_t id = sv_submit(&sv, table == SHM_T_GPU ? "porep k=16 partitions=4" : "porep k=18 partitions=2");
+	/* big enough that the slot is seen busy for a while (a sanitizer's
+	 * slower work needs less of it) */
+	char req[64];
+	snprintf(req, sizeof req, "porep k=%d partitions=%d", table == SHM_T_GPU ? T_SIZE(16, 14) : T_SIZE(18, 16),
+		 table == SHM_T_GPU ? 4 : 2);
+	uint64_t id = sv_submit(&sv, req);
 	pid_t pid = crash_wait_state(&sv, table, 0, SHM_SLOT_BUSY, 20000, &before);
 
 	CHECK(shm_read_sup(&sv.seg, &sup_before) == 0, "read the supervisor record");

@@ -28,7 +28,7 @@
 
 #include "tests/pipeline/harness.h"
 
-#define K_BIG T_SIZE(19, 17)	/* no claim depends on it: gpu.0's partition never ends by itself */
+#define K_BIG T_SIZE(18, 15)	/* no claim depends on it: gpu.0's partition never ends by itself */
 
 static struct sv sv0, sv1, sv2;
 static char conf_path[256], fault_state[256];

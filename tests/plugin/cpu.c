@@ -1,9 +1,10 @@
 /*
  * cpu.so, the CPU backend as a plugin, proves as the built-in one does:
- * two porep jobs through it end done with every proof verified by the
- * pairing, its slots publish backend "plugin" and its workers log which
- * plugin they loaded; then the same two jobs through the built-in cpu
- * backend, same params, end the same way with results of the same size.
+ * two porep jobs (one under a sanitizer) through it end done with every
+ * proof verified by the pairing, its slots publish backend "plugin" and
+ * its workers log which plugin they loaded; then the same jobs through
+ * the built-in cpu backend, same params, end the same way with results
+ * of the same size.
  */
 #include "tests/plugin/plugin.h"
 
@@ -15,9 +16,10 @@ static void two_jobs(struct sv *v, const char *plugin, uint32_t backend, off_t *
 	char path[400];
 
 	plug_start(v, plugin ? "plugcpu" : "builtin", plugin, NULL, NULL);
-	uint64_t a = sv_submit(v, "porep"), b = sv_submit(v, "porep");
+	uint64_t a = sv_submit(v, "porep"), b = T_SANITIZER ? 0 : sv_submit(v, "porep");	/* one is enough there */
 	plug_proofs_ok(v, a, 120);
-	plug_proofs_ok(v, b, 120);
+	if (b)
+		plug_proofs_ok(v, b, 120);
 	for (uint32_t i = 0; i < 2; i++)
 		CHECK_EQ_U64(plug_slot(v, i).backend, backend);
 	snprintf(path, sizeof path, "%s/results/job-%llu.result", v->dir, (unsigned long long)a);
