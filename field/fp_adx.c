@@ -175,4 +175,177 @@ void fp_sqr_adx(fp_t *out, const fp_t *a)
 	fp_mul_adx(out, a, a);
 }
 
+/*
+ * The plain 768-bit product for the lazily reduced towers (fp.h): the
+ * rows of the multiplication above without the reduction steps between
+ * them, in the same two carry chains. Each row finishes the lowest word
+ * of its window, which goes straight to memory; that register then takes
+ * the row's top word, so the six-word window rotates through the same six
+ * registers and after the last row holds the upper half in order.
+ */
+
+/* Row i (i >= 1) on the window W0..W5 = t_i..t_{i+5}: t += x * y[i]
+ * 2^(64 i), t_i stored, W0 becomes t_{i+6}. */
+#define FP_ADX_WROW(off, W0, W1, W2, W3, W4, W5) \
+	"xorl %k[ax], %k[ax]\n\t" \
+	"movq " #off "(%[y]), %%rdx\n\t" \
+	"mulxq 0(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W0 "]\n\t" \
+	"adcxq %[hi], %[" #W1 "]\n\t" \
+	"movq %[" #W0 "], " #off "(%[o])\n\t" \
+	"mulxq 8(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W1 "]\n\t" \
+	"adcxq %[hi], %[" #W2 "]\n\t" \
+	"mulxq 16(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W2 "]\n\t" \
+	"adcxq %[hi], %[" #W3 "]\n\t" \
+	"mulxq 24(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W3 "]\n\t" \
+	"adcxq %[hi], %[" #W4 "]\n\t" \
+	"mulxq 32(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W4 "]\n\t" \
+	"adcxq %[hi], %[" #W5 "]\n\t" \
+	"mulxq 40(%[x]), %[ax], %[" #W0 "]\n\t" \
+	"adoxq %[ax], %[" #W5 "]\n\t" \
+	"movl $0, %k[ax]\n\t" \
+	"adcxq %[ax], %[" #W0 "]\n\t" \
+	"adoxq %[ax], %[" #W0 "]\n\t"
+
+void fp_mul_wide_adx(fp_wide_t *out, const fp_t *a, const fp_t *b)
+{
+	uint64_t w0, w1, w2, w3, w4, w5, ax, hi;
+
+	__asm__ volatile(
+		/* row 0: t = x * y[0], one carry chain; t_0 stored */
+		"movq 0(%[y]), %%rdx\n\t"
+		"mulxq 0(%[x]), %[ax], %[w1]\n\t"
+		"movq %[ax], 0(%[o])\n\t"
+		"mulxq 8(%[x]), %[ax], %[w2]\n\t"
+		"addq %[ax], %[w1]\n\t"
+		"mulxq 16(%[x]), %[ax], %[w3]\n\t"
+		"adcq %[ax], %[w2]\n\t"
+		"mulxq 24(%[x]), %[ax], %[w4]\n\t"
+		"adcq %[ax], %[w3]\n\t"
+		"mulxq 32(%[x]), %[ax], %[w5]\n\t"
+		"adcq %[ax], %[w4]\n\t"
+		"mulxq 40(%[x]), %[ax], %[w0]\n\t"
+		"adcq %[ax], %[w5]\n\t"
+		"adcq $0, %[w0]\n\t"
+		FP_ADX_WROW(8, w1, w2, w3, w4, w5, w0)
+		FP_ADX_WROW(16, w2, w3, w4, w5, w0, w1)
+		FP_ADX_WROW(24, w3, w4, w5, w0, w1, w2)
+		FP_ADX_WROW(32, w4, w5, w0, w1, w2, w3)
+		FP_ADX_WROW(40, w5, w0, w1, w2, w3, w4)
+		"movq %[w0], 48(%[o])\n\t"
+		"movq %[w1], 56(%[o])\n\t"
+		"movq %[w2], 64(%[o])\n\t"
+		"movq %[w3], 72(%[o])\n\t"
+		"movq %[w4], 80(%[o])\n\t"
+		"movq %[w5], 88(%[o])\n\t"
+		: [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
+		  [w4] "=&r"(w4), [w5] "=&r"(w5), [ax] "=&r"(ax), [hi] "=&r"(hi)
+		: [x] "r"(a->l), [y] "r"(b->l), [o] "r"(out->l)
+		: "rdx", "cc", "memory");
+	(void)w0;
+	(void)w1;
+	(void)w2;
+	(void)w3;
+	(void)w4;
+	(void)w5;
+	(void)ax;
+	(void)hi;
+}
+
+/*
+ * Montgomery reduction alone: the reduction steps of the multiplication
+ * (FP_ADX_REDUCE with no row word to fold in) six times over the low
+ * half, then the high half added and the result brought below p. For a
+ * below p * 2^384 the sum is below 2p (fp.c, fp_redc_portable).
+ */
+#define FP_ADX_RSTEP \
+	"movq %[inv], %%rdx\n\t" \
+	"imulq %[t0], %%rdx\n\t" \
+	"xorl %k[z], %k[z]\n\t" \
+	"mulxq %[q0], %[ax], %[c]\n\t" \
+	"adcxq %[t0], %[ax]\n\t" \
+	"movq %[c], %[t0]\n\t" \
+	"adcxq %[t1], %[t0]\n\t" \
+	"mulxq %[q1], %[ax], %[t1]\n\t" \
+	"adoxq %[ax], %[t0]\n\t" \
+	"adcxq %[t2], %[t1]\n\t" \
+	"mulxq %[q2], %[ax], %[t2]\n\t" \
+	"adoxq %[ax], %[t1]\n\t" \
+	"adcxq %[t3], %[t2]\n\t" \
+	"mulxq %[q3], %[ax], %[t3]\n\t" \
+	"adoxq %[ax], %[t2]\n\t" \
+	"adcxq %[t4], %[t3]\n\t" \
+	"mulxq %[q4], %[ax], %[t4]\n\t" \
+	"adoxq %[ax], %[t3]\n\t" \
+	"adcxq %[t5], %[t4]\n\t" \
+	"mulxq %[q5], %[ax], %[t5]\n\t" \
+	"adoxq %[ax], %[t4]\n\t" \
+	"adcxq %[z], %[t5]\n\t" \
+	"adoxq %[z], %[t5]\n\t"
+
+void fp_redc_adx(fp_t *out, const fp_wide_t *a)
+{
+	uint64_t t0 = a->l[0], t1 = a->l[1], t2 = a->l[2], t3 = a->l[3],
+		 t4 = a->l[4], t5 = a->l[5];
+	uint64_t ax, c, z, e;
+	const uint64_t *hi = a->l + 6;
+
+	__asm__(
+		FP_ADX_RSTEP
+		FP_ADX_RSTEP
+		FP_ADX_RSTEP
+		FP_ADX_RSTEP
+		FP_ADX_RSTEP
+		FP_ADX_RSTEP
+		"addq 0(%[hi]), %[t0]\n\t"
+		"adcq 8(%[hi]), %[t1]\n\t"
+		"adcq 16(%[hi]), %[t2]\n\t"
+		"adcq 24(%[hi]), %[t3]\n\t"
+		"adcq 32(%[hi]), %[t4]\n\t"
+		"adcq 40(%[hi]), %[t5]\n\t"
+		/* t < 2p: t - p unless that borrows */
+		"movq %[t0], %[ax]\n\t"
+		"movq %[t1], %[c]\n\t"
+		"movq %[t2], %[z]\n\t"
+		"movq %[t3], %[e]\n\t"
+		"movq %[t4], %[hi]\n\t"
+		"movq %[t5], %%rdx\n\t"
+		"subq %[q0], %[ax]\n\t"
+		"sbbq %[q1], %[c]\n\t"
+		"sbbq %[q2], %[z]\n\t"
+		"sbbq %[q3], %[e]\n\t"
+		"sbbq %[q4], %[hi]\n\t"
+		"sbbq %[q5], %%rdx\n\t"
+		"cmovncq %[ax], %[t0]\n\t"
+		"cmovncq %[c], %[t1]\n\t"
+		"cmovncq %[z], %[t2]\n\t"
+		"cmovncq %[e], %[t3]\n\t"
+		"cmovncq %[hi], %[t4]\n\t"
+		"cmovncq %%rdx, %[t5]\n\t"
+		: [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3),
+		  [t4] "+&r"(t4), [t5] "+&r"(t5),
+		  [ax] "=&r"(ax), [c] "=&r"(c), [z] "=&r"(z), [e] "=&r"(e),
+		  [hi] "+&r"(hi)
+		: [q0] "m"(fp_adx_q[0]), [q1] "m"(fp_adx_q[1]),
+		  [q2] "m"(fp_adx_q[2]), [q3] "m"(fp_adx_q[3]),
+		  [q4] "m"(fp_adx_q[4]), [q5] "m"(fp_adx_q[5]),
+		  [inv] "m"(fp_adx_inv)
+		: "rdx", "cc", "memory");
+	(void)ax;
+	(void)c;
+	(void)z;
+	(void)e;
+	(void)hi;
+	out->l[0] = t0;
+	out->l[1] = t1;
+	out->l[2] = t2;
+	out->l[3] = t3;
+	out->l[4] = t4;
+	out->l[5] = t5;
+}
+
 #endif
