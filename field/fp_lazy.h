@@ -21,7 +21,7 @@
 #ifndef FIELD_FP_LAZY_H
 #define FIELD_FP_LAZY_H
 
-#include "field/fp2.h"
+#include "field/fp12.h"
 #include "field/limb.h"
 
 /* An Fp2 element before its reduction: c0 + c1 u, each coefficient an
@@ -35,6 +35,18 @@ typedef struct {
 void fp2_mul_wide(fp2_wide_t *out, const fp2_t *a, const fp2_t *b);
 void fp2_sqr_wide(fp2_wide_t *out, const fp2_t *a);
 void fp2_redc(fp2_t *out, const fp2_wide_t *a);
+
+/* An Fp6 element before its reduction. */
+typedef struct {
+	fp2_wide_t c0, c1, c2;
+} fp6_wide_t;
+
+/* fp6.c: the products of fp12.h's fp6_mul, fp6_mul_by_01 and
+ * fp6_mul_by_1, unreduced, and the reduction. */
+void fp6_mul_wide(fp6_wide_t *out, const fp6_t *a, const fp6_t *b);
+void fp6_mul_by_01_wide(fp6_wide_t *out, const fp6_t *a, const fp2_t *b0, const fp2_t *b1);
+void fp6_mul_by_1_wide(fp6_wide_t *out, const fp6_t *a, const fp2_t *b1);
+void fp6_redc(fp6_t *out, const fp6_wide_t *a);
 
 #if defined(__x86_64__)
 /*
@@ -452,6 +464,13 @@ static inline void fp2_wide_mul_nonresidue(fp2_wide_t *out, const fp2_wide_t *a)
 	fp_wide_add(&out->c1, &a->c0, &a->c1);
 }
 
+static inline void fp6_wide_sub(fp6_wide_t *out, const fp6_wide_t *a, const fp6_wide_t *b)
+{
+	fp2_wide_sub(&out->c0, &a->c0, &b->c0);
+	fp2_wide_sub(&out->c1, &a->c1, &b->c1);
+	fp2_wide_sub(&out->c2, &a->c2, &b->c2);
+}
+
 /* Reduced Fp2 additions, inline for the towers. */
 static inline void fp2_add_inline(fp2_t *out, const fp2_t *a, const fp2_t *b)
 {
@@ -463,6 +482,20 @@ static inline void fp2_sub_inline(fp2_t *out, const fp2_t *a, const fp2_t *b)
 {
 	fp_sub_inline(&out->c0, &a->c0, &b->c0);
 	fp_sub_inline(&out->c1, &a->c1, &b->c1);
+}
+
+static inline void fp6_add_inline(fp6_t *out, const fp6_t *a, const fp6_t *b)
+{
+	fp2_add_inline(&out->c0, &a->c0, &b->c0);
+	fp2_add_inline(&out->c1, &a->c1, &b->c1);
+	fp2_add_inline(&out->c2, &a->c2, &b->c2);
+}
+
+static inline void fp6_sub_inline(fp6_t *out, const fp6_t *a, const fp6_t *b)
+{
+	fp2_sub_inline(&out->c0, &a->c0, &b->c0);
+	fp2_sub_inline(&out->c1, &a->c1, &b->c1);
+	fp2_sub_inline(&out->c2, &a->c2, &b->c2);
 }
 
 #endif
