@@ -7,12 +7,12 @@
  * fp2_mul_wide keeps the three 768-bit products and combines them before
  * any reduction, so a product costs three fp_mul_wide and two fp_redc
  * instead of three full multiplications, and a caller summing several
- * products (fp6.c, fp12.c) reduces each output coefficient only once. Inversion goes
- * through the norm a0^2 + a1^2, which is zero only for zero because -1 is
- * not a square mod p. The square root is Algorithm 9 of Adj and
- * Rodriguez-Henriquez, "Square root computation over even extension
- * fields" (eprint 2012/685), for p = 3 mod 4, with the result squared
- * back as the final word on whether a root exists.
+ * products (fp6.c, fp12.c) reduces each output coefficient only once.
+ * Inversion goes through the norm a0^2 + a1^2, which is zero only for
+ * zero because -1 is not a square mod p. The square root is Algorithm 9
+ * of Adj and Rodriguez-Henriquez, "Square root computation over even
+ * extension fields" (eprint 2012/685), for p = 3 mod 4, with the result
+ * squared back as the final word on whether a root exists.
  */
 #include "field/fp2.h"
 #include "field/fp_lazy.h"
@@ -98,7 +98,12 @@ void fp2_mul(fp2_t *out, const fp2_t *a, const fp2_t *b)
 }
 
 /* The same products as fp2_sqr_wide, each reduced at once: nothing is
- * summed after them, so a full multiplication is as cheap. */
+ * summed after them, so a full multiplication is as cheap. fp_mul takes
+ * the unreduced factors a0 + a1 and 2 a0 (below 2p) as they are: with
+ * x < 2p and y < p, Montgomery's running value stays below x + p < 2^384
+ * and the result (x y + m p) / 2^384 below 2p, which its one final
+ * subtraction brings below p (tests/field/fp_gmp.c has p - 1 among its
+ * edges). */
 void fp2_sqr(fp2_t *out, const fp2_t *a)
 {
 	fp_t s, d, a2;
