@@ -181,7 +181,8 @@ void fp_sqr_adx(fp_t *out, const fp_t *a)
  * them, in the same two carry chains. Each row finishes the lowest word
  * of its window, which goes straight to memory; that register then takes
  * the row's top word, so the six-word window rotates through the same six
- * registers and after the last row holds the upper half in order.
+ * registers and after the last row holds the upper half in order. The
+ * block is volatile: its only effect is the stores (fp_lazy.h).
  */
 
 /* Row i (i >= 1) on the window W0..W5 = t_i..t_{i+5}: t += x * y[i]

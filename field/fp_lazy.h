@@ -179,7 +179,9 @@ static inline void fp_add_nr(fp_t *out, const fp_t *a, const fp_t *b)
  * which frees its registers for the upper half and its correction by p
  * (p * 2^384 touches the upper half only). The pointers double as the
  * last scratch registers once everything is loaded, which keeps the block
- * within the registers a frame-pointer (sanitizer) build leaves.
+ * within the registers a frame-pointer (sanitizer) build leaves. The
+ * blocks are volatile because their register outputs are all dead (the
+ * result leaves through memory): without it gcc deleted them.
  */
 
 /* out = a + b mod p * 2^384, for a, b < p * 2^384. */
