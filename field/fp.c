@@ -15,6 +15,7 @@
  * symbol are not constant time.
  */
 #include "field/fp.h"
+#include "field/fp_lazy.h"
 #include "field/limb.h"
 
 #include <stdlib.h>
@@ -34,6 +35,8 @@
 
 typedef void (*fp_mul_fn_t_)(fp_t *out, const fp_t *a, const fp_t *b);
 typedef void (*fp_sqr_fn_t_)(fp_t *out, const fp_t *a);
+typedef void (*fp_mul_wide_fn_t_)(fp_wide_t *out, const fp_t *a, const fp_t *b);
+typedef void (*fp_redc_fn_t_)(fp_t *out, const fp_wide_t *a);
 
 
 /* t < 2p (so < 2^384) -> out = t mod p, branch-free: the borrow is
@@ -68,139 +71,7 @@ static inline void fp_reduce6(uint64_t out[6], uint64_t t0, uint64_t t1,
 	out[5] = r5;
 }
 
-/*
- * Addition and subtraction. On x86-64 in asm: from the C below, gcc
- * vectorised the final select with SSE and stored the result as 16-byte
- * halves (the next operation's 8-byte loads of those then miss store
- * forwarding: ~35 cycles per dependent fp_add on Zen 3), and in fp_sub it
- * rebuilt each carry with SETB / ADD $0xff. Both are branch-free: the
- * borrow of t - p (or of a - b) picks the result with CMOV (or masks p).
- */
-#if defined(__x86_64__)
-static inline void fp_add_inline(fp_t *out, const fp_t *a, const fp_t *b)
-{
-	uint64_t t0 = a->l[0], t1 = a->l[1], t2 = a->l[2], t3 = a->l[3],
-		 t4 = a->l[4], t5 = a->l[5];
-	uint64_t d0, d1, d2, d3, d4, d5;
-
-	/* a + b < 2p < 2^384: no carry out of the top limb. */
-	__asm__("addq 0(%[b]), %[t0]\n\t"
-		"adcq 8(%[b]), %[t1]\n\t"
-		"adcq 16(%[b]), %[t2]\n\t"
-		"adcq 24(%[b]), %[t3]\n\t"
-		"adcq 32(%[b]), %[t4]\n\t"
-		"adcq 40(%[b]), %[t5]\n\t"
-		"movq %[t0], %[d0]\n\t"
-		"movq %[t1], %[d1]\n\t"
-		"movq %[t2], %[d2]\n\t"
-		"movq %[t3], %[d3]\n\t"
-		"movq %[t4], %[d4]\n\t"
-		"movq %[t5], %[d5]\n\t"
-		"subq %[p0], %[d0]\n\t"
-		"sbbq %[p1], %[d1]\n\t"
-		"sbbq %[p2], %[d2]\n\t"
-		"sbbq %[p3], %[d3]\n\t"
-		"sbbq %[p4], %[d4]\n\t"
-		"sbbq %[p5], %[d5]\n\t"
-		"cmovncq %[d0], %[t0]\n\t"
-		"cmovncq %[d1], %[t1]\n\t"
-		"cmovncq %[d2], %[t2]\n\t"
-		"cmovncq %[d3], %[t3]\n\t"
-		"cmovncq %[d4], %[t4]\n\t"
-		"cmovncq %[d5], %[t5]\n\t"
-		: [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3),
-		  [t4] "+&r"(t4), [t5] "+&r"(t5), [d0] "=&r"(d0), [d1] "=&r"(d1),
-		  [d2] "=&r"(d2), [d3] "=&r"(d3), [d4] "=&r"(d4), [d5] "=&r"(d5)
-		: [b] "r"(b->l), [p0] "m"(FP_MODULUS[0]), [p1] "m"(FP_MODULUS[1]),
-		  [p2] "m"(FP_MODULUS[2]), [p3] "m"(FP_MODULUS[3]),
-		  [p4] "m"(FP_MODULUS[4]), [p5] "m"(FP_MODULUS[5])
-		: "cc", "memory");
-	out->l[0] = t0;
-	out->l[1] = t1;
-	out->l[2] = t2;
-	out->l[3] = t3;
-	out->l[4] = t4;
-	out->l[5] = t5;
-}
-
-static inline void fp_sub_inline(fp_t *out, const fp_t *a, const fp_t *b)
-{
-	uint64_t t0 = a->l[0], t1 = a->l[1], t2 = a->l[2], t3 = a->l[3],
-		 t4 = a->l[4], t5 = a->l[5];
-	uint64_t m0, m1, m2, m3, m4, m5;
-
-	/* a - b; when it borrows, add p back (p masked by the borrow). */
-	__asm__("subq 0(%[b]), %[t0]\n\t"
-		"sbbq 8(%[b]), %[t1]\n\t"
-		"sbbq 16(%[b]), %[t2]\n\t"
-		"sbbq 24(%[b]), %[t3]\n\t"
-		"sbbq 32(%[b]), %[t4]\n\t"
-		"sbbq 40(%[b]), %[t5]\n\t"
-		"sbbq %[m0], %[m0]\n\t"
-		"movq %[m0], %[m1]\n\t"
-		"movq %[m0], %[m2]\n\t"
-		"movq %[m0], %[m3]\n\t"
-		"movq %[m0], %[m4]\n\t"
-		"movq %[m0], %[m5]\n\t"
-		"andq %[p0], %[m0]\n\t"
-		"andq %[p1], %[m1]\n\t"
-		"andq %[p2], %[m2]\n\t"
-		"andq %[p3], %[m3]\n\t"
-		"andq %[p4], %[m4]\n\t"
-		"andq %[p5], %[m5]\n\t"
-		"addq %[m0], %[t0]\n\t"
-		"adcq %[m1], %[t1]\n\t"
-		"adcq %[m2], %[t2]\n\t"
-		"adcq %[m3], %[t3]\n\t"
-		"adcq %[m4], %[t4]\n\t"
-		"adcq %[m5], %[t5]\n\t"
-		: [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3),
-		  [t4] "+&r"(t4), [t5] "+&r"(t5), [m0] "=&r"(m0), [m1] "=&r"(m1),
-		  [m2] "=&r"(m2), [m3] "=&r"(m3), [m4] "=&r"(m4), [m5] "=&r"(m5)
-		: [b] "r"(b->l), [p0] "m"(FP_MODULUS[0]), [p1] "m"(FP_MODULUS[1]),
-		  [p2] "m"(FP_MODULUS[2]), [p3] "m"(FP_MODULUS[3]),
-		  [p4] "m"(FP_MODULUS[4]), [p5] "m"(FP_MODULUS[5])
-		: "cc", "memory");
-	out->l[0] = t0;
-	out->l[1] = t1;
-	out->l[2] = t2;
-	out->l[3] = t3;
-	out->l[4] = t4;
-	out->l[5] = t5;
-}
-#else
-/* a + b < 2p < 2^384: no carry out of the top limb. */
-static inline void fp_add_inline(fp_t *out, const fp_t *a, const fp_t *b)
-{
-	uint64_t c = 0;
-	uint64_t t0 = limb_adc(a->l[0], b->l[0], &c);
-	uint64_t t1 = limb_adc(a->l[1], b->l[1], &c);
-	uint64_t t2 = limb_adc(a->l[2], b->l[2], &c);
-	uint64_t t3 = limb_adc(a->l[3], b->l[3], &c);
-	uint64_t t4 = limb_adc(a->l[4], b->l[4], &c);
-	uint64_t t5 = limb_adc(a->l[5], b->l[5], &c);
-	fp_reduce6(out->l, t0, t1, t2, t3, t4, t5);
-}
-
-static inline void fp_sub_inline(fp_t *out, const fp_t *a, const fp_t *b)
-{
-	uint64_t bw = 0, c = 0;
-	uint64_t t0 = limb_sbb(a->l[0], b->l[0], &bw);
-	uint64_t t1 = limb_sbb(a->l[1], b->l[1], &bw);
-	uint64_t t2 = limb_sbb(a->l[2], b->l[2], &bw);
-	uint64_t t3 = limb_sbb(a->l[3], b->l[3], &bw);
-	uint64_t t4 = limb_sbb(a->l[4], b->l[4], &bw);
-	uint64_t t5 = limb_sbb(a->l[5], b->l[5], &bw);
-	uint64_t mask = 0 - bw;	/* went negative: add p back */
-	out->l[0] = limb_adc(t0, P0 & mask, &c);
-	out->l[1] = limb_adc(t1, P1 & mask, &c);
-	out->l[2] = limb_adc(t2, P2 & mask, &c);
-	out->l[3] = limb_adc(t3, P3 & mask, &c);
-	out->l[4] = limb_adc(t4, P4 & mask, &c);
-	out->l[5] = limb_adc(t5, P5 & mask, &c);
-}
-
-#endif
+/* fp_add_inline and fp_sub_inline: field/fp_lazy.h, shared with the towers. */
 
 const uint64_t FP_MODULUS[6] = { P0, P1, P2, P3, P4, P5 };
 const uint64_t FP_INV = 0x89f3fffcfffcfffdULL;
@@ -304,12 +175,92 @@ void fp_sqr_portable(fp_t *out, const fp_t *a)
 	fp_mul_portable(out, a, a);
 }
 
+/*
+ * The plain product, row by row as above without the reduction: row i
+ * adds x * y[i] at word i, on the same two carry chains. Before row i the
+ * words from i + 6 up are still zero and the sum stays below
+ * 2^(64 (i + 7)), so the top word of a row takes its carries without one
+ * of its own.
+ */
+void fp_mul_wide_portable(fp_wide_t *out, const fp_t *a, const fp_t *b)
+{
+	const uint64_t *x = a->l, *y = b->l;
+	uint64_t t[12] = { 0 };
+	uint64_t l[6], h[6], c, top;
+
+	for (int i = 0; i < 6; i++) {
+		uint64_t *r = t + i;
+
+		for (int j = 0; j < 6; j++)
+			l[j] = limb_mul(x[j], y[i], &h[j]);
+		c = 0;
+		for (int j = 0; j < 6; j++)
+			r[j] = limb_adc(r[j], l[j], &c);
+		top = c;
+		c = 0;
+		for (int j = 0; j < 5; j++)
+			r[j + 1] = limb_adc(r[j + 1], h[j], &c);
+		r[6] = top + h[5] + c;
+	}
+	for (int i = 0; i < 12; i++)
+		out->l[i] = t[i];
+}
+
+/*
+ * Montgomery reduction on its own: six steps of m = t0 * -p^-1,
+ * t = (t + m p) / 2^64 over the low half (which keeps t below
+ * 2^320 + p, so six words), then the high half added on. For a below
+ * p * 2^384 the sum, (a + M p) / 2^384 with M < 2^384, is below 2p: one
+ * conditional subtraction, as in the multiplication.
+ */
+void fp_redc_portable(fp_t *out, const fp_wide_t *a)
+{
+	uint64_t t0 = a->l[0], t1 = a->l[1], t2 = a->l[2], t3 = a->l[3],
+		 t4 = a->l[4], t5 = a->l[5], t6;
+	uint64_t l0, l1, l2, l3, l4, l5, h0, h1, h2, h3, h4, h5, c, m;
+
+	for (int i = 0; i < 6; i++) {
+		m = t0 * FP_INV;
+		l0 = limb_mul(m, P0, &h0);
+		l1 = limb_mul(m, P1, &h1);
+		l2 = limb_mul(m, P2, &h2);
+		l3 = limb_mul(m, P3, &h3);
+		l4 = limb_mul(m, P4, &h4);
+		l5 = limb_mul(m, P5, &h5);
+		c = 0;
+		limb_adc(t0, l0, &c);	/* 0 mod 2^64; only the carry counts */
+		t1 = limb_adc(t1, l1, &c);
+		t2 = limb_adc(t2, l2, &c);
+		t3 = limb_adc(t3, l3, &c);
+		t4 = limb_adc(t4, l4, &c);
+		t5 = limb_adc(t5, l5, &c);
+		t6 = c;
+		c = 0;
+		t0 = limb_adc(t1, h0, &c);
+		t1 = limb_adc(t2, h1, &c);
+		t2 = limb_adc(t3, h2, &c);
+		t3 = limb_adc(t4, h3, &c);
+		t4 = limb_adc(t5, h4, &c);
+		t5 = t6 + h5 + c;
+	}
+	c = 0;
+	t0 = limb_adc(t0, a->l[6], &c);
+	t1 = limb_adc(t1, a->l[7], &c);
+	t2 = limb_adc(t2, a->l[8], &c);
+	t3 = limb_adc(t3, a->l[9], &c);
+	t4 = limb_adc(t4, a->l[10], &c);
+	t5 = limb_adc(t5, a->l[11], &c);
+	fp_reduce6(out->l, t0, t1, t2, t3, t4, t5);
+}
+
 /* ---- dispatch ---------------------------------------------------------- */
 
 struct fp_impl {
 	const char *name;
 	fp_mul_fn_t_ mul;
 	fp_sqr_fn_t_ sqr;
+	fp_mul_wide_fn_t_ mul_wide;
+	fp_redc_fn_t_ redc;
 	int (*have)(void);
 };
 
@@ -333,9 +284,10 @@ static int fp_have_adx(void)
 
 /* Fastest last: the constructor takes the last one the CPU supports. */
 static const struct fp_impl fp_impls[] = {
-	{ "portable", fp_mul_portable, fp_sqr_portable, fp_have_any },
+	{ "portable", fp_mul_portable, fp_sqr_portable, fp_mul_wide_portable,
+	  fp_redc_portable, fp_have_any },
 #if defined(__x86_64__)
-	{ "adx", fp_mul_adx, fp_sqr_adx, fp_have_adx },
+	{ "adx", fp_mul_adx, fp_sqr_adx, fp_mul_wide_adx, fp_redc_adx, fp_have_adx },
 #endif
 };
 #define FP_NIMPLS (sizeof(fp_impls) / sizeof(fp_impls[0]))
@@ -377,6 +329,16 @@ void fp_mul(fp_t *out, const fp_t *a, const fp_t *b)
 void fp_sqr(fp_t *out, const fp_t *a)
 {
 	fp_cur->sqr(out, a);
+}
+
+void fp_mul_wide(fp_wide_t *out, const fp_t *a, const fp_t *b)
+{
+	fp_cur->mul_wide(out, a, b);
+}
+
+void fp_redc(fp_t *out, const fp_wide_t *a)
+{
+	fp_cur->redc(out, a);
 }
 
 /* ---- additive group ---------------------------------------------------- */

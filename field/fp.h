@@ -12,6 +12,11 @@
  * Multiplication has a portable C path and an x86-64 MULX/ADX path, chosen
  * at run time as in field/fr.h; fp_set_impl() forces one. Every fp_
  * function allows out to alias any input.
+ *
+ * The towers above Fp (fp2.c, fp6.c, fp12.c) reduce lazily: they take
+ * unreduced 768-bit products (fp_mul_wide), add and subtract those
+ * (field/fp_lazy.h) and pay one Montgomery reduction (fp_redc) per output
+ * coefficient, instead of one per product.
  */
 #ifndef FIELD_FP_H
 #define FIELD_FP_H
@@ -25,6 +30,11 @@ typedef struct {
 
 #define FP_BYTES 48
 
+/* A double-width intermediate: twelve limbs, least significant first. */
+typedef struct {
+	uint64_t l[12];
+} fp_wide_t;
+
 extern const fp_t FP_ZERO;
 extern const fp_t FP_ONE;		/* R mod p */
 extern const uint64_t FP_MODULUS[6];	/* p, plain */
@@ -36,6 +46,12 @@ void fp_neg(fp_t *out, const fp_t *a);
 void fp_double(fp_t *out, const fp_t *a);
 void fp_mul(fp_t *out, const fp_t *a, const fp_t *b);
 void fp_sqr(fp_t *out, const fp_t *a);
+/* out = a * b as a plain 768-bit integer, for any a, b below 2^384 (not
+ * only reduced ones); out may not overlap a or b. */
+void fp_mul_wide(fp_wide_t *out, const fp_t *a, const fp_t *b);
+/* out = a / 2^384 mod p, fully reduced, for a < p * 2^384: Montgomery
+ * reduction alone, so fp_redc(fp_mul_wide(a, b)) = fp_mul(a, b). */
+void fp_redc(fp_t *out, const fp_wide_t *a);
 /* out = a * v for a small plain v (curve constants: 3, 4, 8, 12). */
 void fp_mul_small(fp_t *out, const fp_t *a, uint64_t v);
 /* out = a^e, e given as n plain little-endian limbs. */
@@ -72,12 +88,17 @@ void fp_from_bytes_wide(fp_t *out, const uint8_t in[64]);
 const char *fp_impl_name(void);
 int fp_set_impl(const char *name);
 
-/* The implementations behind fp_mul/fp_sqr, for tests and benchmarks. */
+/* The implementations behind fp_mul/fp_sqr/fp_mul_wide/fp_redc, for
+ * tests and benchmarks. */
 void fp_mul_portable(fp_t *out, const fp_t *a, const fp_t *b);
 void fp_sqr_portable(fp_t *out, const fp_t *a);
+void fp_mul_wide_portable(fp_wide_t *out, const fp_t *a, const fp_t *b);
+void fp_redc_portable(fp_t *out, const fp_wide_t *a);
 #if defined(__x86_64__)
 void fp_mul_adx(fp_t *out, const fp_t *a, const fp_t *b);	/* BMI2+ADX only */
 void fp_sqr_adx(fp_t *out, const fp_t *a);
+void fp_mul_wide_adx(fp_wide_t *out, const fp_t *a, const fp_t *b);
+void fp_redc_adx(fp_t *out, const fp_wide_t *a);
 #endif
 
 #endif

@@ -5,7 +5,10 @@
  * the "complex" method (2). The pairing's hot paths have their own forms:
  * fp12_mul_by_014 multiplies by a line function (13 Fp2 multiplications
  * instead of 18), and fp12_cyclotomic_sqr squares in the cyclotomic
- * subgroup where the final exponentiation lives.
+ * subgroup where the final exponentiation lives. Products are lazily
+ * reduced as in fp6.c: fp12_mul and fp12_mul_by_014 sum the unreduced
+ * Fp6 products and reduce each of the twelve output coefficients once,
+ * and the cyclotomic squaring does the same for its Fp4 squarings.
  *
  * The Frobenius map raises to p^k coefficient by coefficient: over Fp2,
  * (g w^i)^(p^k) = conj^k(g) w^(i p^k) = conj^k(g) gamma_{k,i} w^i with
@@ -15,19 +18,20 @@
  * gamma_3 = gamma_2 gamma_1, since Fp2 elements are fixed by p^2.
  */
 #include "field/fp12.h"
+#include "field/fp_lazy.h"
 
 #include <pthread.h>
 
 void fp12_add(fp12_t *out, const fp12_t *a, const fp12_t *b)
 {
-	fp6_add(&out->c0, &a->c0, &b->c0);
-	fp6_add(&out->c1, &a->c1, &b->c1);
+	fp6_add_inline(&out->c0, &a->c0, &b->c0);
+	fp6_add_inline(&out->c1, &a->c1, &b->c1);
 }
 
 void fp12_sub(fp12_t *out, const fp12_t *a, const fp12_t *b)
 {
-	fp6_sub(&out->c0, &a->c0, &b->c0);
-	fp6_sub(&out->c1, &a->c1, &b->c1);
+	fp6_sub_inline(&out->c0, &a->c0, &b->c0);
+	fp6_sub_inline(&out->c1, &a->c1, &b->c1);
 }
 
 void fp12_conj(fp12_t *out, const fp12_t *a)
@@ -36,20 +40,34 @@ void fp12_conj(fp12_t *out, const fp12_t *a)
 	fp6_neg(&out->c1, &a->c1);
 }
 
+/* c0 = t0 + v t1 on unreduced Fp6 values: (t0_0 + xi t1_2) + (t0_1 + t1_0) v
+ * + (t0_2 + t1_1) v^2, reduced into out. */
+static void fp12_redc_plus_v(fp6_t *out, fp6_wide_t *t0, const fp6_wide_t *t1)
+{
+	fp2_wide_t m;
+
+	fp2_wide_mul_nonresidue(&m, &t1->c2);
+	fp2_wide_add(&t0->c0, &t0->c0, &m);
+	fp2_wide_add(&t0->c1, &t0->c1, &t1->c0);
+	fp2_wide_add(&t0->c2, &t0->c2, &t1->c1);
+	fp6_redc(out, t0);
+}
+
 /* (a0 + a1 w)(b0 + b1 w) = a0 b0 + v a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) w */
 void fp12_mul(fp12_t *out, const fp12_t *a, const fp12_t *b)
 {
-	fp6_t t0, t1, s, u;
+	fp6_wide_t t0, t1, m;
+	fp6_t s, u;
 
-	fp6_mul(&t0, &a->c0, &b->c0);
-	fp6_mul(&t1, &a->c1, &b->c1);
-	fp6_add(&s, &a->c0, &a->c1);
-	fp6_add(&u, &b->c0, &b->c1);
-	fp6_mul(&s, &s, &u);
-	fp6_sub(&s, &s, &t0);
-	fp6_sub(&out->c1, &s, &t1);
-	fp6_mul_by_nonresidue(&t1, &t1);
-	fp6_add(&out->c0, &t0, &t1);
+	fp6_add_inline(&s, &a->c0, &a->c1);
+	fp6_add_inline(&u, &b->c0, &b->c1);
+	fp6_mul_wide(&t0, &a->c0, &b->c0);
+	fp6_mul_wide(&t1, &a->c1, &b->c1);
+	fp6_mul_wide(&m, &s, &u);
+	fp6_wide_sub(&m, &m, &t0);
+	fp6_wide_sub(&m, &m, &t1);
+	fp6_redc(&out->c1, &m);
+	fp12_redc_plus_v(&out->c0, &t0, &t1);
 }
 
 /* (a0 + a1 w)^2 = a0^2 + v a1^2 + 2 a0 a1 w, with
@@ -59,14 +77,14 @@ void fp12_sqr(fp12_t *out, const fp12_t *a)
 	fp6_t t, s, u;
 
 	fp6_mul(&t, &a->c0, &a->c1);
-	fp6_add(&s, &a->c0, &a->c1);
+	fp6_add_inline(&s, &a->c0, &a->c1);
 	fp6_mul_by_nonresidue(&u, &a->c1);
-	fp6_add(&u, &u, &a->c0);
+	fp6_add_inline(&u, &u, &a->c0);
 	fp6_mul(&s, &s, &u);
-	fp6_sub(&s, &s, &t);
+	fp6_sub_inline(&s, &s, &t);
 	fp6_mul_by_nonresidue(&u, &t);
-	fp6_sub(&out->c0, &s, &u);
-	fp6_add(&out->c1, &t, &t);
+	fp6_sub_inline(&out->c0, &s, &u);
+	fp6_add_inline(&out->c1, &t, &t);
 }
 
 /* 1/(a0 + a1 w) = (a0 - a1 w) / (a0^2 - v a1^2). */
@@ -87,36 +105,41 @@ int fp12_inv(fp12_t *out, const fp12_t *a)
 }
 
 /* a (l0 + l1 w) with l0 = c0 + c1 v, l1 = c4 v: Karatsuba over Fp6 with
- * sparse factors, 5 + 3 + 5 Fp2 multiplications. */
+ * sparse factors, 5 + 3 + 5 Fp2 multiplications, 12 Fp reductions. */
 void fp12_mul_by_014(fp12_t *out, const fp12_t *a, const fp2_t *c0, const fp2_t *c1, const fp2_t *c4)
 {
-	fp6_t t0, t1, s;
+	fp6_wide_t t0, t1, m;
+	fp6_t s;
 	fp2_t c14;
 
-	fp6_mul_by_01(&t0, &a->c0, c0, c1);
-	fp6_mul_by_1(&t1, &a->c1, c4);
-	fp2_add(&c14, c1, c4);
-	fp6_add(&s, &a->c0, &a->c1);
-	fp6_mul_by_01(&s, &s, c0, &c14);
-	fp6_sub(&s, &s, &t0);
-	fp6_sub(&out->c1, &s, &t1);
-	fp6_mul_by_nonresidue(&t1, &t1);
-	fp6_add(&out->c0, &t0, &t1);
+	fp2_add_inline(&c14, c1, c4);
+	fp6_add_inline(&s, &a->c0, &a->c1);
+	fp6_mul_by_01_wide(&t0, &a->c0, c0, c1);
+	fp6_mul_by_1_wide(&t1, &a->c1, c4);
+	fp6_mul_by_01_wide(&m, &s, c0, &c14);
+	fp6_wide_sub(&m, &m, &t0);
+	fp6_wide_sub(&m, &m, &t1);
+	fp6_redc(&out->c1, &m);
+	fp12_redc_plus_v(&out->c0, &t0, &t1);
 }
 
-/* (a + b s)^2 in Fp4 = Fp2[s] / (s^2 - xi): a^2 + xi b^2 + 2ab s. */
+/* (a + b s)^2 in Fp4 = Fp2[s] / (s^2 - xi): a^2 + xi b^2 + 2ab s, the last
+ * as (a + b)^2 - a^2 - b^2; four reductions. */
 static void fp4_sqr(fp2_t *c0, fp2_t *c1, const fp2_t *a, const fp2_t *b)
 {
-	fp2_t t0, t1, t;
+	fp2_wide_t t0, t1, t;
+	fp2_t s;
 
-	fp2_sqr(&t0, a);
-	fp2_sqr(&t1, b);
-	fp2_add(&t, a, b);
-	fp2_sqr(&t, &t);
-	fp2_sub(&t, &t, &t0);
-	fp2_sub(c1, &t, &t1);
-	fp2_mul_nonresidue(&t1, &t1);
-	fp2_add(c0, &t0, &t1);
+	fp2_add_inline(&s, a, b);
+	fp2_sqr_wide(&t0, a);
+	fp2_sqr_wide(&t1, b);
+	fp2_sqr_wide(&t, &s);
+	fp2_wide_sub(&t, &t, &t0);
+	fp2_wide_sub(&t, &t, &t1);
+	fp2_redc(c1, &t);
+	fp2_wide_mul_nonresidue(&t, &t1);
+	fp2_wide_add(&t, &t, &t0);
+	fp2_redc(c0, &t);
 }
 
 /* 3 t - 2 z (sign -1) or 3 t + 2 z (sign +1), the shape of every output
@@ -126,11 +149,11 @@ static void fp12_cyc_out(fp2_t *z, const fp2_t *t, int sign)
 	fp2_t r;
 
 	if (sign < 0)
-		fp2_sub(&r, t, z);
+		fp2_sub_inline(&r, t, z);
 	else
-		fp2_add(&r, t, z);
-	fp2_double(&r, &r);
-	fp2_add(z, &r, t);
+		fp2_add_inline(&r, t, z);
+	fp2_add_inline(&r, &r, &r);
+	fp2_add_inline(z, &r, t);
 }
 
 /* Granger and Scott, "Faster squaring in the cyclotomic subgroup of sixth

@@ -2,14 +2,20 @@
  * fp2: Fp2 = Fp[u] / (u^2 + 1), on top of fp.h.
  *
  * Multiplication is Karatsuba (three Fp products), squaring the complex
- * form (a0 + a1)(a0 - a1) + 2 a0 a1 u (two products). Inversion goes
- * through the norm a0^2 + a1^2, which is zero only for zero because -1 is
- * not a square mod p. The square root is Algorithm 9 of Adj and
- * Rodriguez-Henriquez, "Square root computation over even extension
- * fields" (eprint 2012/685), for p = 3 mod 4, with the result squared
- * back as the final word on whether a root exists.
+ * form (a0 + a1)(a0 - a1) + 2 a0 a1 u (two products). Both exist in a
+ * lazily reduced form (field/fp_lazy.h) that the towers above build on:
+ * fp2_mul_wide keeps the three 768-bit products and combines them before
+ * any reduction, so a product costs three fp_mul_wide and two fp_redc
+ * instead of three full multiplications, and a caller summing several
+ * products (fp6.c, fp12.c) reduces each output coefficient only once.
+ * Inversion goes through the norm a0^2 + a1^2, which is zero only for
+ * zero because -1 is not a square mod p. The square root is Algorithm 9
+ * of Adj and Rodriguez-Henriquez, "Square root computation over even
+ * extension fields" (eprint 2012/685), for p = 3 mod 4, with the result
+ * squared back as the final word on whether a root exists.
  */
 #include "field/fp2.h"
+#include "field/fp_lazy.h"
 
 #include <stdlib.h>
 
@@ -21,14 +27,12 @@ const fp2_t FP2_ONE = { { {
 
 void fp2_add(fp2_t *out, const fp2_t *a, const fp2_t *b)
 {
-	fp_add(&out->c0, &a->c0, &b->c0);
-	fp_add(&out->c1, &a->c1, &b->c1);
+	fp2_add_inline(out, a, b);
 }
 
 void fp2_sub(fp2_t *out, const fp2_t *a, const fp2_t *b)
 {
-	fp_sub(&out->c0, &a->c0, &b->c0);
-	fp_sub(&out->c1, &a->c1, &b->c1);
+	fp2_sub_inline(out, a, b);
 }
 
 void fp2_neg(fp2_t *out, const fp2_t *a)
@@ -39,33 +43,76 @@ void fp2_neg(fp2_t *out, const fp2_t *a)
 
 void fp2_double(fp2_t *out, const fp2_t *a)
 {
-	fp_double(&out->c0, &a->c0);
-	fp_double(&out->c1, &a->c1);
+	fp2_add_inline(out, a, a);
 }
 
-/* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
+/*
+ * (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u,
+ * every product unreduced. The sums a0 + a1 and b0 + b1 stay unreduced
+ * too (below 2p), so their product is below 4p^2 < p * 2^384, and
+ * (a0 + a1)(b0 + b1) - a0 b0 - a1 b1 = a0 b1 + a1 b0 is a plain
+ * difference that cannot go negative. a0 b0 - a1 b1 can, and takes
+ * p * 2^384 back (fp_wide_sub).
+ */
+void fp2_mul_wide(fp2_wide_t *out, const fp2_t *a, const fp2_t *b)
+{
+	fp_t sa, sb;
+	fp_wide_t t;
+
+	fp_add_nr(&sa, &a->c0, &a->c1);
+	fp_add_nr(&sb, &b->c0, &b->c1);
+	fp_mul_wide(&out->c0, &a->c0, &b->c0);
+	fp_mul_wide(&t, &a->c1, &b->c1);
+	fp_mul_wide(&out->c1, &sa, &sb);
+	fp_wide_sub_nr(&out->c1, &out->c1, &out->c0);
+	fp_wide_sub_nr(&out->c1, &out->c1, &t);
+	fp_wide_sub(&out->c0, &out->c0, &t);
+}
+
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: a0 + a1 < 2p unreduced,
+ * a0 - a1 reduced, 2 a0 < 2p unreduced, so both products are below
+ * 2p^2. */
+void fp2_sqr_wide(fp2_wide_t *out, const fp2_t *a)
+{
+	fp_t s, d, a2;
+
+	fp_add_nr(&s, &a->c0, &a->c1);
+	fp_sub_inline(&d, &a->c0, &a->c1);
+	fp_add_nr(&a2, &a->c0, &a->c0);
+	fp_mul_wide(&out->c0, &s, &d);
+	fp_mul_wide(&out->c1, &a2, &a->c1);
+}
+
+void fp2_redc(fp2_t *out, const fp2_wide_t *a)
+{
+	fp_redc(&out->c0, &a->c0);
+	fp_redc(&out->c1, &a->c1);
+}
+
 void fp2_mul(fp2_t *out, const fp2_t *a, const fp2_t *b)
 {
-	fp_t v0, v1, sa, sb;
-	fp_add(&sa, &a->c0, &a->c1);
-	fp_add(&sb, &b->c0, &b->c1);
-	fp_mul(&v0, &a->c0, &b->c0);
-	fp_mul(&v1, &a->c1, &b->c1);
-	fp_mul(&sa, &sa, &sb);
-	fp_sub(&out->c0, &v0, &v1);
-	fp_sub(&sa, &sa, &v0);
-	fp_sub(&out->c1, &sa, &v1);
+	fp2_wide_t t;
+
+	fp2_mul_wide(&t, a, b);
+	fp2_redc(out, &t);
 }
 
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+/* The same products as fp2_sqr_wide, each reduced at once: nothing is
+ * summed after them, so a full multiplication is as cheap. fp_mul takes
+ * the unreduced factors a0 + a1 and 2 a0 (below 2p) as they are: with
+ * x < 2p and y < p, Montgomery's running value stays below x + p < 2^384
+ * and the result (x y + m p) / 2^384 below 2p, which its one final
+ * subtraction brings below p (tests/field/fp_gmp.c has p - 1 among its
+ * edges). */
 void fp2_sqr(fp2_t *out, const fp2_t *a)
 {
-	fp_t s, d, m;
-	fp_add(&s, &a->c0, &a->c1);
-	fp_sub(&d, &a->c0, &a->c1);
-	fp_mul(&m, &a->c0, &a->c1);
+	fp_t s, d, a2;
+
+	fp_add_nr(&s, &a->c0, &a->c1);
+	fp_sub_inline(&d, &a->c0, &a->c1);
+	fp_add_nr(&a2, &a->c0, &a->c0);
+	fp_mul(&out->c1, &a2, &a->c1);
 	fp_mul(&out->c0, &s, &d);
-	fp_double(&out->c1, &m);
 }
 
 void fp2_mul_fp(fp2_t *out, const fp2_t *a, const fp_t *b)
@@ -85,8 +132,8 @@ void fp2_mul_small(fp2_t *out, const fp2_t *a, uint64_t v)
 void fp2_mul_nonresidue(fp2_t *out, const fp2_t *a)
 {
 	fp_t t;
-	fp_sub(&t, &a->c0, &a->c1);
-	fp_add(&out->c1, &a->c0, &a->c1);
+	fp_sub_inline(&t, &a->c0, &a->c1);
+	fp_add_inline(&out->c1, &a->c0, &a->c1);
 	out->c0 = t;
 }
 

@@ -175,4 +175,218 @@ void fp_sqr_adx(fp_t *out, const fp_t *a)
 	fp_mul_adx(out, a, a);
 }
 
+/*
+ * The plain 768-bit product for the lazily reduced towers (fp.h): the
+ * rows of the multiplication above without the reduction steps between
+ * them, in the same two carry chains. Each row finishes the lowest word
+ * of its window, which goes straight to memory; that register then takes
+ * the row's top word, so the six-word window rotates through the same six
+ * registers and after the last row holds the upper half in order. The
+ * block is volatile: its only effect is the stores (fp_lazy.h).
+ */
+
+/* Row i (i >= 1) on the window W0..W5 = t_i..t_{i+5}: t += x * y[i]
+ * 2^(64 i), t_i stored, W0 becomes t_{i+6}. */
+#define FP_ADX_WROW(off, W0, W1, W2, W3, W4, W5) \
+	"xorl %k[ax], %k[ax]\n\t" \
+	"movq " #off "(%[y]), %%rdx\n\t" \
+	"mulxq 0(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W0 "]\n\t" \
+	"adcxq %[hi], %[" #W1 "]\n\t" \
+	"movq %[" #W0 "], " #off "(%[o])\n\t" \
+	"mulxq 8(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W1 "]\n\t" \
+	"adcxq %[hi], %[" #W2 "]\n\t" \
+	"mulxq 16(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W2 "]\n\t" \
+	"adcxq %[hi], %[" #W3 "]\n\t" \
+	"mulxq 24(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W3 "]\n\t" \
+	"adcxq %[hi], %[" #W4 "]\n\t" \
+	"mulxq 32(%[x]), %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #W4 "]\n\t" \
+	"adcxq %[hi], %[" #W5 "]\n\t" \
+	"mulxq 40(%[x]), %[ax], %[" #W0 "]\n\t" \
+	"adoxq %[ax], %[" #W5 "]\n\t" \
+	"movl $0, %k[ax]\n\t" \
+	"adcxq %[ax], %[" #W0 "]\n\t" \
+	"adoxq %[ax], %[" #W0 "]\n\t"
+
+void fp_mul_wide_adx(fp_wide_t *out, const fp_t *a, const fp_t *b)
+{
+	uint64_t w0, w1, w2, w3, w4, w5, ax, hi;
+
+	__asm__ volatile(
+		/* row 0: t = x * y[0], one carry chain; t_0 stored */
+		"movq 0(%[y]), %%rdx\n\t"
+		"mulxq 0(%[x]), %[ax], %[w1]\n\t"
+		"movq %[ax], 0(%[o])\n\t"
+		"mulxq 8(%[x]), %[ax], %[w2]\n\t"
+		"addq %[ax], %[w1]\n\t"
+		"mulxq 16(%[x]), %[ax], %[w3]\n\t"
+		"adcq %[ax], %[w2]\n\t"
+		"mulxq 24(%[x]), %[ax], %[w4]\n\t"
+		"adcq %[ax], %[w3]\n\t"
+		"mulxq 32(%[x]), %[ax], %[w5]\n\t"
+		"adcq %[ax], %[w4]\n\t"
+		"mulxq 40(%[x]), %[ax], %[w0]\n\t"
+		"adcq %[ax], %[w5]\n\t"
+		"adcq $0, %[w0]\n\t"
+		FP_ADX_WROW(8, w1, w2, w3, w4, w5, w0)
+		FP_ADX_WROW(16, w2, w3, w4, w5, w0, w1)
+		FP_ADX_WROW(24, w3, w4, w5, w0, w1, w2)
+		FP_ADX_WROW(32, w4, w5, w0, w1, w2, w3)
+		FP_ADX_WROW(40, w5, w0, w1, w2, w3, w4)
+		"movq %[w0], 48(%[o])\n\t"
+		"movq %[w1], 56(%[o])\n\t"
+		"movq %[w2], 64(%[o])\n\t"
+		"movq %[w3], 72(%[o])\n\t"
+		"movq %[w4], 80(%[o])\n\t"
+		"movq %[w5], 88(%[o])\n\t"
+		: [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
+		  [w4] "=&r"(w4), [w5] "=&r"(w5), [ax] "=&r"(ax), [hi] "=&r"(hi)
+		: [x] "r"(a->l), [y] "r"(b->l), [o] "r"(out->l)
+		: "rdx", "cc", "memory");
+	(void)w0;
+	(void)w1;
+	(void)w2;
+	(void)w3;
+	(void)w4;
+	(void)w5;
+	(void)ax;
+	(void)hi;
+}
+
+/*
+ * Montgomery reduction alone, two words per step: m = t * -p^-1 mod 2^128
+ * (m_lo = t0 * inv, m_hi = hi(t0 * inv) + t0 * inv_hi + t1 * inv), then
+ * t = (t + m p) / 2^128, three times over the low half, then the high
+ * half added and the result brought below p. One word per step, as the
+ * multiplication reduces, is a chain of six IMUL-MULX-ADD rounds that
+ * nothing else overlaps (fp_redc alone has no products to interleave):
+ * about 58 cycles. With 128-bit digits the chain has three rounds, each
+ * a little longer; the products of the two rows overlap. For t below
+ * 2^384 the sum t + m p stays below 2^512 (eight words, two of them new
+ * each step) and (t + m p) / 2^128 below 2^256 + p; for a below
+ * p * 2^384 the end result is below 2p (fp.c, fp_redc_portable).
+ *
+ * The eight words rotate through eight registers: a step consumes
+ * R0, R1 (zero afterwards) and leaves t in R2..R7.
+ */
+#define FP_ADX_R2STEP(R0, R1, R2, R3, R4, R5, R6, R7) \
+	"movq %[inv], %%rdx\n\t" \
+	"mulxq %[" #R0 "], %%rdx, %[mh]\n\t" \
+	"movq %[" #R0 "], %[ax]\n\t" \
+	"imulq %[invh], %[ax]\n\t" \
+	"addq %[ax], %[mh]\n\t" \
+	"movq %[" #R1 "], %[ax]\n\t" \
+	"imulq %[inv], %[ax]\n\t" \
+	"addq %[ax], %[mh]\n\t" \
+	/* t += m_lo p, the new top word in R6 */ \
+	"xorl %k[ax], %k[ax]\n\t" \
+	"mulxq %[q0], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R0 "]\n\t" \
+	"adcxq %[hi], %[" #R1 "]\n\t" \
+	"mulxq %[q1], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R1 "]\n\t" \
+	"adcxq %[hi], %[" #R2 "]\n\t" \
+	"mulxq %[q2], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R2 "]\n\t" \
+	"adcxq %[hi], %[" #R3 "]\n\t" \
+	"mulxq %[q3], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R3 "]\n\t" \
+	"adcxq %[hi], %[" #R4 "]\n\t" \
+	"mulxq %[q4], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R4 "]\n\t" \
+	"adcxq %[hi], %[" #R5 "]\n\t" \
+	"mulxq %[q5], %[ax], %[" #R6 "]\n\t" \
+	"adoxq %[ax], %[" #R5 "]\n\t" \
+	"movl $0, %k[ax]\n\t" \
+	"adcxq %[ax], %[" #R6 "]\n\t" \
+	"adoxq %[ax], %[" #R6 "]\n\t" \
+	/* t += m_hi p 2^64, the new top word in R7 */ \
+	"movq %[mh], %%rdx\n\t" \
+	"xorl %k[ax], %k[ax]\n\t" \
+	"mulxq %[q0], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R1 "]\n\t" \
+	"adcxq %[hi], %[" #R2 "]\n\t" \
+	"mulxq %[q1], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R2 "]\n\t" \
+	"adcxq %[hi], %[" #R3 "]\n\t" \
+	"mulxq %[q2], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R3 "]\n\t" \
+	"adcxq %[hi], %[" #R4 "]\n\t" \
+	"mulxq %[q3], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R4 "]\n\t" \
+	"adcxq %[hi], %[" #R5 "]\n\t" \
+	"mulxq %[q4], %[ax], %[hi]\n\t" \
+	"adoxq %[ax], %[" #R5 "]\n\t" \
+	"adcxq %[hi], %[" #R6 "]\n\t" \
+	"mulxq %[q5], %[ax], %[" #R7 "]\n\t" \
+	"adoxq %[ax], %[" #R6 "]\n\t" \
+	"movl $0, %k[ax]\n\t" \
+	"adcxq %[ax], %[" #R7 "]\n\t" \
+	"adoxq %[ax], %[" #R7 "]\n\t"
+
+/* -p^-1 mod 2^128, upper word (the lower one is fp_adx_inv). */
+static const uint64_t fp_adx_inv_hi = 0x286adb92d9d113e8ULL;
+
+void fp_redc_adx(fp_t *out, const fp_wide_t *a)
+{
+	uint64_t t0 = a->l[0], t1 = a->l[1], t2 = a->l[2], t3 = a->l[3],
+		 t4 = a->l[4], t5 = a->l[5], t6, t7;
+	uint64_t ax, hi, mh;
+	const uint64_t *up = a->l + 6;
+
+	__asm__(
+		FP_ADX_R2STEP(t0, t1, t2, t3, t4, t5, t6, t7)
+		FP_ADX_R2STEP(t2, t3, t4, t5, t6, t7, t0, t1)
+		FP_ADX_R2STEP(t4, t5, t6, t7, t0, t1, t2, t3)
+		/* t = t6, t7, t0..t3 (low to high); add the high half */
+		"addq 0(%[up]), %[t6]\n\t"
+		"adcq 8(%[up]), %[t7]\n\t"
+		"adcq 16(%[up]), %[t0]\n\t"
+		"adcq 24(%[up]), %[t1]\n\t"
+		"adcq 32(%[up]), %[t2]\n\t"
+		"adcq 40(%[up]), %[t3]\n\t"
+		/* t < 2p: t - p unless that borrows */
+		"movq %[t6], %[t4]\n\t"
+		"movq %[t7], %[t5]\n\t"
+		"movq %[t0], %[ax]\n\t"
+		"movq %[t1], %[hi]\n\t"
+		"movq %[t2], %[mh]\n\t"
+		"movq %[t3], %%rdx\n\t"
+		"subq %[q0], %[t4]\n\t"
+		"sbbq %[q1], %[t5]\n\t"
+		"sbbq %[q2], %[ax]\n\t"
+		"sbbq %[q3], %[hi]\n\t"
+		"sbbq %[q4], %[mh]\n\t"
+		"sbbq %[q5], %%rdx\n\t"
+		"cmovncq %[t4], %[t6]\n\t"
+		"cmovncq %[t5], %[t7]\n\t"
+		"cmovncq %[ax], %[t0]\n\t"
+		"cmovncq %[hi], %[t1]\n\t"
+		"cmovncq %[mh], %[t2]\n\t"
+		"cmovncq %%rdx, %[t3]\n\t"
+		: [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3),
+		  [t4] "+&r"(t4), [t5] "+&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7),
+		  [ax] "=&r"(ax), [hi] "=&r"(hi), [mh] "=&r"(mh)
+		: [up] "r"(up), [q0] "m"(fp_adx_q[0]), [q1] "m"(fp_adx_q[1]),
+		  [q2] "m"(fp_adx_q[2]), [q3] "m"(fp_adx_q[3]),
+		  [q4] "m"(fp_adx_q[4]), [q5] "m"(fp_adx_q[5]),
+		  [inv] "m"(fp_adx_inv), [invh] "m"(fp_adx_inv_hi)
+		: "rdx", "cc", "memory");
+	(void)t4;
+	(void)t5;
+	(void)ax;
+	(void)hi;
+	(void)mh;
+	out->l[0] = t6;
+	out->l[1] = t7;
+	out->l[2] = t0;
+	out->l[3] = t1;
+	out->l[4] = t2;
+	out->l[5] = t3;
+}
+
 #endif

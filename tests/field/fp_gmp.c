@@ -4,8 +4,11 @@
  * CPU has it). Both runs draw the same operands and fold every result
  * into a hash; the hashes must match, so the two paths agree bit for bit,
  * not just each with GMP. Fp2 is checked against a GMP model of
- * c0 + c1 u with u^2 = -1.
+ * c0 + c1 u with u^2 = -1. The pieces of lazy reduction (fp_mul_wide,
+ * fp_redc and field/fp_lazy.h's 768-bit sums) are checked as exact
+ * integers, on the edges of the ranges they promise to take.
  */
+#include "field/fp_lazy.h"
 #include "tests/field/fp_oracle.h"
 
 #define N T_SIZE(20000, 4000)	/* ring operations per implementation */
@@ -328,6 +331,173 @@ static void check_bytes(void)
 	mpz_clears(x, w, NULL);
 }
 
+/* ---- lazy reduction ---------------------------------------------------- */
+
+static void wide_set(mpz_t z, const fp_wide_t *w)
+{
+	mpz_import(z, 12, -1, sizeof(uint64_t), 0, 0, w->l);
+}
+
+static void wide_get(fp_wide_t *w, const mpz_t z)
+{
+	size_t n = 0;
+
+	memset(w->l, 0, sizeof(w->l));
+	CHECK(mpz_sgn(z) >= 0 && mpz_sizeinbase(z, 2) <= 768, "wide value too wide");
+	mpz_export(w->l, &n, -1, sizeof(uint64_t), 0, 0, z);
+}
+
+/* A six-limb operand of fp_mul_wide, anywhere below 2^384: gen()'s
+ * values, p and 2p and their neighbours, and the top of the range. */
+static void gen_any(mpz_t v)
+{
+	switch (t_rand(&seed) % 8) {
+	case 0:
+		mpz_set_ui(v, 1);
+		mpz_mul_2exp(v, v, 384);
+		mpz_sub_ui(v, v, 1 + t_rand(&seed) % 3);	/* 2^384 - 1, -2, -3 */
+		return;
+	case 1:
+		mpz_mul_ui(v, op_p, 1 + t_rand(&seed) % 2);	/* p or 2p, +-1 */
+		mpz_add_ui(v, v, 1);
+		mpz_sub_ui(v, v, t_rand(&seed) % 3);
+		return;
+	case 2: {
+		uint64_t l[6];
+		for (int i = 0; i < 6; i++)
+			l[i] = t_rand(&seed);
+		op_set_limbs(v, l);
+		return;
+	}
+	default:
+		gen(v);
+	}
+}
+
+/* An input of fp_redc: below p * 2^384, often at its edges. */
+static void gen_redc(mpz_t v, const mpz_t top)
+{
+	mpz_t x;
+
+	mpz_init(x);
+	switch (t_rand(&seed) % 6) {
+	case 0:
+		mpz_sub_ui(v, top, 1 + t_rand(&seed) % 3);	/* p 2^384 - 1, ... */
+		break;
+	case 1:
+		mpz_set_ui(v, t_rand(&seed) % 3);
+		break;
+	case 2:	/* a product of values below 2p, as the towers make */
+		mpz_mul_2exp(x, op_p, 1);
+		mpz_sub_ui(x, x, 1 + t_rand(&seed) % 2);
+		mpz_mul(v, x, x);
+		mpz_sub_ui(v, v, t_rand(&seed) % 2);
+		break;
+	case 3:
+		gen(x);
+		mpz_mul_2exp(v, x, 384);	/* low half zero */
+		mpz_add_ui(v, v, t_rand(&seed) % 2);
+		break;
+	default:
+		gen(v);
+		gen(x);
+		mpz_mul_2exp(x, x, 384);
+		mpz_add(v, v, x);
+		gen(x);
+		mpz_mul_2exp(x, x, 384 - t_rand(&seed) % 64);
+		mpz_add(v, v, x);
+		mpz_mod(v, v, top);
+	}
+	mpz_clear(x);
+}
+
+static void check_wide(void)
+{
+	mpz_t va, vb, w, top, rinv, m;
+	fp_t a, b, c, d;
+	fp_wide_t x, y, z;
+
+	mpz_inits(va, vb, w, top, rinv, m, NULL);
+	mpz_mul_2exp(top, op_p, 384);	/* p * 2^384 */
+	mpz_invert(rinv, op_R, op_p);
+	for (int i = 0; i < N; i++) {
+		/* fp_mul_wide: the exact product, any operands below 2^384 */
+		gen_any(va);
+		gen_any(vb);
+		op_get_limbs(a.l, va);
+		op_get_limbs(b.l, vb);
+		fp_mul_wide(&x, &a, &b);
+		mpz_mul(w, va, vb);
+		wide_set(m, &x);
+		CHECK(mpz_cmp(m, w) == 0, "fp_mul_wide differs from the product");
+		fold(&x, 96);
+
+		/* fp_redc: a / 2^384 mod p, fully reduced */
+		gen_redc(va, top);
+		wide_get(&x, va);
+		fp_redc(&c, &x);
+		mpz_mul(w, va, rinv);
+		mpz_mod(w, w, op_p);
+		op_get_limbs(d.l, w);
+		CHECK(memcmp(c.l, d.l, sizeof(d.l)) == 0, "fp_redc differs");
+		fold(&c, 48);
+
+		/* fp_redc(fp_mul_wide(a, b)) = fp_mul(a, b) on reduced operands */
+		gen(va);
+		gen(vb);
+		op_make(&a, va);
+		op_make(&b, vb);
+		fp_mul_wide(&x, &a, &b);
+		fp_redc(&c, &x);
+		fp_mul(&d, &a, &b);
+		CHECK(fp_equal(&c, &d), "redc(mul_wide) != mul");
+
+		/* fp_add_nr: the plain sum of two values below p */
+		fp_add_nr(&c, &a, &b);
+		op_set_limbs(w, a.l);
+		op_set_limbs(m, b.l);
+		mpz_add(w, w, m);
+		op_set_limbs(m, c.l);
+		CHECK(mpz_cmp(m, w) == 0, "fp_add_nr");
+
+		/* the 768-bit sums modulo p * 2^384, aliased or not */
+		gen_redc(va, top);
+		gen_redc(vb, top);
+		if (i % 50 == 0)
+			mpz_set(vb, va);
+		wide_get(&x, va);
+		wide_get(&y, vb);
+		fp_wide_add(&z, &x, &y);
+		mpz_add(w, va, vb);
+		mpz_mod(w, w, top);
+		wide_set(m, &z);
+		CHECK(mpz_cmp(m, w) == 0, "fp_wide_add");
+		z = x;
+		fp_wide_add(&z, &z, &y);
+		wide_set(m, &z);
+		CHECK(mpz_cmp(m, w) == 0, "fp_wide_add alias a");
+		fp_wide_sub(&z, &x, &y);
+		mpz_sub(w, va, vb);
+		mpz_mod(w, w, top);
+		wide_set(m, &z);
+		CHECK(mpz_cmp(m, w) == 0, "fp_wide_sub");
+		z = y;
+		fp_wide_sub(&z, &x, &z);
+		wide_set(m, &z);
+		CHECK(mpz_cmp(m, w) == 0, "fp_wide_sub alias b");
+		if (mpz_cmp(va, vb) < 0) {
+			mpz_swap(va, vb);
+			z = x, x = y, y = z;
+		}
+		fp_wide_sub_nr(&z, &x, &y);
+		mpz_sub(w, va, vb);
+		wide_set(m, &z);
+		CHECK(mpz_cmp(m, w) == 0, "fp_wide_sub_nr");
+		fold(&z, 96);
+	}
+	mpz_clears(va, vb, w, top, rinv, m, NULL);
+}
+
 /* ---- Fp2 --------------------------------------------------------------- */
 
 /* The model: (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + (a0 b1 + a1 b0) u */
@@ -546,6 +716,7 @@ static uint64_t run(void)
 	check_inv_edges();
 	check_batch_inv();
 	check_bytes();
+	check_wide();
 	check_fp2();
 	printf("info: %s: all checks passed in %.2f s\n", fp_impl_name(),
 	       (double)(t_now_ns() - t0) / 1e9);
