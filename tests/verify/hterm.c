@@ -249,7 +249,7 @@ int main(void)
 	t_lagrange();
 	t_case(&rng, 18);	/* H is 8 MiB: the stream reads it in two chunks a pass */
 	for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++)
-		for (int rep = 0; rep < 3; rep++)
+		for (int rep = 0; rep < T_SIZE(3, 1); rep++)	/* random rounds: fewer under a sanitizer */
 			t_case(&rng, ks[j]);
 	/* Another Fr path (portable, or ADX) gives the same verdicts. */
 	if (fr_have_adx()) {
