@@ -1018,9 +1018,10 @@ static void gw_hello(void)
 	struct frame_hdr h;
 	int rc;
 
-	if (gw.be != VOCAB_BACKEND_CUDA || hterm_cuda_describe(gw.gpu, hello.desc, sizeof hello.desc))
-		snprintf(hello.desc, sizeof hello.desc, "gpuworker slot %u: backend %s%s%s",
-			 gw.slot, vocab_backend_name(gw.be), gw.plugin ? " " : "", gw.plugin ? gw.bk->name : "");
+	/* No CUDA call here: the device is described in the log once the
+	 * backend is resolved, after HELLO. */
+	snprintf(hello.desc, sizeof hello.desc, "gpuworker slot %u: backend %s%s%s", gw.slot,
+		 vocab_backend_name(gw.be), gw.plugin ? " " : "", gw.plugin ? gw.bk->name : "");
 	frame_init(&h, FRAME_HELLO, 0, 0, 0, 0, 0);
 	frame_seal(&h, &hello, sizeof hello);
 	rc = frame_send(STDOUT_FILENO, &h, &hello);
@@ -1164,12 +1165,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	want = gw.be;
-	if (!gw.plugin && hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
-		gw_log("%s", err);
-		return GPUWORKER_EXIT_NO_DEVICE;
-	}
-	if (!gw.plugin)
-		gw.bk = backend_builtin(gw.be);
 	/* A gone supervisor shows as EPIPE on the next write, not a signal;
 	 * SIGTERM and SIGINT are taken by sigwait below, in every thread. */
 	signal(SIGPIPE, SIG_IGN);
@@ -1188,6 +1183,17 @@ int main(int argc, char **argv)
 		gw_exit(1);
 	}
 	pthread_detach(t);
+	/* CUDA starts only now, after HELLO and with the heartbeat running:
+	 * without persistence mode, every worker of a rig initialising its
+	 * device at once can take longer than HELLO's deadline. */
+	if (!gw.plugin && hterm_backend_resolve(want, &gw.be, err, sizeof err)) {
+		gw_log("%s", err);
+		gw_exit(GPUWORKER_EXIT_NO_DEVICE);
+	}
+	if (!gw.plugin)
+		gw.bk = backend_builtin(gw.be);
+	if (gw.be == VOCAB_BACKEND_CUDA && !hterm_cuda_describe(gw.gpu, err, sizeof err))
+		gw_log("%s", err);
 	if (gw.nparams)
 		gw_load();
 	gw_backend_init();

@@ -127,7 +127,7 @@ struct frame_part_info {
 
 struct frame_hello {
 	uint32_t pid;
-	uint32_t backend;	/* 1 cpu, 2 cuda (gpuworker); 0 for synth */
+	uint32_t backend;	/* as asked: 0 auto (resolved after HELLO), 1 cpu, 2 cuda; 0 for a synth */
 	uint32_t gpu;
 	uint32_t reserved;
 	char desc[112];		/* e.g. the backend's log line */

@@ -28,7 +28,8 @@
  *   generation it does not hold changes nothing; it carries on. How long
  *   the abandon took, against the partition's whole H-term, is printed.
  * - A non-canonical element or a bad header ends it with 2 and one
- *   log line; --backend cuda without a device ends it with 3.
+ *   log line; --backend cuda without a device ends it with 3, after its
+ *   HELLO (CUDA starts after HELLO).
  *
  * WORKERS_GPU_K=16 runs the stream at another size (for measurements).
  *
@@ -603,6 +604,14 @@ static void test_cuda_absent(void)
 		return;
 	}
 	spawn_gpu(&c, "1", "cuda", 0);
+	/* HELLO first, before any CUDA call: a device slow to initialise
+	 * does not miss HELLO's deadline (the slot beats meanwhile). */
+	struct frame_hdr h;
+	uint8_t *p;
+	t_recv(c.out, &h, &p);
+	CHECK(h.type == FRAME_HELLO && ((struct frame_hello *)p)->backend == 2,
+	      "no HELLO (backend cuda, as asked) before the device was looked for");
+	free(p);
 	st = t_wait(&c, t_hang_ms(10000));
 	t_read_log(&c, log, sizeof log);
 	CHECK(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "cuda: status 0x%x", st);
