@@ -31,6 +31,7 @@
 
 #include "gpuworker/hterm.h"
 #include "journal/journal.h"
+#include "supervisor/fleet.h"
 #include "supervisor/run.h"
 #include "supervisor/sup.h"
 
@@ -63,6 +64,7 @@ static void begin_stop(struct sup *s, const char *why)
 	s->stopping = 1;
 	s->stop_deadline_ns = shm_now_mono() + s->conf.stop_timeout_ms * 1000000u;
 	ctlsrv_close(s);
+	fleet_stopping(s);
 	sup_notify(s, "STOPPING=1");
 	sched_publish(s);
 }
@@ -173,6 +175,7 @@ static void on_tick(struct sup *s)
 	child_tick(s, now);
 	if (s->stopping < 2)
 		results_kick(s);	/* blocked jobs to retry, resumed ones to commit */
+	fleet_tick(s, now);
 	loop_stats(s, now);
 	sched_publish(s);
 	arm_tick(s);
@@ -217,6 +220,7 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 	case EV_CONN_WRITE: ctlsrv_on_write(s, who, res); return;
 	case EV_STORE: results_on_cqe(s, who, res); return;
 	case EV_JOURNAL_SYNC: ctlsrv_on_sync(s, who, res); return;
+	case EV_FLEET: case EV_FLEET_IO: fleet_on_cqe(s, loop_what(ud), who, res); return;
 	case EV_CONN_TIMEOUT: case EV_IGNORE: return;
 	default: break;
 	}
@@ -483,6 +487,8 @@ static int setup(struct sup *s)
 	s->journal_compact_min = jmin && atoll(jmin) > 0 ? (uint64_t)atoll(jmin) : JOURNAL_COMPACT_MIN;
 	if (!s->resume_deferred)	/* (a job left in the journal keeps its directory) */
 		results_sweep(s);
+	if (fleet_open(s) < 0)	/* after the journal: it knows the resumed jobs (says why not) */
+		return -1;
 	const char *tdir = secure_getenv("PROVISOR_TRACE_DIR");
 	if (tdir && *tdir && sup_path(exe, sizeof exe, "%s/sup.%d", tdir, (int)getpid()) == 0)
 		s->trace = fopen(exe, "we");
@@ -517,6 +523,7 @@ static void teardown(struct sup *s)
 	char dir[PATH_MAX];
 
 	ctlsrv_close(s);
+	fleet_close(s);
 	if (s->journal)
 		journal_close(s->journal);	/* unfinished jobs stay in it */
 	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)

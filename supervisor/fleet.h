@@ -1,0 +1,33 @@
+/*
+ * fleet: the supervisor as one node of a fleet (docs/fleet.md), when
+ * [fleet] dsn or run --fleet DSN names a database. Nothing here waits for
+ * the database: libpq's asynchronous API runs on the supervisor's loop
+ * (EV_FLEET: a poll on its socket; EV_FLEET_IO: the files it reads and
+ * syncs), and a database that is slow or gone delays only the fleet's own
+ * work. Without a DSN every call is a no-op.
+ */
+#ifndef SUPERVISOR_FLEET_H
+#define SUPERVISOR_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sup;
+
+/* At start, after the journal has put its unfinished jobs back in the
+ * table: the node's claim journal is read, and what it still has to
+ * report is queued. 0, or -1 after one line on stderr (a DSN libpq
+ * cannot parse, an unreadable claim journal). */
+int fleet_open(struct sup *s);
+/* Every tick: deadlines, reconnection, heartbeat, claims. */
+void fleet_tick(struct sup *s, uint64_t now);
+/* EV_FLEET (what) and EV_FLEET_IO completions. */
+void fleet_on_cqe(struct sup *s, uint32_t what, uint32_t who, int res);
+/* Job ji ended (jobs_finish): a fleet job's end is reported. */
+void fleet_job_ended(struct sup *s, int ji, uint32_t state);
+/* The supervisor stops: no more claims; the next heartbeat says so. */
+void fleet_stopping(struct sup *s);
+/* At the end: the connection closed, figures logged. */
+void fleet_close(struct sup *s);
+
+#endif
