@@ -225,6 +225,9 @@ void fleet_close(struct sup *s)
 		"latency p50 %.2f ms p99 %.2f ms", f->n_stmt, f->n_beat, f->n_claim, f->n_complete, f->n_release,
 		f->n_connects, f->n_claimed, f->n_completed, f->n_repeat, f->n_refused, f->n_lost, f->n_put_back,
 		lathist_quantile(&f->claim_lat, 0.5) / 1e6, lathist_quantile(&f->claim_lat, 0.99) / 1e6);
+	sup_log("fleet: %" PRIu64 " libpq calls, the longest %.3f ms (%s), %" PRIu64 " waited%s%s", f->pq_calls,
+		f->pq_max_ns / 1e6, f->pq_max_what ? f->pq_max_what : "none", f->pq_waits,
+		f->pq_waits ? ", the last in " : "", f->pq_waits ? f->pq_wait_what : "");
 	if (f->io_fd >= 0)
 		close(f->io_fd);
 	free(f->io_buf);

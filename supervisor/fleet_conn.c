@@ -28,11 +28,51 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "supervisor/fleet_int.h"
 #include "supervisor/sup.h"
 
 #define FCONN_BACKOFF_MIN_MS 100
+
+/* A libpq call being watched: when it began and the thread's voluntary
+ * context switches then. */
+struct fconn_watch {
+	uint64_t t0;
+	long csw0;
+};
+
+static long fconn_csw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
+}
+
+static void fconn_watch(struct fconn_watch *w)
+{
+	w->csw0 = fconn_csw();
+	w->t0 = shm_now_mono();
+}
+
+/* The call what ended: its time kept if the longest, a wait counted and
+ * said (the first of each outage of them: it must not happen). */
+static void fconn_watched(struct fleet *f, const struct fconn_watch *w, const char *what)
+{
+	uint64_t ns = shm_now_mono() - w->t0;
+
+	f->pq_calls++;
+	if (ns > f->pq_max_ns) {
+		f->pq_max_ns = ns;
+		f->pq_max_what = what;
+	}
+	if (fconn_csw() != w->csw0) {
+		if (!f->pq_waits)
+			sup_log("fleet: warning: %s waited (%.2f ms): the loop stood still meanwhile", what, ns / 1e6);
+		f->pq_waits++;
+		f->pq_wait_what = what;
+	}
+}
 
 static uint64_t fconn_ud(const struct fleet *f)
 {
@@ -88,7 +128,10 @@ void fconn_drop(struct sup *s, const char *why)
 	}
 	PQclear(f->res);
 	f->res = NULL;
+	struct fconn_watch fw;
+	fconn_watch(&fw);
 	PQfinish(f->pg);
+	fconn_watched(f, &fw, "PQfinish");
 	f->pg = NULL;
 	f->cepoch++;
 	f->poll_armed = f->flush_pending = 0;
@@ -167,9 +210,14 @@ static void fconn_up(struct sup *s)
 static void fconn_connect_step(struct sup *s)
 {
 	struct fleet *f = s->fleet;
+	struct fconn_watch w;
+	PostgresPollingStatusType st;
 	char why[240];
 
-	switch (PQconnectPoll(f->pg)) {
+	fconn_watch(&w);
+	st = PQconnectPoll(f->pg);
+	fconn_watched(f, &w, "PQconnectPoll");
+	switch (st) {
 	case PGRES_POLLING_READING:
 		fconn_arm(s, POLLIN);
 		return;
@@ -190,8 +238,12 @@ static void fconn_start(struct sup *s, uint64_t now)
 	struct fleet *f = s->fleet;
 	char why[240];
 
+	struct fconn_watch w;
+
 	f->connect_ns = now;
+	fconn_watch(&w);
 	f->pg = PQconnectStart(s->conf.fleet.dsn);
+	fconn_watched(f, &w, "PQconnectStart");
 	if (!f->pg || PQstatus(f->pg) == CONNECTION_BAD) {
 		snprintf(why, sizeof why, "%s", f->pg ? PQerrorMessage(f->pg) : "out of memory");
 		why[strcspn(why, "\n")] = '\0';
@@ -225,8 +277,12 @@ void fconn_tick(struct sup *s, uint64_t now)
 		fconn_drop(s, why);
 		return;
 	}
-	if (f->cstate == FC_UP && f->flush_pending && PQflush(f->pg) == 0)
-		f->flush_pending = 0;	/* (the poll also says when it can write) */
+	if (f->cstate == FC_UP && f->flush_pending) {	/* (the poll also says when it can write) */
+		struct fconn_watch w;
+		fconn_watch(&w);
+		f->flush_pending = PQflush(f->pg) != 0;
+		fconn_watched(f, &w, "PQflush");
+	}
 }
 
 int fconn_send(struct sup *s, enum fleet_q q, const char *sql, int n, const char *const *params)
@@ -238,7 +294,11 @@ int fconn_send(struct sup *s, enum fleet_q q, const char *sql, int n, const char
 	if (!fconn_idle(f))
 		return -1;
 	/* libpq copies the parameters into its buffer: they may go now */
-	if (!PQsendQueryParams(f->pg, sql, n, NULL, params, NULL, NULL, 0) || (rc = PQflush(f->pg)) < 0) {
+	struct fconn_watch w;
+	fconn_watch(&w);
+	rc = PQsendQueryParams(f->pg, sql, n, NULL, params, NULL, NULL, 0) ? PQflush(f->pg) : -1;
+	fconn_watched(f, &w, "PQsendQueryParams");
+	if (rc < 0) {
 		fconn_drop(s, fleet_pg_error(NULL, f->pg, why, sizeof why));
 		return -1;
 	}
@@ -254,17 +314,24 @@ int fconn_send(struct sup *s, enum fleet_q q, const char *sql, int n, const char
 static int fconn_input(struct sup *s)
 {
 	struct fleet *f = s->fleet;
+	struct fconn_watch w;
 	char why[240];
 	PGnotify *n;
+	int ok;
 
-	if (!PQconsumeInput(f->pg)) {
+	fconn_watch(&w);
+	ok = PQconsumeInput(f->pg);
+	fconn_watched(f, &w, "PQconsumeInput");
+	if (!ok) {
 		fconn_drop(s, fleet_pg_error(NULL, f->pg, why, sizeof why));
 		return -1;
 	}
 	while ((n = PQnotifies(f->pg)))
 		PQfreemem(n);
 	while (f->inflight != FQ_NONE && !PQisBusy(f->pg)) {
+		fconn_watch(&w);
 		PGresult *r = PQgetResult(f->pg);
+		fconn_watched(f, &w, "PQgetResult");
 		if (r) {	/* one statement: keep its (first) result */
 			if (f->res)
 				PQclear(r);
@@ -306,7 +373,10 @@ void fconn_on_poll(struct sup *s, uint32_t who, int res)
 		return;
 	}
 	if (f->flush_pending && (res & POLLOUT)) {
+		struct fconn_watch w;
+		fconn_watch(&w);
 		int rc = PQflush(f->pg);
+		fconn_watched(f, &w, "PQflush");
 		if (rc < 0) {
 			char why[240];
 			fconn_drop(s, fleet_pg_error(NULL, f->pg, why, sizeof why));

@@ -101,6 +101,12 @@ struct fleet {
 	uint64_t io_len, io_off, io_have;
 	char io_name[40];
 
+	/* Every libpq call is watched (fleet_conn.c): its wall time, and
+	 * whether the thread gave the CPU up during it (a voluntary context
+	 * switch: it waited), which no call may do. */
+	uint64_t pq_calls, pq_max_ns, pq_waits;
+	const char *pq_max_what, *pq_wait_what;
+
 	/* figures, logged at the end (and read by bench/fleet.sh) */
 	uint64_t n_stmt, n_beat, n_claim, n_complete, n_release;
 	uint64_t n_claimed, n_completed, n_repeat, n_refused, n_lost, n_put_back, n_connects;
