@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,44 @@
 #include "journal/journal.h"
 #include "supervisor/fleet_int.h"
 #include "supervisor/sup.h"
+
+void fleet_csw(long *vol, long *invol)
+{
+	struct rusage ru;
+
+	*vol = *invol = 0;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		*vol = ru.ru_nvcsw;
+		*invol = ru.ru_nivcsw;
+	}
+}
+
+/* A step of the fleet on the loop begins (fleet.h: every one is watched). */
+static void fleet_step(struct fleet *f)
+{
+	if (f->st_depth++)
+		return;
+	fleet_csw(&f->st_vol0, &f->st_invol0);
+	f->st_t0 = shm_now_mono();
+}
+
+static void fleet_step_end(struct fleet *f)
+{
+	long vol, invol;
+	uint64_t ns;
+
+	if (--f->st_depth)
+		return;
+	ns = shm_now_mono() - f->st_t0;
+	fleet_csw(&vol, &invol);
+	f->st_steps++;
+	f->st_waited += vol != f->st_vol0;
+	f->st_desched += invol != f->st_invol0;
+	if (ns > f->st_max_ns)
+		f->st_max_ns = ns;
+	if (vol == f->st_vol0 && invol == f->st_invol0 && ns > f->st_calm_max_ns)
+		f->st_calm_max_ns = ns;
+}
 
 struct fleet_held *fleet_held_new(struct fleet *f)
 {
@@ -166,6 +205,15 @@ static void fleet_boot_id(struct fleet *f)
 	}
 }
 
+static void fleet_arm_timer(struct sup *s)
+{
+	struct fleet *f = s->fleet;
+
+	f->timer_ts.tv_sec = 0;
+	f->timer_ts.tv_nsec = SUP_TICK_MS * 1000000;
+	io_uring_prep_timeout(loop_sqe(&s->loop, loop_ud(EV_FLEET_TIMER, 0)), &f->timer_ts, 0, 0);
+}
+
 int fleet_open(struct sup *s)
 {
 	const struct conf_fleet *cf = &s->conf.fleet;
@@ -209,6 +257,7 @@ int fleet_open(struct sup *s)
 		sup_log("fleet: %s", warn);
 	sup_log("fleet: node %s: heartbeat %llu ms, lease %llu ms, up to %u fleet jobs at once", f->node,
 		(unsigned long long)f->hb_ms, (unsigned long long)f->lease_ms, f->max_jobs);
+	fleet_arm_timer(s);
 	return 0;
 }
 
@@ -228,6 +277,9 @@ void fleet_close(struct sup *s)
 	sup_log("fleet: %" PRIu64 " libpq calls, the longest %.3f ms (%s), %" PRIu64 " waited%s%s", f->pq_calls,
 		f->pq_max_ns / 1e6, f->pq_max_what ? f->pq_max_what : "none", f->pq_waits,
 		f->pq_waits ? ", the last in " : "", f->pq_waits ? f->pq_wait_what : "");
+	sup_log("fleet: %" PRIu64 " steps on the loop, the longest %.3f ms, the longest not descheduled %.3f ms; %"
+		PRIu64 " waited, %" PRIu64 " descheduled", f->st_steps, f->st_max_ns / 1e6, f->st_calm_max_ns / 1e6,
+		f->st_waited, f->st_desched);
 	if (f->io_fd >= 0)
 		close(f->io_fd);
 	free(f->io_buf);
@@ -287,12 +339,14 @@ void fleet_kick(struct sup *s)
 	fleet_send_claim(s, f->max_jobs - running);
 }
 
-void fleet_tick(struct sup *s, uint64_t now)
+
+/* The fleet's periodic work: deadlines, reconnection, what is due. */
+static void fleet_timer(struct sup *s)
 {
 	struct fleet *f = s->fleet;
+	uint64_t now = shm_now_mono();
 
-	if (!f)
-		return;
+	fleet_arm_timer(s);
 	fconn_tick(s, now);
 	if (fjournal_compact_due(f->fj, FLEET_MAX_HELD)) {
 		struct fjournal_claim live[FLEET_MAX_HELD];
@@ -375,17 +429,12 @@ void fleet_on_result(struct sup *s, enum fleet_q q, PGresult *r)
 	}
 }
 
-void fleet_on_cqe(struct sup *s, uint32_t what, uint32_t who, int res)
+/* A file operation of the fleet completed (EV_FLEET_IO). */
+static void fleet_on_io(struct sup *s, uint32_t who, int res)
 {
 	struct fleet *f = s->fleet;
 	uint32_t op = who & 0xff, i = who >> 8;
 
-	if (!f)
-		return;
-	if (what == EV_FLEET) {
-		fconn_on_poll(s, who, res);
-		return;
-	}
 	if (op == 1) {	/* the job journal's sync for a claimed job */
 		journal_synced(s->journal, res);
 		if (res < 0 && i < FLEET_MAX_HELD && f->held[i].c.local) {
@@ -403,6 +452,23 @@ void fleet_on_cqe(struct sup *s, uint32_t what, uint32_t who, int res)
 	freport_on_io(s, who, res);
 }
 
+void fleet_on_cqe(struct sup *s, uint32_t what, uint32_t who, int res)
+{
+	struct fleet *f = s->fleet;
+
+	if (!f)
+		return;
+	fleet_step(f);
+	if (what == EV_FLEET)
+		fconn_on_poll(s, who, res);
+	else if (what == EV_FLEET_TIMER)
+		fleet_timer(s);
+	else
+		fleet_on_io(s, who, res);
+	if (s->fleet)	/* (never freed here: fleet_close is teardown's) */
+		fleet_step_end(f);
+}
+
 void fleet_job_ended(struct sup *s, int ji, uint32_t state)
 {
 	struct fleet *f = s->fleet;
@@ -411,6 +477,7 @@ void fleet_job_ended(struct sup *s, int ji, uint32_t state)
 
 	if (!h || h->state != FH_RUNNING)
 		return;
+	fleet_step(f);
 	if (state == SHM_JOB_DONE && j->file_kind == PFILE_KIND_RESULT) {
 		memcpy(h->digest, j->tail + (size_t)j->nparts * 32, 32);	/* its checksum: nothing to read */
 		h->state = FH_READY;
@@ -425,4 +492,5 @@ void fleet_job_ended(struct sup *s, int ji, uint32_t state)
 			 "cancelled", f->node, j->why[0] ? ": " : "", j->why);
 	}
 	fleet_kick(s);
+	fleet_step_end(f);
 }

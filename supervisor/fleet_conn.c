@@ -28,7 +28,6 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "supervisor/fleet_int.h"
 #include "supervisor/sup.h"
@@ -44,9 +43,10 @@ struct fconn_watch {
 
 static long fconn_csw(void)
 {
-	struct rusage ru;
+	long vol, invol;
 
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
+	fleet_csw(&vol, &invol);
+	return vol;
 }
 
 static void fconn_watch(struct fconn_watch *w)

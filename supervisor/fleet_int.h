@@ -17,6 +17,7 @@
 #define SUPERVISOR_FLEET_INT_H
 
 #include <libpq-fe.h>
+#include <liburing.h>
 #include <stdint.h>
 
 #include "conf/conf.h"
@@ -106,6 +107,13 @@ struct fleet {
 	 * switch: it waited), which no call may do. */
 	uint64_t pq_calls, pq_max_ns, pq_waits;
 	const char *pq_max_what, *pq_wait_what;
+	/* And every step on the loop (fleet.h): how many, the longest, the
+	 * longest of those not descheduled, how many waited or were. */
+	uint64_t st_steps, st_max_ns, st_calm_max_ns, st_waited, st_desched;
+	int st_depth;		/* a step inside a step (a job's end in a report) counts once */
+	uint64_t st_t0;
+	long st_vol0, st_invol0;
+	struct __kernel_timespec timer_ts;
 
 	/* figures, logged at the end (and read by bench/fleet.sh) */
 	uint64_t n_stmt, n_beat, n_claim, n_complete, n_release;
@@ -126,6 +134,9 @@ void fconn_drop(struct sup *s, const char *why);
 void fconn_retry(struct sup *s, uint64_t ms);
 void fconn_close(struct sup *s);
 int fconn_idle(const struct fleet *f);
+
+/* The thread's voluntary and involuntary context switches so far. */
+void fleet_csw(long *vol, long *invol);
 
 /* fleet.c: what fleet_conn.c calls */
 void fleet_on_up(struct sup *s);

@@ -175,7 +175,6 @@ static void on_tick(struct sup *s)
 	child_tick(s, now);
 	if (s->stopping < 2)
 		results_kick(s);	/* blocked jobs to retry, resumed ones to commit */
-	fleet_tick(s, now);
 	loop_stats(s, now);
 	sched_publish(s);
 	arm_tick(s);
@@ -220,7 +219,7 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 	case EV_CONN_WRITE: ctlsrv_on_write(s, who, res); return;
 	case EV_STORE: results_on_cqe(s, who, res); return;
 	case EV_JOURNAL_SYNC: ctlsrv_on_sync(s, who, res); return;
-	case EV_FLEET: case EV_FLEET_IO: fleet_on_cqe(s, loop_what(ud), who, res); return;
+	case EV_FLEET: case EV_FLEET_IO: case EV_FLEET_TIMER: fleet_on_cqe(s, loop_what(ud), who, res); return;
 	case EV_CONN_TIMEOUT: case EV_IGNORE: return;
 	default: break;
 	}
@@ -487,8 +486,6 @@ static int setup(struct sup *s)
 	s->journal_compact_min = jmin && atoll(jmin) > 0 ? (uint64_t)atoll(jmin) : JOURNAL_COMPACT_MIN;
 	if (!s->resume_deferred)	/* (a job left in the journal keeps its directory) */
 		results_sweep(s);
-	if (fleet_open(s) < 0)	/* after the journal: it knows the resumed jobs (says why not) */
-		return -1;
 	const char *tdir = secure_getenv("PROVISOR_TRACE_DIR");
 	if (tdir && *tdir && sup_path(exe, sizeof exe, "%s/sup.%d", tdir, (int)getpid()) == 0)
 		s->trace = fopen(exe, "we");
@@ -515,7 +512,7 @@ static int setup(struct sup *s)
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
 	}
-	return 0;
+	return fleet_open(s);	/* after the journal and the loop (says why not) */
 }
 
 static void teardown(struct sup *s)

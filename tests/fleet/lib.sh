@@ -48,7 +48,7 @@ PGDIR=$T/pg
 DSN="host=$PGDIR dbname=postgres user=provisor"
 fails=0
 declare -A npid=()
-t_names=()
+t_names=() t_pids=()
 pg_bg=
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -56,6 +56,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 t_cleanup() {
   local n p
   [ -n "$pg_bg" ] && kill "$pg_bg" 2>/dev/null && wait "$pg_bg" 2>/dev/null
+  for p in "${t_pids[@]+"${t_pids[@]}"}"; do kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   for n in "${!npid[@]}"; do
     p=${npid[$n]}
     [ -n "$p" ] && kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
@@ -103,12 +104,13 @@ sql() {
 }
 
 # node_start NAME [ARGS...]: a node of the fleet, as root (its workers run
-# as nobody) or as ourselves, with a state directory under $T.
+# as nobody) or as ourselves, with a state directory under $T; at nice
+# $node_nice when that is set.
 node_start() {
   local name=$1; shift
   t_names+=("$name")
-  "$prov" run --name "$name" --state-dir "$T/$name" --gpus 1 --workers-per-gpu 1 --synth 1 \
-    --backend cpu "$@" >"$T/$name.log" 2>&1 &
+  ${node_nice:+nice -n "$node_nice"} "$prov" run --name "$name" --state-dir "$T/$name" --gpus 1 \
+    --workers-per-gpu 1 --synth 1 --backend cpu "$@" >"$T/$name.log" 2>&1 &
   npid[$name]=$!
   local i
   for i in $(seq $((100 * slow))); do
@@ -180,9 +182,9 @@ check_results_verify() {
 # The loop's longest iteration of node NAME, in ms, and what it did
 # (its status segment: status --json's supervisor.loop).
 loop_max() {
-  "$prov" status --name "$1" --json | tr -d '\n ' |
-    sed -n 's/.*"loop":{[^}]*"max_seconds":\([0-9.e+-]*\),"max_what":"\([^"]*\)".*/\1 \2/p' |
-    awk '{ printf "%.3f %s\n", $1 * 1000, $2 }'
+  "$prov" status --name "$1" --json | tr -d '\n' |
+    sed -n 's/.*"loop": *{[^}]*"max_seconds": *\([0-9.e+-]*\), *"max_what": *"\([^"]*\)".*/\1 \2/p' |
+    awk '{ ms = $1 * 1000; $1 = ""; printf "%.3f%s\n", ms, $0 }'
 }
 
 finish() {
