@@ -21,7 +21,7 @@ PROGS += $(BIN)/tests/fleet_proxy $(BIN)/tests/fleet_sql
 $(BIN)/tests/fleet_proxy: $(call objs,tests/fleet/proxy.c)
 $(BIN)/tests/fleet_sql: $(call objs,tests/fleet/sql.c) $(O)/libfleet.a
 LDLIBS_tests/fleet_sql = $(call pc_libs,libpq)
-$(BIN)/tests/fleet_units: $(call objs,tests/fleet/units.c) $(O)/libfleet.a $(O)/libconf.a
+$(BIN)/tests/fleet_units: $(call objs,tests/fleet/units.c) $(O)/libfleet.a $(O)/libconf.a $(O)/libshm.a
 LDLIBS_tests/fleet_units = $(call pc_libs,libpq) $(call pc_libs,inih)
 tests/fleet/race.sh: $(BIN)/tests/fleet_proxy
 tests/fleet/sql.sh: $(BIN)/tests/fleet_sql
