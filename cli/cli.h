@@ -53,7 +53,7 @@ extern const struct cli_entry cli_cmd_fleet;	/* cli/cmd_fleet.c */
  * its options: exit statuses as the command's. */
 struct cmd_fleet_job {
 	const char *dsn, *kind, *seed, *k, *parts, *priority, *deadline;	/* NULL: the default */
-	int wait;
+	int wait, proofs;	/* --proofs: only a node that ends the kind in proofs */
 };
 int cmd_fleet_submit(const struct cmd_fleet_job *j);
 int cmd_fleet_result(const char *dsn, uint64_t id, int json, const char *out);

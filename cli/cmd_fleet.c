@@ -111,7 +111,7 @@ static int cmd_fleet_wait(PGconn *c, uint64_t id)
 
 int cmd_fleet_submit(const struct cmd_fleet_job *a)
 {
-	struct fleet_submit j = { .deadline_s = -1 };
+	struct fleet_submit j = { .deadline_s = -1, .output = a->proofs ? "proofs" : "any" };
 	struct conf defaults;
 	uint64_t id, ms, v;
 	uint32_t len = 0;

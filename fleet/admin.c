@@ -77,7 +77,8 @@ static PGresult *fleet_rows(PGconn *c, const char *sql, int n, const char *const
 int fleet_admin_submit(PGconn *c, const struct fleet_submit *j, uint64_t *id, char *err, size_t errlen)
 {
 	char k[12], parts[12], prio[12], dl[24], seed[65];
-	const char *p[6] = { vocab_kind_name(j->kind), k, parts, seed, prio, j->deadline_s >= 0 ? dl : NULL };
+	const char *p[7] = { vocab_kind_name(j->kind), k, parts, seed, prio, j->deadline_s >= 0 ? dl : NULL,
+			     j->output ? j->output : "any" };
 	PGresult *r;
 
 	if (!p[0])
@@ -87,7 +88,7 @@ int fleet_admin_submit(PGconn *c, const struct fleet_submit *j, uint64_t *id, ch
 	snprintf(prio, sizeof prio, "%u", j->priority);
 	snprintf(dl, sizeof dl, "%lld", (long long)j->deadline_s);
 	fleet_hex(seed, j->seed, j->seed_len);
-	if (!(r = fleet_rows(c, FLEET_SQL_SUBMIT, 6, p, err, errlen)))
+	if (!(r = fleet_rows(c, FLEET_SQL_SUBMIT, 7, p, err, errlen)))
 		return -1;
 	*id = PQntuples(r) == 1 ? strtoull(PQgetvalue(r, 0, 0), NULL, 10) : 0;
 	PQclear(r);

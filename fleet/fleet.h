@@ -44,14 +44,17 @@
  *   $11 gpu_busy $12 synth_slots $13 synth_busy $14 kinds $15 params
  *   $16 max_jobs $17 held $18 local_jobs $19 loop_max_us $20 ids
  *   $21 epochs $22 stopping
- * FLEET_SQL_CLAIM: up to $5 jobs this node can run, in priority, then
- *   deadline, then id order, SELECT ... FOR UPDATE SKIP LOCKED, queued
- *   ones and (when $6) ones whose lease expired; each gets owner $1, a
- *   lease of $7 ms, its epoch + 1 and a row in provisor_leases (the
- *   lease before it, if any, is ended there as expired). Rows: id,
- *   epoch, kind, log_size, partitions, seed (hex).
+ * FLEET_SQL_CLAIM: up to $5 jobs this node can run (its kinds, each with
+ *   its range of k and its output: a job that asks for proofs only where
+ *   the kind has params), in priority, then deadline, then id order,
+ *   SELECT ... FOR UPDATE SKIP LOCKED, queued ones and (when $6) ones
+ *   whose lease expired; each gets owner $1, a lease of $7 ms, its epoch
+ *   + 1 and a row in provisor_leases (the lease before it, if any, is
+ *   ended there as expired). Rows: id, epoch, kind, log_size,
+ *   partitions, seed (hex).
  *   $1 node $2 kinds (text[]) $3 kmin (int[]) $4 kmax (int[]) $5 limit
- *   $6 take expired leases (bool) $7 lease_ms
+ *   $6 take expired leases (bool) $7 lease_ms $8 outputs (text[]:
+ *   'proofs' or 'h' per kind)
  * FLEET_SQL_COMPLETE: the job done, its result stored and its lease
  *   ended, in one statement, only while ($1, $2) is still $3's lease.
  *   One row: (done, already): 1, 0 completed now; 0, 1 completed
@@ -71,13 +74,15 @@ extern const char FLEET_SQL_COMPLETE[];
 extern const char FLEET_SQL_RELEASE[];
 extern const char FLEET_SQL_VERSION[];
 #define FLEET_BEAT_NPARAMS 22
-#define FLEET_CLAIM_NPARAMS 7
+#define FLEET_CLAIM_NPARAMS 8
 #define FLEET_COMPLETE_NPARAMS 7
 #define FLEET_RELEASE_NPARAMS 5
 
 /* The SQL an operator (or another program) runs to queue a job, the same
  * that submit --fleet sends: $1 kind $2 log_size $3 partitions $4 seed
- * (hex) $5 priority $6 seconds to its deadline (or NULL). One row: id. */
+ * (hex) $5 priority $6 seconds to its deadline (or NULL) $7 output
+ * ('any', or 'proofs' or 'h': only a node whose kind ends so takes it).
+ * One row: id. */
 extern const char FLEET_SQL_SUBMIT[];
 
 /* A notice processor that drops the server's notices ("relation ...
@@ -101,6 +106,7 @@ struct fleet_submit {
 	uint8_t seed[32];
 	uint32_t seed_len;
 	int64_t deadline_s;	/* seconds from now; < 0: none */
+	const char *output;	/* "any" (NULL), "proofs" or "h" */
 };
 int fleet_admin_submit(PGconn *c, const struct fleet_submit *j, uint64_t *id, char *err, size_t errlen);
 

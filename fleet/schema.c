@@ -57,6 +57,7 @@ static const char fleet_v1[] =
 	" seed bytea NOT NULL CHECK (length(seed) BETWEEN 1 AND 32),"
 	" priority integer NOT NULL DEFAULT 2,"
 	" deadline timestamptz,"
+	" output text NOT NULL DEFAULT 'any' CHECK (output IN ('any', 'proofs', 'h')),"
 	" state text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done', 'failed')),"
 	" owner text,"
 	" lease_until timestamptz,"

@@ -65,8 +65,8 @@ const char FLEET_SQL_CLAIM[] =
 	"WITH pick AS ("
 	" SELECT j.id FROM provisor_jobs j"
 	" WHERE (j.state = 'queued' OR ($6::bool AND j.state = 'running' AND j.lease_until < now()))"
-	"  AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::int[], $4::int[]) AS c(kind, kmin, kmax)"
-	"   WHERE c.kind = j.kind AND j.log_size BETWEEN c.kmin AND c.kmax)"
+	"  AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::int[], $4::int[], $8::text[]) AS c(kind, kmin, kmax, out)"
+	"   WHERE c.kind = j.kind AND j.log_size BETWEEN c.kmin AND c.kmax AND j.output IN ('any', c.out))"
 	" ORDER BY j.priority, j.deadline ASC NULLS LAST, j.id"
 	" LIMIT $5::int"
 	" FOR UPDATE OF j SKIP LOCKED"
@@ -130,7 +130,7 @@ const char FLEET_SQL_VERSION[] =
 	"SELECT coalesce(max(version), 0) FROM provisor_schema";
 
 const char FLEET_SQL_SUBMIT[] =
-	"INSERT INTO provisor_jobs (kind, log_size, partitions, seed, priority, deadline)"
+	"INSERT INTO provisor_jobs (kind, log_size, partitions, seed, priority, deadline, output)"
 	" VALUES ($1, $2::int, $3::int, decode($4, 'hex'), $5::int,"
-	"  now() + $6::float8 * interval '1 second')"
+	"  now() + $6::float8 * interval '1 second', $7)"
 	" RETURNING id";

@@ -44,33 +44,44 @@ static void fleet_slots(const struct sup *s, int *gbusy, int *sbusy)
 	}
 }
 
-/* What the node can run: each kind with its range of k (a kind with
- * params proves at its one k), and the GPU slots it may use. */
-static void fleet_kinds(const struct sup *s, char *text, size_t tlen, char *names, char *kmin, char *kmax,
-			size_t alen)
-{
-	size_t t = 0, a = 0, b = 0, c = 0;
+/* What the node can run, as its row shows it (text) and as a claim asks
+ * for it (array literals): each kind with its range of k (a kind with
+ * params proves at its one k) and its output, and the GPU slots it may
+ * use. */
+struct fleet_caps {
+	char text[400], names[80], kmin[40], kmax[40], outs[40];
+};
 
-	a = (size_t)snprintf(names, alen, "{");
-	b = (size_t)snprintf(kmin, alen, "{");
-	c = (size_t)snprintf(kmax, alen, "{");
-	text[0] = '\0';
+/* Append to an array literal being built in a (n bytes used so far). */
+static size_t fleet_elem(char *a, size_t len, size_t n, uint32_t k, const char *v)
+{
+	return n + (size_t)snprintf(a + n, n < len ? len - n : 0, "%s%s%s", k > 1 ? "," : "{", v,
+				    k == VOCAB_NKINDS ? "}" : "");
+}
+
+static void fleet_kinds(const struct sup *s, struct fleet_caps *c)
+{
+	size_t t = 0, a = 0, b = 0, d = 0, e = 0;
+	char num[12];
+
+	c->text[0] = '\0';
 	for (uint32_t k = 1; k <= VOCAB_NKINDS; k++) {
 		const struct conf_kind *ck = &s->conf.kind[k];
 		uint32_t lo = s->kind_params[k] ? ck->log_size : VOCAB_LOG_MIN;
 		uint32_t hi = s->kind_params[k] ? ck->log_size : s->conf.max_log_size, slots = 0;
+		int any = !ck->slot_mask[0] && !ck->slot_mask[1] && !ck->slot_mask[2] && !ck->slot_mask[3];
 		for (uint32_t g = 0; g < s->ngpu; g++)
-			slots += !ck->slot_mask[0] && !ck->slot_mask[1] && !ck->slot_mask[2] && !ck->slot_mask[3] ?
-				 1 : (uint32_t)(ck->slot_mask[g / 64] >> (g % 64) & 1);
-		t += (size_t)snprintf(text + t, t < tlen ? tlen - t : 0, "%s%s k=%u..%u gpu=%u%s", k > 1 ? ", " : "",
-				      vocab_kind_name(k), lo, hi, slots, s->kind_params[k] ? " proofs" : "");
-		a += (size_t)snprintf(names + a, a < alen ? alen - a : 0, "%s%s", k > 1 ? "," : "", vocab_kind_name(k));
-		b += (size_t)snprintf(kmin + b, b < alen ? alen - b : 0, "%s%u", k > 1 ? "," : "", lo);
-		c += (size_t)snprintf(kmax + c, c < alen ? alen - c : 0, "%s%u", k > 1 ? "," : "", hi);
+			slots += any ? 1 : (uint32_t)(ck->slot_mask[g / 64] >> (g % 64) & 1);
+		t += (size_t)snprintf(c->text + t, t < sizeof c->text ? sizeof c->text - t : 0,
+				      "%s%s k=%u..%u gpu=%u %s", k > 1 ? ", " : "", vocab_kind_name(k), lo, hi, slots,
+				      s->kind_params[k] ? "proofs" : "h");
+		a = fleet_elem(c->names, sizeof c->names, a, k, vocab_kind_name(k));
+		snprintf(num, sizeof num, "%u", lo);
+		b = fleet_elem(c->kmin, sizeof c->kmin, b, k, num);
+		snprintf(num, sizeof num, "%u", hi);
+		d = fleet_elem(c->kmax, sizeof c->kmax, d, k, num);
+		e = fleet_elem(c->outs, sizeof c->outs, e, k, s->kind_params[k] ? "proofs" : "h");
 	}
-	snprintf(names + a, a < alen ? alen - a : 0, "}");
-	snprintf(kmin + b, b < alen ? alen - b : 0, "}");
-	snprintf(kmax + c, c < alen ? alen - c : 0, "}");
 }
 
 static void fleet_params_text(const struct sup *s, char *out, size_t len)
@@ -111,13 +122,14 @@ static int fleet_held_arrays(struct fleet *f, char **ids, char **epochs)
 void fleet_send_beat(struct sup *s)
 {
 	struct fleet *f = s->fleet;
-	char v[19][48], kinds[400], names[80], kmin[40], kmax[40], params[300], *ids = NULL, *epochs = NULL;
+	char v[19][48], params[300], *ids = NULL, *epochs = NULL;
+	struct fleet_caps caps;
 	int gbusy, sbusy, local = 0;
 
 	for (uint32_t i = 0; i < s->njobs; i++)
 		local += jobs_active(&s->jobs[i]);
 	fleet_slots(s, &gbusy, &sbusy);
-	fleet_kinds(s, kinds, sizeof kinds, names, kmin, kmax, sizeof names);
+	fleet_kinds(s, &caps);
 	fleet_params_text(s, params, sizeof params);
 	if (fleet_held_arrays(f, &ids, &epochs) < 0) {
 		free(ids);
@@ -139,7 +151,7 @@ void fleet_send_beat(struct sup *s)
 	const char *p[FLEET_BEAT_NPARAMS] = {
 		f->node, f->host, s->conf.state_dir, f->boot_id, v[0], v[1], v[2], v[3],
 		s->backend == VOCAB_BACKEND_PLUGIN ? "plugin" : vocab_backend_name((uint32_t)s->backend),
-		v[4], v[5], v[6], v[7], kinds, params, v[8], v[9], v[10], v[11], ids, epochs,
+		v[4], v[5], v[6], v[7], caps.text, params, v[8], v[9], v[10], v[11], ids, epochs,
 		f->stopping ? "t" : "f",
 	};
 	if (fconn_send(s, FQ_BEAT, FLEET_SQL_BEAT, FLEET_BEAT_NPARAMS, p) == 0) {
@@ -153,13 +165,15 @@ void fleet_send_beat(struct sup *s)
 void fleet_send_claim(struct sup *s, uint32_t room)
 {
 	struct fleet *f = s->fleet;
-	char kinds[400], names[80], kmin[40], kmax[40], lim[16], lease[24];
+	char lim[16], lease[24];
+	struct fleet_caps caps;
 	int expired = f->up_ns && shm_now_mono() - f->up_ns >= f->lease_ms * 1000000u;
 
-	fleet_kinds(s, kinds, sizeof kinds, names, kmin, kmax, sizeof names);
+	fleet_kinds(s, &caps);
 	snprintf(lim, sizeof lim, "%u", room);
 	snprintf(lease, sizeof lease, "%" PRIu64, f->lease_ms);
-	const char *p[FLEET_CLAIM_NPARAMS] = { f->node, names, kmin, kmax, lim, expired ? "t" : "f", lease };
+	const char *p[FLEET_CLAIM_NPARAMS] = { f->node, caps.names, caps.kmin, caps.kmax, lim, expired ? "t" : "f",
+					       lease, caps.outs };
 	if (fconn_send(s, FQ_CLAIM, FLEET_SQL_CLAIM, FLEET_CLAIM_NPARAMS, p) == 0) {
 		f->n_claim++;
 		f->claim_room = room;

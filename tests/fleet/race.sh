@@ -9,7 +9,10 @@
 #     them, its leases expire meanwhile and the first node takes both and
 #     completes them; when the relay thaws, the third node reports its
 #     two results and the database refuses both (their leases' late_at
-#     set), and nothing is counted twice.
+#     set), and nothing is counted twice;
+#   - a job submitted --proofs goes only to a node whose kind has params
+#     (node 3 has none, and is back): the database holds its proofs file
+#     whole, result --fleet --output writes it, and it verifies.
 . "$(dirname "$0")/lib.sh"
 
 pg_start
@@ -69,6 +72,20 @@ n=$(sql "SELECT count(*) FROM provisor_results WHERE node LIKE '%.fr3-$$'")
 [ "$n" = 0 ] || fail "fr3's late results were counted ($n)"
 grep "refused by the database" "$T/fr3-$$.log" | sed 's/^/info: /'
 
+# A kind with params ends in proofs, which the database stores whole:
+# fetched with result --fleet --output, they verify.
+"$prov" setup --seed 01 --log-size 5 -o "$T/k5.params" >/dev/null || fail "setup"
+pconf=$(fleet_conf proofs "heartbeat = 200ms" "claim_interval = 20ms")
+printf '[kind.winning-post]\nlog_size = 5\nparams = %s\n' "$T/k5.params" >>"$pconf"
+node_start "fr4-$$" --config "$pconf"
+"$prov" submit --fleet "$DSN" --kind winning-post --log-size 5 --proofs --wait >"$T/sub" 2>&1 || fail "proofs job: $(cat "$T/sub")"
+id=$(head -n 1 "$T/sub")
+"$prov" result --fleet "$DSN" "$id" --output "$T/fleet.proofs" >/dev/null || fail "result --fleet --output"
+"$prov" verify --params "$T/k5.params" "$T/fleet.proofs" >"$T/v" 2>&1 || fail "the proofs from the database: $(cat "$T/v")"
+n=$(sql "SELECT length(proofs) FROM provisor_results WHERE job_id = $id")
+echo "info: proofs job $id: $n bytes in the database, verified"
+
+node_stop "fr4-$$"
 node_stop "fr3-$$"
 node_stop "fr1-$$"
 kill "$proxy"

@@ -82,7 +82,8 @@ static int claim(const char *node, int limit, int expired, uint64_t *ids, uint32
 	char lim[8];
 	snprintf(lim, sizeof lim, "%d", limit);
 	const char *p[FLEET_CLAIM_NPARAMS] = { node, "{winning-post,window-post,snap-deals,porep}", "{3,3,3,3}",
-					       "{20,20,20,20}", lim, expired ? "t" : "f", "3000" };
+					       "{20,20,20,20}", lim, expired ? "t" : "f", "3000",
+					       "{h,h,h,h}" };
 	PGresult *r = q(FLEET_SQL_CLAIM, FLEET_CLAIM_NPARAMS, p);
 	int n = PQntuples(r);
 
@@ -181,10 +182,17 @@ int main(int argc, char **argv)
 	CHECK(claim("a", 3, 0, ids, ep) == 3 && ids[0] == j_top && ids[1] == j_mid_soon && ids[2] == j_mid_late &&
 	      ep[0] == 1, "claim order: %llu %llu %llu", (unsigned long long)ids[0], (unsigned long long)ids[1],
 	      (unsigned long long)ids[2]);
-	const char *p[FLEET_CLAIM_NPARAMS] = { "b", "{porep}", "{3}", "{2}", "8", "f", "3000" };
+	const char *p[FLEET_CLAIM_NPARAMS] = { "b", "{porep}", "{3}", "{2}", "8", "f", "3000", "{proofs}" };
 	PGresult *r = q(FLEET_SQL_CLAIM, FLEET_CLAIM_NPARAMS, p);
 	CHECK(PQntuples(r) == 0, "a k=3 porep job claimed for k <= 2");
 	PQclear(r);
+	/* A job that asks for proofs goes only where its kind has params. */
+	exec_ok("UPDATE provisor_jobs SET output = 'proofs' WHERE kind = 'porep'");
+	const char *h[FLEET_CLAIM_NPARAMS] = { "b", "{porep}", "{3}", "{20}", "8", "f", "3000", "{h}" };
+	r = q(FLEET_SQL_CLAIM, FLEET_CLAIM_NPARAMS, h);
+	CHECK(PQntuples(r) == 0, "a proofs job claimed by a node that ends in H");
+	PQclear(r);
+	exec_ok("UPDATE provisor_jobs SET output = 'any' WHERE kind = 'porep'");
 
 	/* A beat renews what it sends, puts back what it owns and did not send. */
 	snprintf(buf, sizeof buf, "{%llu,%llu}", (unsigned long long)j_top, (unsigned long long)j_mid_soon);
