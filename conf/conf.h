@@ -34,7 +34,7 @@
  *   dsn = host=db dbname=prov ; libpq connection string or URI; none = no fleet
  *   node = NAME               ; the node's name in the fleet (default HOST.NAME)
  *   heartbeat = 2s            ; registration and lease renewal interval
- *   lease = 6s                ; a claim's lease (default 3 x heartbeat)
+ *   lease = 5s                ; a claim's lease (default 2.5 x heartbeat)
  *   max_jobs = 4              ; fleet jobs held at once (default 2 x GPU slots)
  *   claim_interval = 500ms    ; an empty queue is asked again after this
  *   [kind.porep]              ; also kind.snap-deals, kind.window-post,
@@ -81,7 +81,7 @@ struct conf_fleet {
 	char dsn[CONF_FLEET_DSN_MAX];	/* libpq conninfo or URI: may hold a password, never logged */
 	char node[CONF_FLEET_NODE_MAX];	/* "" = HOSTNAME.NAME */
 	uint64_t heartbeat_ms;	/* registration and lease renewal every */
-	uint64_t lease_ms;	/* a claim's lease; 0 = 3 x heartbeat_ms */
+	uint64_t lease_ms;	/* a claim's lease; 0 = 2.5 x heartbeat_ms */
 	uint64_t claim_interval_ms;	/* an empty queue is asked again after */
 	uint32_t max_jobs;	/* fleet jobs held at once; 0 = 2 x GPU slots */
 };

@@ -25,3 +25,7 @@ $(BIN)/tests/fleet_units: $(call objs,tests/fleet/units.c) $(O)/libfleet.a $(O)/
 LDLIBS_tests/fleet_units = $(call pc_libs,libpq) $(call pc_libs,inih)
 tests/fleet/race.sh: $(BIN)/tests/fleet_proxy
 tests/fleet/sql.sh: $(BIN)/tests/fleet_sql
+
+# bench/fleet.sh: claim latency, statements per job, 3 nodes against 1,
+# a dead node's work reclaimed (issue 23)
+BENCHES += bench/fleet.sh

@@ -238,7 +238,10 @@ int fleet_open(struct sup *s)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	f->started_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	f->hb_ms = cf->heartbeat_ms;
-	f->lease_ms = cf->lease_ms ? cf->lease_ms : 3 * cf->heartbeat_ms;
+	/* two and a half heartbeats: a live node misses two before it loses
+	 * a lease, and a dead one's jobs are taken within three (the claim
+	 * that takes them comes within claim_interval of the expiry) */
+	f->lease_ms = cf->lease_ms ? cf->lease_ms : 5 * cf->heartbeat_ms / 2;
 	f->claim_ms = cf->claim_interval_ms;
 	/* a statement or a connection that takes half a lease is a database gone */
 	f->timeout_ms = f->lease_ms / 2 > 1000 ? f->lease_ms / 2 : 1000;
