@@ -13,7 +13,8 @@
 #   speedup  FLEET_TPUT_JOBS (300) queued, done by 1 node, then by 3: jobs
 #            per second from the first claim to the last completion (the
 #            database's clock), and the ratio
-#   death    3 nodes, heartbeat FLEET_HB (1s); one holds two jobs (its GPU
+#   death    3 nodes, heartbeat FLEET_HB (2s, the default; claim_interval
+#            its default 500 ms); one holds two jobs (its GPU
 #            worker hangs, PROVISOR_FAULT) and is killed with SIGKILL: the
 #            time until both are claimed by the others (polled every 50 ms),
 #            against 3 x the heartbeat
@@ -26,7 +27,7 @@ if ! (. "$here/../tests/fleet/lib.sh") >/dev/null 2>&1; then
 fi
 # shellcheck source=../tests/fleet/lib.sh
 . "$here/../tests/fleet/lib.sh"
-njobs=${FLEET_JOBS:-1000} ntput=${FLEET_TPUT_JOBS:-300} hb=${FLEET_HB:-1s}
+njobs=${FLEET_JOBS:-1000} ntput=${FLEET_TPUT_JOBS:-300} hb=${FLEET_HB:-2s}
 
 queue() {	# queue N: N small jobs, seeds from 1
   sql "INSERT INTO provisor_jobs (kind, log_size, partitions, seed)

@@ -67,7 +67,8 @@ const char FLEET_SQL_CLAIM[] =
 	" WHERE (j.state = 'queued' OR ($6::bool AND j.state = 'running' AND j.lease_until < now()))"
 	"  AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::int[], $4::int[], $8::text[]) AS c(kind, kmin, kmax, out)"
 	"   WHERE c.kind = j.kind AND j.log_size BETWEEN c.kmin AND c.kmax AND j.output IN ('any', c.out))"
-	" ORDER BY j.priority, j.deadline ASC NULLS LAST, j.id"
+	/* no deadline last, without NULLS LAST (older CockroachDB lacks it) */
+	" ORDER BY j.priority, j.deadline IS NULL, j.deadline, j.id"
 	" LIMIT $5::int"
 	" FOR UPDATE OF j SKIP LOCKED"
 	"), claimed AS ("
@@ -86,7 +87,7 @@ const char FLEET_SQL_CLAIM[] =
 	" SELECT c.id, c.epoch, $1, clock_timestamp(), c.lease_until FROM claimed c"
 	")"
 	" SELECT id, epoch, kind, log_size, partitions, encode(seed, 'hex') FROM claimed"
-	" ORDER BY priority, deadline ASC NULLS LAST, id";
+	" ORDER BY priority, deadline IS NULL, deadline, id";
 
 const char FLEET_SQL_COMPLETE[] =
 	"WITH done AS ("
