@@ -167,16 +167,43 @@ int cmd_fleet_submit(const struct cmd_fleet_job *a)
 	return rc;
 }
 
-/* The proofs file into path (temp, fsync, rename). */
-static int cmd_fleet_write(const char *path, const uint8_t *b, size_t n)
+/* The proofs the database holds (each partition's proof file, in order)
+ * made a proofs file again, for provisor verify --params: the header of
+ * the job, the regions, each region's digest and the checksum
+ * (format/pfile.h), into path (temp, fsync, rename). 0, or 1 after one
+ * line. */
+static int cmd_fleet_write(const char *path, uint64_t id, const struct fleet_result *r)
 {
+	struct pfile_result res = { .job_id = id, .partitions = r->partitions, .version = 0 };
+	uint32_t P = r->partitions;
+	uint8_t hdr[PFILE_HEADER_BYTES], table[VOCAB_MAX_PARTS * 32], sum[PFILE_SUM_BYTES];
 	char tmp[4200];
 	int fd, rc = 0;
 
+	if (vocab_kind_parse(r->kind, &res.job_kind) < 0 || P < 1 || P > VOCAB_MAX_PARTS ||
+	    r->proofs_len != (size_t)P * PFILE_PROOF_REGION || r->seed_len < 1) {
+		fprintf(stderr, "provisor result: the database's proofs of job %llu do not match the job\n",
+			(unsigned long long)id);
+		return 1;
+	}
+	memcpy(res.id.seed, r->seed, r->seed_len);
+	res.id.seed_len = r->seed_len;
+	res.id.k = r->log_size;
+	pfile_res_header(PFILE_KIND_PROOFS, &res, hdr);
+	for (uint32_t p = 0; p < P; p++) {
+		struct pfile_digest d;
+		pfile_digest_init(&d);
+		pfile_digest_update(&d, r->proofs + (size_t)p * PFILE_PROOF_REGION, PFILE_PROOF_REGION);
+		pfile_digest_final(&d, table + (size_t)p * 32);
+	}
+	pfile_result2_sum(hdr, table, P, sum);
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, b, n) != (ssize_t)n || fsync(fd) < 0 || rename(tmp, path) < 0)
-		rc = -errno;
+	if (fd < 0 || write(fd, hdr, sizeof hdr) != (ssize_t)sizeof hdr ||
+	    write(fd, r->proofs, r->proofs_len) != (ssize_t)r->proofs_len ||
+	    write(fd, table, (size_t)P * 32) != (ssize_t)P * 32 || write(fd, sum, sizeof sum) != (ssize_t)sizeof sum ||
+	    fsync(fd) < 0 || rename(tmp, path) < 0)
+		rc = errno ? -errno : -EIO;
 	if (fd >= 0)
 		close(fd);
 	if (rc) {
@@ -212,8 +239,7 @@ static void cmd_fleet_hexout(const uint8_t *b, size_t n)
 static void cmd_fleet_print(uint64_t id, const struct fleet_result *r, int json)
 {
 	uint32_t parts = r->partitions;
-	int proofs = !strcmp(r->output, "proofs") &&
-		     r->proofs_len == pfile_res_size(PFILE_KIND_PROOFS, r->log_size, parts);
+	int proofs = !strcmp(r->output, "proofs") && r->proofs_len == (size_t)parts * PFILE_PROOF_REGION;
 
 	if (json) {
 		printf("{\"job\":%llu,\"state\":\"done\",\"kind\":\"%s\",\"k\":%u,\"partitions\":%u,\"seed\":\"",
@@ -224,27 +250,25 @@ static void cmd_fleet_print(uint64_t id, const struct fleet_result *r, int json)
 		printf("job %llu done by %s (epoch %u): %s, %s k=%u x %u\n", (unsigned long long)id, r->node,
 		       r->epoch, r->output, r->kind, r->log_size, parts);
 	}
-	if (!proofs) {
-		printf(json ? ",\"h_digest\":\"" : "h digest ");
-		cmd_fleet_hexout(r->h_digest, 32);
-		if (json) {
-			printf("\",\"location\":");
-			cmd_fleet_jstr(r->location);
-			printf("}\n");
-		} else {
-			char shown[600];
-			printf("\nlocation %s\n", util_clean(shown, sizeof shown, r->location));
-		}
-		return;
+	/* the node's result file: its checksum, and where it is (with H output,
+	 * where the H is) */
+	printf(json ? ",\"checksum\":\"" : "checksum ");
+	cmd_fleet_hexout(r->h_digest, 32);
+	if (json) {
+		printf("\",\"location\":");
+		cmd_fleet_jstr(r->location);
+	} else {
+		char shown[600];
+		printf("\nlocation %s\n", util_clean(shown, sizeof shown, r->location));
 	}
 	if (json)
 		printf(",\"proofs\":[");
-	for (uint32_t p = 0; p < parts; p++) {
+	for (uint32_t p = 0; proofs && p < parts; p++) {
 		if (json)
 			printf("%s\"", p ? "," : "");
 		else
 			printf("partition %u proof ", p);
-		cmd_fleet_hexout(r->proofs + pfile_res_part_off(PFILE_KIND_PROOFS, r->log_size, p), PFILE_PROOF_REGION);
+		cmd_fleet_hexout(r->proofs + (size_t)p * PFILE_PROOF_REGION, PFILE_PROOF_REGION);
 		printf(json ? "\"" : "\n");
 	}
 	if (json)
@@ -273,7 +297,7 @@ int cmd_fleet_result(const char *dsn, uint64_t id, int json, const char *out)
 		fprintf(stderr, "provisor result: job %llu ended in H, kept on node %s: --output is for proofs\n",
 			(unsigned long long)id, r.node);
 	} else if (out) {
-		rc = cmd_fleet_write(out, r.proofs, r.proofs_len);
+		rc = cmd_fleet_write(out, id, &r);
 		if (!rc)
 			printf("%s\n", out);
 	} else {

@@ -481,12 +481,11 @@ void fleet_job_ended(struct sup *s, int ji, uint32_t state)
 	if (!h || h->state != FH_RUNNING)
 		return;
 	fleet_step(f);
-	if (state == SHM_JOB_DONE && j->file_kind == PFILE_KIND_RESULT) {
-		memcpy(h->digest, j->tail + (size_t)j->nparts * 32, 32);	/* its checksum: nothing to read */
-		h->state = FH_READY;
-		h->outcome = FO_DONE;
-	} else if (state == SHM_JOB_DONE) {
-		h->state = FH_ENDED;	/* its proofs are read back first */
+	if (state == SHM_JOB_DONE) {
+		memcpy(h->digest, j->tail + (size_t)j->nparts * 32, 32);	/* its checksum, just written */
+		h->has_digest = 1;
+		/* H: nothing more to say; proofs: read back first */
+		h->state = j->file_kind == PFILE_KIND_RESULT ? FH_READY : FH_ENDED;
 		h->outcome = FO_DONE;
 	} else {
 		h->state = FH_READY;

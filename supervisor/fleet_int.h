@@ -38,7 +38,7 @@ enum fleet_q { FQ_NONE, FQ_VERSION, FQ_BEAT, FQ_CLAIM, FQ_COMPLETE, FQ_RELEASE }
 enum fleet_hstate {
 	FH_FREE,
 	FH_RUNNING,	/* its local job is queued or running */
-	FH_ENDED,	/* its local job is done: its result file is to be read */
+	FH_ENDED,	/* its local job is done: its result file is to be read (proofs, checksum) */
 	FH_READING,	/* being read (fleet_report.c) */
 	FH_READY,	/* its report is ready to send */
 	FH_SENT,	/* its report is the statement in flight */
@@ -53,8 +53,9 @@ struct fleet_held {
 	uint8_t outcome;	/* enum fleet_outcome */
 	uint8_t lost;		/* the database did not renew it: its report will be refused */
 	uint8_t in_beat;	/* in the ids of the beat in flight */
-	uint8_t digest[32];	/* H output: the result file's checksum */
-	uint8_t *proofs;	/* proofs output: the whole proofs file (malloc'd) */
+	uint8_t has_digest;	/* digest is known (else read back with the proofs) */
+	uint8_t digest[32];	/* the result file's checksum (over its header and digest table) */
+	uint8_t *proofs;	/* proofs output: each partition's proof file, in order (malloc'd) */
 	size_t proofs_len;
 	char why[160];		/* failed or released: why */
 };
@@ -98,8 +99,10 @@ struct fleet {
 	int sending;		/* the held entry whose report is in flight, -1 = none */
 	int reading;		/* the held entry being read, -1 = none */
 	int io_fd;		/* its file, while open */
-	uint8_t *io_buf;
-	uint64_t io_len, io_off, io_have;
+	uint8_t *io_buf;	/* what is read: the proofs, then the checksum */
+	struct { uint64_t off; uint32_t len, at; } io_seg[VOCAB_MAX_PARTS + 1];	/* at: into io_buf */
+	uint32_t io_nseg, io_cur, io_have;	/* segments, the one being read, its bytes so far */
+	uint64_t io_len;	/* io_buf's size */
 	char io_name[40];
 
 	/* Every libpq call is watched (fleet_conn.c): its wall time, and

@@ -2,15 +2,16 @@
  * fleet_report: how a held fleet job ended, told to the database, which
  * alone decides whether it counts.
  *
- * Done: FLEET_SQL_COMPLETE with the result. For H output that is the
- * result file's checksum (BLAKE2b-256 over its header and digest table,
- * which commits to every partition's H) and where the file is; the
- * supervisor has it in hand at the commit, or reads those 32 bytes back
- * after a restart. For proofs it is the proofs file itself, read back
- * whole once committed: at most 80 + 408 x 64 + 32 bytes at any k, the
- * one payload a node's supervisor ever holds (architecture.md, invariant
- * 1), because a fleet's result must live where every node and client can
- * fetch it. Reads are io_uring operations (EV_FLEET_IO: open, read,
+ * Done: FLEET_SQL_COMPLETE with the result: always the result file's
+ * checksum (BLAKE2b-256 over its header and digest table, which commits
+ * to every partition's H or proof) and where the file is, which the
+ * supervisor has in hand at the commit (or reads back, 32 bytes, after a
+ * restart); and for a kind with params each partition's proof file,
+ * read back from the committed file: 376 bytes a partition, at most 24
+ * KiB at any k (a proofs+H file's H stays on the node), the one payload
+ * a node's supervisor ever holds (architecture.md, invariant 1), because
+ * a fleet's result must live where every node and client can fetch it.
+ * Reads are io_uring operations (EV_FLEET_IO: open, a read a segment,
  * close), one file at a time, beside the statements.
  *
  * Failed, cancelled, or never taken: FLEET_SQL_RELEASE, the job queued
@@ -41,18 +42,22 @@ static void freport_read_end(struct sup *s, int ok, const char *why)
 {
 	struct fleet *f = s->fleet;
 	struct fleet_held *h = &f->held[f->reading];
+	uint64_t plen = h->c.file_kind == PFILE_KIND_RESULT ? 0 : (uint64_t)h->c.parts * PFILE_PROOF_REGION;
 
 	if (f->io_fd >= 0) {
 		io_uring_prep_close(loop_sqe(&s->loop, loop_ud(EV_FLEET_IO, FIO_CLOSE)), f->io_fd);
 		f->io_fd = -1;
 	}
 	h->state = FH_READY;
-	if (ok && h->c.file_kind == PFILE_KIND_PROOFS) {
-		h->proofs = f->io_buf;
-		h->proofs_len = f->io_len;
-		f->io_buf = NULL;
-	} else if (ok) {
-		memcpy(h->digest, f->io_buf, 32);
+	if (ok) {
+		if (!h->has_digest)
+			memcpy(h->digest, f->io_buf + plen, 32);
+		h->has_digest = 1;
+		if (plen) {	/* the proofs, kept: the buffer is the entry's now */
+			h->proofs = f->io_buf;
+			h->proofs_len = plen;
+			f->io_buf = NULL;
+		}
 	} else {
 		sup_log("fleet: job %" PRIu64 " (local %" PRIu64 "): its result cannot be read back (%s); given back",
 			h->c.fleet, h->c.local, why);
@@ -65,10 +70,34 @@ static void freport_read_end(struct sup *s, int ok, const char *why)
 	fleet_kick(s);
 }
 
+/* What of entry h's result file goes to the database: each partition's
+ * proof region (one span in a proofs file, one region a partition in a
+ * proofs+H file) into io_buf, then the file's checksum after them unless
+ * it is known. */
+static int freport_plan(struct fleet *f, const struct fleet_held *h)
+{
+	uint32_t kind = h->c.file_kind, k = h->c.k, P = h->c.parts, n = 0;
+	uint64_t plen = kind == PFILE_KIND_RESULT ? 0 : (uint64_t)P * PFILE_PROOF_REGION;
+
+	if (P < 1 || P > VOCAB_MAX_PARTS || k < VOCAB_LOG_MIN || k > VOCAB_LOG_MAX ||
+	    (kind != PFILE_KIND_RESULT && kind != PFILE_KIND_PROOFS && kind != PFILE_KIND_PROOFS_H))
+		return -1;
+	if (kind == PFILE_KIND_PROOFS)	/* its regions follow one another */
+		f->io_seg[n++] = (typeof(f->io_seg[0])){ pfile_res_part_off(kind, k, 0), (uint32_t)plen, 0 };
+	for (uint32_t p = 0; kind == PFILE_KIND_PROOFS_H && p < P; p++)
+		f->io_seg[n++] = (typeof(f->io_seg[0])){ pfile_res_part_off(kind, k, p), PFILE_PROOF_REGION,
+							 p * PFILE_PROOF_REGION };
+	if (!h->has_digest)
+		f->io_seg[n++] = (typeof(f->io_seg[0])){ pfile_res_size(kind, k, P) - 32, 32, (uint32_t)plen };
+	f->io_nseg = n;
+	f->io_cur = f->io_have = 0;
+	f->io_len = plen + 32;
+	return 0;
+}
+
 void freport_read_next(struct sup *s)
 {
 	struct fleet *f = s->fleet;
-	uint64_t size;
 	uint32_t i;
 
 	if (f->reading >= 0)
@@ -78,15 +107,10 @@ void freport_read_next(struct sup *s)
 	if (i == FLEET_MAX_HELD)
 		return;
 	struct fleet_held *h = &f->held[i];
-	size = pfile_res_size(h->c.file_kind, h->c.k, h->c.parts);
-	/* proofs: the whole file; H: its checksum, the last 32 bytes */
-	f->io_len = h->c.file_kind == PFILE_KIND_PROOFS ? size : 32;
-	f->io_off = size - f->io_len;
-	f->io_have = 0;
 	f->reading = (int)i;
 	h->state = FH_READING;
-	if (h->c.file_kind == PFILE_KIND_PROOFS && size > 80 + 408ull * VOCAB_MAX_PARTS + 32) {
-		freport_read_end(s, 0, "larger than any proofs file");
+	if (freport_plan(f, h) < 0) {
+		freport_read_end(s, 0, "its claim journal's record makes no sense");
 		return;
 	}
 	if (!(f->io_buf = malloc(f->io_len))) {
@@ -98,12 +122,14 @@ void freport_read_next(struct sup *s)
 			     O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
 }
 
+/* The next read of the current segment (what is left of it). */
 static void freport_read_more(struct sup *s)
 {
 	struct fleet *f = s->fleet;
+	const typeof(f->io_seg[0]) *g = &f->io_seg[f->io_cur];
 
-	io_uring_prep_read(loop_sqe(&s->loop, loop_ud(EV_FLEET_IO, FIO_READ)), f->io_fd, f->io_buf + f->io_have,
-			   (unsigned)(f->io_len - f->io_have), f->io_off + f->io_have);
+	io_uring_prep_read(loop_sqe(&s->loop, loop_ud(EV_FLEET_IO, FIO_READ)), f->io_fd, f->io_buf + g->at + f->io_have,
+			   g->len - f->io_have, g->off + f->io_have);
 }
 
 void freport_on_io(struct sup *s, uint32_t who, int res)
@@ -120,41 +146,44 @@ void freport_on_io(struct sup *s, uint32_t who, int res)
 	}
 	if (who == FIO_OPEN) {
 		f->io_fd = res;
-		freport_read_more(s);
+		if (f->io_nseg)
+			freport_read_more(s);
+		else
+			freport_read_end(s, 1, NULL);
 		return;
 	}
-	loop_got(f->io_buf + f->io_have, res);
+	loop_got(f->io_buf + f->io_seg[f->io_cur].at + f->io_have, res);
 	if (res == 0) {
 		freport_read_end(s, 0, "shorter than its header says");
 		return;
 	}
-	f->io_have += (uint64_t)res;
-	if (f->io_have < f->io_len)
+	f->io_have += (uint32_t)res;
+	if (f->io_have == f->io_seg[f->io_cur].len) {
+		f->io_cur++;
+		f->io_have = 0;
+	}
+	if (f->io_cur < f->io_nseg)
 		freport_read_more(s);
 	else
 		freport_read_end(s, 1, NULL);
 }
 
-/* COMPLETE's parameters for h, into p (the malloc'd ones in *a, *b). */
+/* COMPLETE's parameters for h, into p (the malloc'd ones in *a, *b):
+ * the proofs, if any, and always the result file's checksum and where
+ * the file is (for H output, where the H is). */
 static void freport_complete_params(struct sup *s, struct fleet_held *h, const char **p, char **a, char **b,
 				    char *ids, char *epoch, char *loc, size_t loclen)
 {
 	struct fleet *f = s->fleet;
 	char path[300];
 
+	sched_result_path(s, h->c.local, path, sizeof path);
+	snprintf(loc, loclen, "%s:%s", f->node, path);
 	p[0] = ids;
 	p[1] = epoch;
 	p[2] = f->node;
-	if (h->c.file_kind == PFILE_KIND_PROOFS) {
-		p[3] = "proofs";
-		p[4] = *a = fleet_bytea_param(h->proofs, h->proofs_len);
-		p[5] = p[6] = NULL;
-		return;
-	}
-	sched_result_path(s, h->c.local, path, sizeof path);
-	snprintf(loc, loclen, "%s:%s", f->node, path);
-	p[3] = "h";
-	p[4] = NULL;
+	p[3] = h->proofs ? "proofs" : "h";
+	p[4] = h->proofs ? (*a = fleet_bytea_param(h->proofs, h->proofs_len)) : NULL;
 	p[5] = *b = fleet_bytea_param(h->digest, 32);
 	p[6] = loc;
 }
@@ -176,7 +205,7 @@ int freport_send(struct sup *s)
 	snprintf(epoch, sizeof epoch, "%" PRIu32, h->c.epoch);
 	if (h->outcome == FO_DONE) {
 		freport_complete_params(s, h, p, &a, &b, ids, epoch, loc, sizeof loc);
-		if ((p[4] || p[5]) == 0) {	/* out of memory: tried again at the next tick */
+		if (!p[5] || (h->proofs && !p[4])) {	/* out of memory: tried again at the next tick */
 			free(a);
 			free(b);
 			return 0;

@@ -11,8 +11,11 @@
 #     two results and the database refuses both (their leases' late_at
 #     set), and nothing is counted twice;
 #   - a job submitted --proofs goes only to a node whose kind has params
-#     (node 3 has none, and is back): the database holds its proofs file
-#     whole, result --fleet --output writes it, and it verifies.
+#     (node 3 has none, and is back): the database holds its proofs (each
+#     partition's proof file), result --fleet --output makes them a proofs
+#     file again, and it verifies; the same for a kind that keeps its H
+#     (keep_h), whose proofs+H file stays on the node, where the database
+#     says, and verifies there.
 . "$(dirname "$0")/lib.sh"
 
 pg_start
@@ -77,13 +80,21 @@ grep "refused by the database" "$T/fr3-$$.log" | sed 's/^/info: /'
 "$prov" setup --seed 01 --log-size 5 -o "$T/k5.params" >/dev/null || fail "setup"
 pconf=$(fleet_conf proofs "heartbeat = 200ms" "claim_interval = 20ms")
 printf '[kind.winning-post]\nlog_size = 5\nparams = %s\n' "$T/k5.params" >>"$pconf"
+printf '[kind.window-post]\nlog_size = 5\nparams = %s\nkeep_h = yes\n' "$T/k5.params" >>"$pconf"
 node_start "fr4-$$" --config "$pconf"
-"$prov" submit --fleet "$DSN" --kind winning-post --log-size 5 --proofs --wait >"$T/sub" 2>&1 || fail "proofs job: $(cat "$T/sub")"
-id=$(head -n 1 "$T/sub")
-"$prov" result --fleet "$DSN" "$id" --output "$T/fleet.proofs" >/dev/null || fail "result --fleet --output"
-"$prov" verify --params "$T/k5.params" "$T/fleet.proofs" >"$T/v" 2>&1 || fail "the proofs from the database: $(cat "$T/v")"
-n=$(sql "SELECT length(proofs) FROM provisor_results WHERE job_id = $id")
-echo "info: proofs job $id: $n bytes in the database, verified"
+for kind in winning-post window-post; do	# proofs; proofs with their H kept on the node
+  "$prov" submit --fleet "$DSN" --kind $kind --log-size 5 --partitions 2 --proofs --wait >"$T/sub" 2>&1 ||
+    fail "$kind proofs job: $(cat "$T/sub")"
+  id=$(head -n 1 "$T/sub")
+  "$prov" result --fleet "$DSN" "$id" --output "$T/$kind.proofs" >/dev/null || fail "result --fleet --output $id"
+  "$prov" verify --params "$T/k5.params" "$T/$kind.proofs" >"$T/v" 2>&1 ||
+    fail "$kind: the proofs from the database: $(cat "$T/v")"
+  n=$(sql "SELECT length(proofs) FROM provisor_results WHERE job_id = $id")
+  [ "$n" = 752 ] || fail "$kind: $n bytes of proofs in the database, expected 2 x 376"
+  echo "info: $kind proofs job $id: $n bytes in the database, verified"
+done
+loc=$(sql "SELECT substr(location, strpos(location, ':') + 1) FROM provisor_results WHERE job_id = $id")
+"$prov" verify --params "$T/k5.params" "$loc" >"$T/v" 2>&1 || fail "the proofs+H file on the node: $(cat "$T/v")"
 
 node_stop "fr4-$$"
 node_stop "fr3-$$"
