@@ -23,7 +23,7 @@ $(BIN)/tests/fleet_sql: $(call objs,tests/fleet/sql.c) $(O)/libfleet.a
 LDLIBS_tests/fleet_sql = $(call pc_libs,libpq)
 $(BIN)/tests/fleet_units: $(call objs,tests/fleet/units.c) $(O)/libfleet.a $(O)/libconf.a $(O)/libshm.a
 LDLIBS_tests/fleet_units = $(call pc_libs,libpq) $(call pc_libs,inih)
-tests/fleet/race.sh: $(BIN)/tests/fleet_proxy
+tests/fleet/race.sh tests/fleet/kill.sh: $(BIN)/tests/fleet_proxy
 tests/fleet/sql.sh: $(BIN)/tests/fleet_sql
 
 # bench/fleet.sh: claim latency, statements per job, 3 nodes against 1,

@@ -12,7 +12,10 @@
 #   - every result verifies (provisor verify on the files the database
 #     names, the dead node's among them);
 #   - result --fleet prints a done job's node, digest and location, and
-#     refuses an unknown one in one line.
+#     refuses an unknown one in one line;
+#   - a node killed after it finished two jobs it could not report (its
+#     relay to the database frozen), started again on its state
+#     directory, reports both from its claim journal: done once, by it.
 # Waits poll the database; their bounds only stop a hang.
 . "$(dirname "$0")/lib.sh"
 
@@ -44,7 +47,8 @@ held=$(sql "SELECT string_agg(id::text, ',') FROM provisor_jobs WHERE state = 'r
 node_kill "$victim"
 echo "info: killed $victim holding job(s) $held"
 
-all_done() { [ "$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'done'")" = 60 ]; }
+done_n() { [ "$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'done'")" = "$1" ]; }
+all_done() { done_n 60; }
 wait_for 90 all_done || fail "not every job done: $(sql "SELECT state, count(*) FROM provisor_jobs GROUP BY state")"
 check_exactly_once 60
 n=$(sql "SELECT count(*) FROM provisor_leases WHERE node LIKE '%.$victim' AND outcome = 'expired'")
@@ -70,5 +74,41 @@ grep -q "^location .*:/.*/results/job-[0-9]*.result$" "$T/result" || fail "resul
 
 node_stop "fk1-$$"
 node_stop "fk3-$$"
+
+# A node killed after finishing two jobs it could not report (its relay
+# to the database frozen) and started again on its state directory:
+# its claim journal has them, their result files are there, its leases
+# are still its own (5 s): it reports both, each done once, by it.
+mkdir -m 755 "$T/relay"
+"$bin/tests/fleet_proxy" "$T/relay/.s.PGSQL.5432" "$PGDIR/.s.PGSQL.5432" &
+proxy=$!
+t_pids+=("$proxy")
+rconf=$(fleet_conf restart "heartbeat = 200ms" "lease = 5s" "claim_interval = 20ms" "max_jobs = 2")
+sed -i "s|^dsn = .*|dsn = host=$T/relay dbname=postgres user=provisor|" "$rconf"
+node_start "fk4-$$" --config "$rconf"
+sql "INSERT INTO provisor_jobs (kind, log_size, partitions, seed)
+     SELECT 'porep', 12, 6, decode(lpad(to_hex(i), 4, '0'), 'hex') FROM generate_series(201, 202) AS i" >/dev/null
+held=
+for _ in $(seq $((300 * slow))); do
+  kill -STOP "$proxy"
+  held=$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.fk4-$$'")
+  [ "$held" = 2 ] && break
+  kill -CONT "$proxy"
+  sleep 0.05
+done
+[ "$held" = 2 ] || fail "fk4 never held both jobs"
+ended_here() { [ "$("$prov" jobs --name "fk4-$$" --state done 2>/dev/null | grep -c .)" -ge 2 ]; }
+wait_for 60 ended_here || fail "fk4 did not finish its jobs while cut off"
+node_kill "fk4-$$"
+kill -CONT "$proxy"
+node_start "fk4-$$" --config "$rconf"
+wait_for 30 done_n 62 || fail "fk4's jobs were not reported after its restart: $(sql "SELECT id, state, owner FROM provisor_jobs WHERE id > 60")"
+check_exactly_once 62
+n=$(sql "SELECT count(*) FROM provisor_results WHERE node LIKE '%.fk4-$$' AND epoch = 1")
+[ "$n" = 2 ] || fail "$n of fk4's jobs completed by its first lease, expected 2"
+node_stop "fk4-$$"
+kill "$proxy"
+wait "$proxy"
+t_pids=()
 grep -h "fleet: .* statements" "$T"/fk*.log | sed 's/^/info: /'
 finish
