@@ -20,9 +20,11 @@ endif
 CUDA ?= auto
 SAN ?=
 
-# Debian packages the build needs, and the pkg-config names that prove them.
-DEB_PKGS := pkg-config liburing-dev libncurses-dev libgmp-dev libsodium-dev libxxhash-dev libinih-dev libjson-c-dev libmicrohttpd-dev libsystemd-dev
-PC_PKGS  := liburing ncursesw gmp libsodium libxxhash inih json-c libmicrohttpd libsystemd
+# Debian packages the build needs, and the pkg-config names that prove them
+# (postgresql, the server the fleet tests run, has none: DEPS_OK looks for
+# its initdb).
+DEB_PKGS := pkg-config liburing-dev libncurses-dev libgmp-dev libsodium-dev libxxhash-dev libinih-dev libjson-c-dev libmicrohttpd-dev libsystemd-dev libpq-dev postgresql
+PC_PKGS  := liburing ncursesw gmp libsodium libxxhash inih json-c libmicrohttpd libsystemd libpq
 
 O   := build$(if $(SAN),-$(SAN))
 BIN := bin$(if $(SAN),-$(SAN))
@@ -49,7 +51,8 @@ pc_libs   = $(shell pkg-config --libs $(1) 2>/dev/null)
 
 # deps runs first, once, only when pkg-config cannot find a package.
 # The noble test oracle counts too where npm exists (tests/noble.mk).
-DEPS_OK := $(shell pkg-config --exists $(PC_PKGS) 2>/dev/null && \
+PG_SERVER_OK := { ls /usr/lib/postgresql/*/bin/initdb || command -v initdb; } >/dev/null 2>&1
+DEPS_OK := $(shell pkg-config --exists $(PC_PKGS) 2>/dev/null && $(PG_SERVER_OK) && \
 	{ [ -d tests/noble/node_modules/@noble/curves ] || ! command -v npm >/dev/null 2>&1; } && echo yes)
 DEPS_PREREQ := $(if $(DEPS_OK),,deps)
 
@@ -131,8 +134,8 @@ asan tsan:
 # (NOBLE_DEPS, tests/noble.mk); the second is tried even when the first
 # fails, and deps fails when either did.
 deps:
-	@if pkg-config --exists $(PC_PKGS) 2>/dev/null; then \
-	  echo "deps: all present ($(PC_PKGS))"; \
+	@if pkg-config --exists $(PC_PKGS) 2>/dev/null && $(PG_SERVER_OK); then \
+	  echo "deps: all present ($(PC_PKGS), postgresql)"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  echo "deps: installing $(DEB_PKGS)"; \
 	  export DEBIAN_FRONTEND=noninteractive; \

@@ -9,6 +9,7 @@
 #define CLI_CLI_H
 
 #include <getopt.h>
+#include <stdint.h>
 
 struct cli_entry {
 	const char *name;
@@ -46,6 +47,17 @@ extern const struct cli_entry cli_cmd_status;	/* cli/cmd_status.c */
 extern const struct cli_entry cli_cmd_top;	/* cli/cmd_top.c */
 extern const struct cli_entry cli_cmd_exporter;	/* cli/cmd_exporter.c */
 extern const struct cli_entry cli_cmd_params;	/* cli/cmd_params.c */
+extern const struct cli_entry cli_cmd_fleet;	/* cli/cmd_fleet.c */
+
+/* The --fleet DSN forms (cli/cmd_fleet.c), once their command has parsed
+ * its options: exit statuses as the command's. */
+struct cmd_fleet_job {
+	const char *dsn, *kind, *seed, *k, *parts, *priority, *deadline;	/* NULL: the default */
+	int wait, proofs;	/* --proofs: only a node that ends the kind in proofs */
+};
+int cmd_fleet_submit(const struct cmd_fleet_job *j);
+int cmd_fleet_result(const char *dsn, uint64_t id, int json, const char *out);
+int cmd_fleet_status(const char *dsn, int json);
 
 /* The state directory of instance name: from its segment while it runs,
  * else the default (conf_finish). 0, or -1 (a bad name, said). The
@@ -63,6 +75,9 @@ int cli_state_dir(const char *name, char *dir, size_t len);
 	"Kinds: winning-post, window-post, snap-deals, porep (by default run in that\n" \
 	"order of priority; each kind's log_size, partitions and priority are in\n" \
 	"the configuration file, provisor.conf(5)).\n"
+#define CLI_HELP_FLEET \
+	"  --fleet DSN    the fleet's database instead of an instance (docs/fleet.md);\n" \
+	"                 DSN is libpq's: keep a password in ~/.pgpass, not here\n"
 #define CLI_HELP_STATE \
 	"State directory (journal, results, control socket, log): state_dir in the\n" \
 	"configuration, or run --state-dir; by default /var/lib/provisor/NAME for\n" \

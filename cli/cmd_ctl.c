@@ -397,7 +397,8 @@ static int cmd_ctl_wait(const char *name, uint64_t id, const char *result)
 
 struct cmd_ctl_submit {
 	const char *kind, *seed, *k, *parts;
-	int wait;
+	const char *fleet, *priority, *deadline;	/* --fleet DSN and its own options */
+	int wait, named, proofs;
 	struct cmd_ctl_target t;
 };
 
@@ -409,6 +410,10 @@ static const struct option cmd_submit_options[] = {
 	{ "wait", no_argument, NULL, 'w' },
 	{ "name", required_argument, NULL, 'n' },
 	{ "socket", required_argument, NULL, 'S' },
+	{ "fleet", required_argument, NULL, 'F' },
+	{ "priority", required_argument, NULL, 'P' },
+	{ "deadline", required_argument, NULL, 'D' },
+	{ "proofs", no_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -427,8 +432,12 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 		case 'k': s->k = optarg; break;
 		case 'p': s->parts = optarg; break;
 		case 'w': s->wait = 1; break;
-		case 'n': s->t.name = optarg; break;
-		case 'S': s->t.socket = optarg; break;
+		case 'n': s->t.name = optarg; s->named = 1; break;
+		case 'S': s->t.socket = optarg; s->named = 1; break;
+		case 'F': s->fleet = optarg; break;
+		case 'P': s->priority = optarg; break;
+		case 'D': s->deadline = optarg; break;
+		case 'R': s->proofs = 1; break;
 		case 'h': exit(cli_help("submit"));
 		default: return cli_bad_option(opt, argv);
 		}
@@ -437,6 +446,12 @@ static int cmd_ctl_submit_args(int argc, char **argv, struct cmd_ctl_submit *s)
 		return cli_extra_arg(argv);
 	if (!s->kind)
 		return cli_usage_error("submit", "missing --kind");
+	if (s->fleet && s->named)
+		return cli_usage_error("submit", "--fleet queues the job in the fleet's database: --name and "
+				       "--socket name one instance");
+	if (!s->fleet && (s->priority || s->deadline || s->proofs))
+		return cli_usage_error("submit", "--priority, --deadline and --proofs are for --fleet (an instance "
+				       "orders jobs by its kinds' priority, and proves the kinds with params)");
 	return cmd_ctl_check_name("submit", s->t.name);
 }
 
@@ -531,6 +546,10 @@ static int cmd_submit(int argc, char **argv)
 
 	if ((rc = cmd_ctl_submit_args(argc, argv, &s)) || (rc = cmd_ctl_submit_line(&s, line, sizeof line)))
 		return rc;
+	if (s.fleet)	/* the flags checked as for an instance; the database takes it */
+		return cmd_fleet_submit(&(struct cmd_fleet_job){ .dsn = s.fleet, .kind = s.kind, .seed = s.seed,
+				.k = s.k, .parts = s.parts, .priority = s.priority, .deadline = s.deadline, .wait = s.wait,
+				.proofs = s.proofs });
 	/* --wait watches the instance that takes the job: known before it is
 	 * sent, so that a job is never accepted unwatched (a script that
 	 * retries on failure would submit it twice). */
@@ -553,7 +572,7 @@ static int cmd_submit(int argc, char **argv)
 const struct cli_entry cli_cmd_submit = {
 	.name = "submit",
 	.usage = "submit --kind KIND [--seed HEX] [--log-size K] [--partitions N] [--wait] "
-		  "[--name NAME] [--socket PATH]",
+		  "[--name NAME] [--socket PATH] [--fleet DSN [--priority N] [--deadline DURATION] [--proofs]]",
 	.help = "Submit a job to the instance and print its id.\n"
 		"  --kind KIND       the job's kind (required; see below)\n"
 		"  --seed HEX        the job's seed, 1 to 32 bytes of hex (default: 16 random bytes)\n"
@@ -564,7 +583,17 @@ const struct cli_entry cli_cmd_submit = {
 		" (default: the kind's partitions)\n"
 		"  --wait            then wait for the job and print 'job ID done: PATH', 'job ID\n"
 		"                    failed: REASON' or 'job ID cancelled'; exit 0 only when done\n"
-		CLI_HELP_NAME CLI_HELP_SOCKET CLI_HELP_KINDS
+		CLI_HELP_NAME CLI_HELP_SOCKET CLI_HELP_FLEET
+		"  --priority N      --fleet: lower runs first, 0 to 255 (default: the kind's\n"
+		"                    built-in priority: 0, 1, 2, 2 in the order below)\n"
+		"  --deadline DURATION  --fleet: due within DURATION (30s, 10m, 2h); among jobs\n"
+		"                    of one priority the earliest deadline is claimed first\n"
+		"  --proofs          --fleet: only a node whose kind has params (at this k)\n"
+		"                    takes it: it ends in proofs (default: whichever node)\n"
+		"With --fleet the job is queued in the fleet's database for any node, with\n"
+		"the built-in kinds' log_size and partitions unless given, and --wait\n"
+		"prints 'job ID done by NODE'.\n"
+		CLI_HELP_KINDS
 		"Exit status: 0 ok, 1 refused by the supervisor or not reachable, 2 a bad\n"
 		"argument (also a --log-size above the supervisor's max_log_size).\n",
 	.options = cmd_submit_options,

@@ -148,6 +148,8 @@ static const struct option cmd_result_options[] = {
 	{ "name", required_argument, NULL, 'n' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "path", no_argument, NULL, 'p' },
+	{ "fleet", required_argument, NULL, 'F' },
+	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -240,7 +242,7 @@ static int result_print(const char *path, int json, int path_only)
 
 static int cmd_result(int argc, char **argv)
 {
-	const char *name = "default";
+	const char *name = "default", *fleet = NULL, *out = NULL;
 	char path[200], why[300];
 	struct snap_reader r;
 	struct snap s = { 0 };
@@ -255,6 +257,8 @@ static int cmd_result(int argc, char **argv)
 		case 'n': name = optarg; break;
 		case 'j': json = 1; break;
 		case 'p': path_only = 1; break;
+		case 'F': fleet = optarg; break;
+		case 'o': out = optarg; break;
 		case 'h': return cli_help("result");
 		default: return cli_bad_option(opt, argv);
 		}
@@ -263,6 +267,11 @@ static int cmd_result(int argc, char **argv)
 		return cli_usage_error("result", "expected 1 argument, the job id");
 	if (cli_parse_int(argv[optind], 1, INT64_MAX, &id) < 0)
 		return cli_usage_error("result", "'%s' is not a job id", argv[optind]);
+	if (out && !fleet)
+		return cli_usage_error("result", "--output is for --fleet: an instance's result is a file already");
+	if (fleet)	/* the fleet's database: cli/cmd_fleet.c */
+		return path_only ? cli_usage_error("result", "--path is for an instance: a fleet's result is in "
+						   "its database") : cmd_fleet_result(fleet, (uint64_t)id, json, out);
 	if (cmd_jobs_snap("result", name, &r, &s))
 		return 1;
 	if (status_result_path(&s, (uint64_t)id, path, sizeof path) < 0) {
@@ -454,7 +463,7 @@ const struct cli_entry cli_cmd_jobs = {
 
 const struct cli_entry cli_cmd_result = {
 	.name = "result",
-	.usage = "result JOB [--json | --path] [--name NAME]",
+	.usage = "result JOB [--json | --path] [--name NAME] [--fleet DSN [--output FILE]]",
 	.help = "Print the path of job JOB's result file, STATE/results/job-JOB.result,\n"
 		"where STATE is the state directory of the running instance (the one\n"
 		"its control socket is in); for a kind with params, then one line per\n"
@@ -466,7 +475,10 @@ const struct cli_entry cli_cmd_result = {
 		"            seed, proofs: partition, x0, xout, proof; hex; with keep_h\n"
 		"            also h_offset and h_bytes, where its H is in the file)\n"
 		"  --path    only the path\n"
-		CLI_HELP_NAME,
+		CLI_HELP_NAME CLI_HELP_FLEET
+		"  --output FILE  --fleet: write a proofs job's proofs file there (for\n"
+		"            provisor verify --params); without it the job's node, epoch\n"
+		"            and proofs (or H digest and location) are printed\n",
 	.options = cmd_result_options,
 	.optstring = ":h",
 	.exec = cmd_result,

@@ -32,6 +32,7 @@ static const struct option cmd_run_options[] = {
 	{ "state-dir", required_argument, NULL, 'd' }, { "gpus", required_argument, NULL, 'g' },
 	{ "workers-per-gpu", required_argument, NULL, 'w' },
 	{ "synth", required_argument, NULL, 's' }, { "backend", required_argument, NULL, 'b' },
+	{ "fleet", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -88,6 +89,13 @@ static int cmd_run_configure(struct conf *c, int argc, char **argv)
 			if (cmd_run_count("--synth", optarg, 1, 128, &c->synth) < 0)
 				return -1;
 			break;
+		case 'F':
+			if (conf_fleet_set_dsn(c, optarg) < 0) {
+				fprintf(stderr, "provisor run: --fleet: a DSN of 1 to %d bytes, not '%s'\n",
+					CONF_FLEET_DSN_MAX - 1, util_clean(shown, sizeof shown, optarg));
+				return -1;
+			}
+			break;
 		case 'b':
 			if (conf_parse_backend(c, optarg) < 0) {
 				fprintf(stderr, "provisor run: --backend: '%s' is not auto, cuda, cpu or "
@@ -117,7 +125,7 @@ static int cmd_run(int argc, char **argv)
 const struct cli_entry cli_cmd_run = {
 	.name = "run",
 	.usage = "run [--config FILE] [--name NAME] [--state-dir DIR] [--gpus N|auto] [--workers-per-gpu K] "
-		  "[--synth N] [--backend auto|cuda|cpu|plugin:PATH]",
+		  "[--synth N] [--backend auto|cuda|cpu|plugin:PATH] [--fleet DSN]",
 	.help = "Run the supervisor in the foreground until provisor stop, SIGTERM or\n"
 		"SIGINT. The configuration: built-in defaults, then --config FILE, then\n"
 		"these options, each overriding the one before.\n"
@@ -132,10 +140,14 @@ const struct cli_entry cli_cmd_run = {
 		"                          the GPU where there is one. cuda without a device:\n"
 		"                          the GPU slots are disabled and the state is degraded\n"
 		"  --backend plugin:PATH   a backend library (docs/backend-abi.md), PATH absolute\n"
+		"  --fleet DSN             also run as a node of the fleet whose queue is in the\n"
+		"                          database DSN ([fleet] dsn; docs/fleet.md): claim its\n"
+		"                          jobs, report their results (a password belongs in\n"
+		"                          ~/.pgpass, not on a command line)\n"
 		"It logs to standard error and, outside systemd's journal, to STATE/log\n"
 		"(8 MiB, then STATE/log.1): provisor log prints it.\n"
 		CLI_HELP_STATE,
 	.options = cmd_run_options,
-	.optstring = ":c:n:d:g:w:s:b:h",
+	.optstring = ":c:n:d:g:w:s:b:F:h",
 	.exec = cmd_run,
 };

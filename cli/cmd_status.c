@@ -24,13 +24,14 @@ static const struct option cmd_status_options[] = {
 	{ "prometheus", no_argument, NULL, 'p' },
 	{ "jobs", no_argument, NULL, 'J' },
 	{ "job", required_argument, NULL, 'N' },
+	{ "fleet", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
 
 static int cmd_status(int argc, char **argv)
 {
-	const char *name = "default";
+	const char *name = "default", *fleet = NULL;
 	int json = 0, prom = 0, rc, opt;
 	struct status_opts so = { 0 };
 	long id;
@@ -51,12 +52,18 @@ static int cmd_status(int argc, char **argv)
 				return cli_usage_error("status", "--job '%s' is not a job id", optarg);
 			so.job = (uint64_t)id;
 			break;
+		case 'F': fleet = optarg; break;
 		case 'h': return cli_help("status");
 		default: return cli_bad_option(opt, argv);
 		}
 	}
 	if (optind < argc)
 		return cli_extra_arg(argv);
+	if (fleet && (prom || so.parts || so.job))
+		return cli_usage_error("status", "--fleet shows every node: --prometheus, --jobs and --job are "
+				       "for one instance");
+	if (fleet)	/* every node, from the fleet's database: cli/cmd_fleet.c */
+		return cmd_fleet_status(fleet, json);
 	if (json && prom)
 		return cli_usage_error("status", "--json and --prometheus are two formats: choose one");
 	if ((json || prom) && (so.parts || so.job))
@@ -90,7 +97,7 @@ static int cmd_status(int argc, char **argv)
 
 const struct cli_entry cli_cmd_status = {
 	.name = "status",
-	.usage = "status [--name NAME] [--json|--prometheus] [--jobs|--job N]",
+	.usage = "status [--name NAME] [--json|--prometheus] [--jobs|--job N] [--fleet DSN]",
 	.help = "Print one snapshot of the instance's status segment: the supervisor,\n"
 		"its slots, one line per job, and the recent events. It never talks to\n"
 		"the supervisor, so it answers while that is busy or hung.\n"
@@ -98,7 +105,9 @@ const struct cli_entry cli_cmd_status = {
 		"  --prometheus   as Prometheus text (docs/metrics.md)\n"
 		"  --jobs         the text with every job's partitions, one line each\n"
 		"  --job N        the text with only job N, with its partitions\n"
-		CLI_HELP_NAME
+		CLI_HELP_NAME CLI_HELP_FLEET
+		"                 (every node: alive, stale or dead, slots busy of total,\n"
+		"                 its jobs; the queue per kind; --json as one object)\n"
 		"Exit status: 0 running, 1 no such instance, 2 a bad argument, 3 the\n"
 		"supervisor is not running or not responding (its last state is shown).\n",
 	.options = cmd_status_options,

@@ -20,7 +20,7 @@ static const struct cli_entry *const cli_table[] = {
 	&cli_cmd_run, &cli_cmd_synth, &cli_cmd_setup, &cli_cmd_prove, &cli_cmd_verify,
 	&cli_cmd_submit, &cli_cmd_cancel, &cli_cmd_retry, &cli_cmd_drain, &cli_cmd_resume, &cli_cmd_stop,
 	&cli_cmd_worker, &cli_cmd_ping, &cli_cmd_status, &cli_cmd_jobs, &cli_cmd_result, &cli_cmd_log,
-	&cli_cmd_top, &cli_cmd_exporter, &cli_cmd_params,
+	&cli_cmd_top, &cli_cmd_exporter, &cli_cmd_params, &cli_cmd_fleet,
 };
 #define CLI_NCMDS (sizeof cli_table / sizeof cli_table[0])
 

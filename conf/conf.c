@@ -43,7 +43,7 @@ struct conf_ctx {
 	int line;		/* of the last line handed to inih */
 	int err_line;		/* 0 = no error latched */
 	char reason[256];
-	uint64_t seen[VOCAB_NKINDS + 1];	/* duplicate-key bits per section */
+	uint64_t seen[VOCAB_NKINDS + 2];	/* duplicate-key bits per section (fleet last) */
 	uint64_t seen_sup;
 };
 
@@ -180,6 +180,8 @@ void conf_defaults(struct conf *c)
 	c->preempt_after_ms = 100;
 	c->preempt_grace_ms = 100;
 	memcpy(c->kind, kinds, sizeof kinds);
+	c->fleet.heartbeat_ms = 2000;
+	c->fleet.claim_interval_ms = 500;
 	/* state_dir stays "" (= not set explicitly) until conf_finish. */
 }
 
@@ -359,6 +361,42 @@ static const struct conf_key conf_kind_keys[] = {
 	CK_FIELD("keep_h", CK_BOOL, conf_kind, keep_h),
 };
 
+int conf_fleet_node_check(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n < 1 || n >= CONF_FLEET_NODE_MAX || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+						   "0123456789_.-") != n)
+		return -1;
+	return 0;
+}
+
+int conf_fleet_set_dsn(struct conf *c, const char *v)
+{
+	if (!v[0] || strlen(v) >= sizeof c->fleet.dsn)
+		return -1;
+	snprintf(c->fleet.dsn, sizeof c->fleet.dsn, "%s", v);
+	return 0;
+}
+
+static int conf_set_fleet_node(struct conf *c, const char *v)
+{
+	if (conf_fleet_node_check(v) < 0)
+		return -1;
+	snprintf(c->fleet.node, sizeof c->fleet.node, "%s", v);
+	return 0;
+}
+
+/* [fleet]'s keys: offsets into struct conf_fleet. */
+static const struct conf_key conf_fleet_keys[] = {
+	CK_SET("dsn", conf_fleet_set_dsn, "a libpq connection string or URI, at most 511 bytes"),
+	CK_SET("node", conf_set_fleet_node, "a node name ([A-Za-z0-9_.-], 1 to 63 characters)"),
+	CK_FIELD("heartbeat", CK_MS, conf_fleet, heartbeat_ms),
+	CK_FIELD("lease", CK_MS, conf_fleet, lease_ms),
+	CK_FIELD("claim_interval", CK_MS, conf_fleet, claim_interval_ms),
+	CK_NUM("max_jobs", CK_U32, conf_fleet, max_jobs, 1, CONF_MAX_JOBS),
+};
+
 static_assert(CONF_MAX_SLOTS == 256, "the gpus key's message says 1..256");
 
 /* "gpu.0,gpu.3": a set of GPU slots into mask (at least one, each once,
@@ -466,13 +504,17 @@ static const char *conf_what(const struct conf_key *k, char *buf, size_t len)
 	return k->what;
 }
 
-/* "supervisor" -> 0, "kind.NAME" -> the kind (1..VOCAB_NKINDS), else -1. */
+/* "supervisor" -> 0, "kind.NAME" -> the kind (1..VOCAB_NKINDS), "fleet"
+ * -> CONF_SEC_FLEET, else -1. */
+#define CONF_SEC_FLEET (VOCAB_NKINDS + 1)
 static int conf_section(const char *s)
 {
 	uint32_t kind;
 
 	if (!strcmp(s, "supervisor"))
 		return 0;
+	if (!strcmp(s, "fleet"))
+		return CONF_SEC_FLEET;
 	if (!strncmp(s, "kind.", 5) && !vocab_kind_parse(s + 5, &kind))
 		return (int)kind;
 	return -1;
@@ -491,8 +533,9 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 {
 	struct conf_ctx *x = user;
 	int sec = conf_section(section);
-	const struct conf_key *keys = sec ? conf_kind_keys : conf_sup_keys;
-	size_t n = sec ? sizeof conf_kind_keys / sizeof keys[0] : sizeof conf_sup_keys / sizeof keys[0];
+	const struct conf_key *keys = sec == CONF_SEC_FLEET ? conf_fleet_keys : sec ? conf_kind_keys : conf_sup_keys;
+	size_t n = sec == CONF_SEC_FLEET ? sizeof conf_fleet_keys / sizeof keys[0] :
+		   sec ? sizeof conf_kind_keys / sizeof keys[0] : sizeof conf_sup_keys / sizeof keys[0];
 	uint64_t *seen;
 
 	if (x->err_line)
@@ -508,7 +551,8 @@ static int conf_handler(void *user, const char *section, const char *key, const 
 		if (*seen & (1ull << i))
 			return conf_fail(x, "duplicate key '%s' in [%s]", key, section);
 		*seen |= 1ull << i;
-		void *base = sec ? (void *)&x->c.kind[sec] : (void *)&x->c;
+		void *base = sec == CONF_SEC_FLEET ? (void *)&x->c.fleet : sec ? (void *)&x->c.kind[sec] :
+			     (void *)&x->c;
 		if (conf_apply(&keys[i], &x->c, base, val)) {
 			char shown[64], what[48];
 			return conf_fail(x, "%s: '%s' is not %s", key, conf_shown(val, shown, sizeof shown),
@@ -640,6 +684,12 @@ int conf_check(const struct conf *c, char *err, size_t errlen)
 				 (unsigned long long)c->mem_budget);
 			return -1;
 		}
+	}
+	if (c->fleet.heartbeat_ms < 100 || (c->fleet.lease_ms && c->fleet.lease_ms < 2 * c->fleet.heartbeat_ms)) {
+		snprintf(err, errlen, "fleet: heartbeat %llu ms and lease %llu ms: the heartbeat must be at least "
+			 "100ms and the lease at least two heartbeats", (unsigned long long)c->fleet.heartbeat_ms,
+			 (unsigned long long)c->fleet.lease_ms);
+		return -1;
 	}
 	return conf_check_slots(c, err, errlen);
 }

@@ -30,6 +30,13 @@
  *   preempt_after = 100ms     ; pre-empt a running lower-priority partition after; 0 = never
  *   preempt_grace = 100ms     ; a worker asked to abandon that has not is killed after
  *   max_log_size = 20         ; largest k accepted (config and submit)
+ *   [fleet]                   ; one node of a fleet (docs/fleet.md)
+ *   dsn = host=db dbname=prov ; libpq connection string or URI; none = no fleet
+ *   node = NAME               ; the node's name in the fleet (default HOST.NAME)
+ *   heartbeat = 2s            ; registration and lease renewal interval
+ *   lease = 5s                ; a claim's lease (default 2.5 x heartbeat)
+ *   max_jobs = 4              ; fleet jobs held at once (default 2 x GPU slots)
+ *   claim_interval = 500ms    ; an empty queue is asked again after this
  *   [kind.porep]              ; also kind.snap-deals, kind.window-post,
  *   log_size = 16             ;      kind.winning-post
  *   partitions = 10
@@ -66,6 +73,19 @@ struct conf_kind {
 	uint32_t keep_h;	/* with params: each proof's H kept beside it (a proofs+H file) */
 };
 
+/* [fleet]: this supervisor as one node of a fleet sharing a queue in a
+ * PostgreSQL-compatible database (docs/fleet.md). dsn "" = not a node. */
+#define CONF_FLEET_DSN_MAX 512
+#define CONF_FLEET_NODE_MAX 64
+struct conf_fleet {
+	char dsn[CONF_FLEET_DSN_MAX];	/* libpq conninfo or URI: may hold a password, never logged */
+	char node[CONF_FLEET_NODE_MAX];	/* "" = HOSTNAME.NAME */
+	uint64_t heartbeat_ms;	/* registration and lease renewal every */
+	uint64_t lease_ms;	/* a claim's lease; 0 = 2.5 x heartbeat_ms */
+	uint64_t claim_interval_ms;	/* an empty queue is asked again after */
+	uint32_t max_jobs;	/* fleet jobs held at once; 0 = 2 x GPU slots */
+};
+
 struct conf {
 	char name[33];
 	char state_dir[PATH_MAX];
@@ -98,7 +118,13 @@ struct conf {
 					 * ones are still revoked) */
 	uint64_t preempt_grace_ms;	/* asked to abandon and not answered this long: killed */
 	struct conf_kind kind[VOCAB_NKINDS + 1];
+	struct conf_fleet fleet;
 };
+
+/* The [fleet] node name's syntax (1..63 of [A-Za-z0-9_.-]): 0 or -1. */
+int conf_fleet_node_check(const char *v);
+/* The DSN of `run --fleet DSN`: 0, or -1 (empty or too long). */
+int conf_fleet_set_dsn(struct conf *c, const char *v);
 
 /* Built-in defaults; partitions of the defaults take well under a second
  * on one CPU core (k = 14..16). state_dir is left "" (not set

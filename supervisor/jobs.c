@@ -22,6 +22,7 @@
 
 #include "format/pfile.h"
 #include "journal/journal.h"
+#include "supervisor/fleet.h"
 #include "supervisor/sup.h"
 #include "util/text.h"
 
@@ -203,6 +204,7 @@ void jobs_finish(struct sup *s, int ji, uint32_t state, uint32_t code, const cha
 			sup_log("job %llu: %s", (unsigned long long)j->id, jerr);
 		jobs_journal_trim(s);
 	}
+	fleet_job_ended(s, ji, state);	/* a fleet job's end goes to the database */
 	if (state == SHM_JOB_DONE) {
 		s->stats.jobs_done++;
 		if (j->kind >= 1 && j->kind <= VOCAB_NKINDS)

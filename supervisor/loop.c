@@ -33,6 +33,9 @@ static const char *const loop_names[] = {
 	[EV_STORE] = "result file",
 	[EV_JOURNAL_SYNC] = "journal sync",
 	[EV_IGNORE] = "ignored",
+	[EV_FLEET] = "fleet database",
+	[EV_FLEET_IO] = "fleet file",
+	[EV_FLEET_TIMER] = "fleet timer",
 };
 
 const char *loop_what_name(uint32_t what, char *buf, size_t len)

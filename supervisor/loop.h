@@ -57,6 +57,9 @@ enum loop_what {
 	EV_STORE,		/* a job's result file (results.c); who = job, epoch, op */
 	EV_JOURNAL_SYNC,	/* a submit's journal fdatasync; who = connection slot */
 	EV_IGNORE,		/* cancellations and the like */
+	EV_FLEET,		/* poll on the fleet database's socket; who = its connection's epoch */
+	EV_FLEET_IO,		/* a fleet node's file operation (fleet_report.c); who = op */
+	EV_FLEET_TIMER,		/* the fleet node's periodic work (fleet.c) */
 };
 
 static inline uint64_t loop_ud(enum loop_what what, uint32_t who)

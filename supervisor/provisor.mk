@@ -5,7 +5,8 @@ SUP_SRCS := supervisor/run.c supervisor/log.c supervisor/loop.c supervisor/child
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/jobs_journal.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/results_keep.c supervisor/ctlsrv.c \
 	    supervisor/notify.c supervisor/publish.c \
-	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c supervisor/params.c supervisor/part.c supervisor/part_fsm.c
+	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c supervisor/params.c supervisor/part.c supervisor/part_fsm.c \
+	    supervisor/fleet.c supervisor/fleet_conn.c supervisor/fleet_claim.c supervisor/fleet_report.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
 PROVISOR_LDLIBS += $(call pc_libs,liburing libsystemd)
 PROGS += $(BIN)/provisor

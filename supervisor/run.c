@@ -31,6 +31,7 @@
 
 #include "gpuworker/hterm.h"
 #include "journal/journal.h"
+#include "supervisor/fleet.h"
 #include "supervisor/run.h"
 #include "supervisor/sup.h"
 
@@ -63,6 +64,7 @@ static void begin_stop(struct sup *s, const char *why)
 	s->stopping = 1;
 	s->stop_deadline_ns = shm_now_mono() + s->conf.stop_timeout_ms * 1000000u;
 	ctlsrv_close(s);
+	fleet_stopping(s);
 	sup_notify(s, "STOPPING=1");
 	sched_publish(s);
 }
@@ -217,6 +219,7 @@ static void dispatch(void *ctx, uint64_t ud, int res)
 	case EV_CONN_WRITE: ctlsrv_on_write(s, who, res); return;
 	case EV_STORE: results_on_cqe(s, who, res); return;
 	case EV_JOURNAL_SYNC: ctlsrv_on_sync(s, who, res); return;
+	case EV_FLEET: case EV_FLEET_IO: case EV_FLEET_TIMER: fleet_on_cqe(s, loop_what(ud), who, res); return;
 	case EV_CONN_TIMEOUT: case EV_IGNORE: return;
 	default: break;
 	}
@@ -509,7 +512,7 @@ static int setup(struct sup *s)
 		fprintf(stderr, "provisor run: %s\n", err);
 		return -1;
 	}
-	return 0;
+	return fleet_open(s);	/* after the journal and the loop (says why not) */
 }
 
 static void teardown(struct sup *s)
@@ -517,6 +520,7 @@ static void teardown(struct sup *s)
 	char dir[PATH_MAX];
 
 	ctlsrv_close(s);
+	fleet_close(s);
 	if (s->journal)
 		journal_close(s->journal);	/* unfinished jobs stay in it */
 	if (sup_path(dir, sizeof dir, "%s/jobs", s->conf.state_dir) == 0)

@@ -15,6 +15,7 @@
  *   ctlsrv.c     the control socket
  *   statedir.c   the state directory: path, ownership checks, the lock
  *   notify.c     systemd readiness and watchdog
+ *   fleet*.c     one node of a fleet on a shared database (fleet.h)
  *
  * Ownership: the supervisor owns every job and partition; a child only
  * ever holds references (job index, partition) to what it works on, so a
@@ -299,6 +300,7 @@ struct sup {
 	 * sched_run, then), and when it fires; 0 = none armed */
 	uint64_t preempt_wake_ns;
 	struct __kernel_timespec preempt_ts;
+	struct fleet *fleet;	/* a fleet node's state (fleet.c); NULL = not a node */
 };
 
 /* user_data "who" of a child's operations: index and incarnation. */
