@@ -87,8 +87,16 @@ int contain_setup(struct sup *s, char *err, size_t errlen)
 	return 0;
 }
 
+static unsigned contain_sweep(struct sup *s);
+
+/* At the end, every worker reaped: a stray killed by the last sweeps may
+ * not have died yet, and nothing would reap it once this process is gone
+ * (it would outlive the stop, if only by moments). Wait for the strays,
+ * a second at most: SIGKILL ends any process not stuck in the kernel. */
 void contain_fini(struct sup *s)
 {
+	for (int i = 0; i < 100 && contain_sweep(s); i++)
+		usleep(10000);
 	if (s->seg_fd >= 0)
 		close(s->seg_fd);
 	s->seg_fd = -1;
