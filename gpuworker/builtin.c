@@ -50,9 +50,24 @@ static int bi_init(struct provisor_be_init *in, void **ctx)
 	hterm_set_stop(bi_stopped, NULL);
 	msm_set_stop(bi_stopped, NULL);
 	hterm_set_threads(in->threads);	/* the supervisor's share of cores (0: unbounded) */
-	if (bi.be == VOCAB_BACKEND_CUDA && in->desc && in->desc_len &&
-	    hterm_cuda_describe(in->device, in->desc, in->desc_len))
-		in->desc[0] = '\0';
+	if (bi.be == VOCAB_BACKEND_CUDA) {
+		/* The ordinal against what this process sees (CUDA_VISIBLE_DEVICES
+		 * applies), here, at start: a slot given a device that is not
+		 * there is disabled as a bad device, and no partition is ever
+		 * charged for it (its first failure used to be cudaSetDevice's,
+		 * in a partition). */
+		char why[200] = "";
+		int n = hterm_cuda_devices(why, sizeof why);
+
+		if (n <= 0 || in->device < 0 || in->device >= n) {
+			if (in->desc && in->desc_len)
+				snprintf(in->desc, in->desc_len, "device %d: this process sees %d CUDA device(s)%s%s",
+					 in->device, n > 0 ? n : 0, why[0] ? ": " : "", why);
+			return PROVISOR_BE_DEVICE_LOST;
+		}
+		if (in->desc && in->desc_len && hterm_cuda_describe(in->device, in->desc, in->desc_len))
+			return PROVISOR_BE_DEVICE_LOST;	/* its properties unreadable: not usable */
+	}
 	*ctx = &bi;
 	return PROVISOR_BE_OK;
 }

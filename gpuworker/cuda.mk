@@ -30,8 +30,9 @@ $(BIN)/tests/hcu_hterm: $(call objs,tests/gpuworker/hcu_hterm.c) $(O)/libhterm.a
 LDLIBS_tests/hcu_hterm = $(CUDA_LIBS)
 
 TESTS += $(BIN)/tests/backend
-$(BIN)/tests/backend: $(call objs,tests/gpuworker/backend.c) $(O)/libhterm.a $(O)/libfield.a
-LDLIBS_tests/backend = $(CUDA_LIBS)
+$(BIN)/tests/backend: $(call objs,tests/gpuworker/backend.c gpuworker/builtin.c) $(O)/libgroth16.a $(O)/libcurve.a \
+	$(O)/libhterm.a $(O)/libsynth.a $(O)/libfield.a
+LDLIBS_tests/backend = $(call pc_libs,libsodium) $(CUDA_LIBS)
 
 # CPU against CUDA on the same inputs; needs a GPU to say anything, so it is
 # a program, not a benchmark. tests/gpu/run.sh drives it.

@@ -3,11 +3,14 @@
  * exactly auto, cpu and cuda; resolve(auto) never fails and says on stderr
  * which backend and why; resolve(cuda) without a device fails naming the
  * cause; hterm_run(cpu) is hterm_cpu. Where a CUDA device answers, auto
- * must pick it and hterm_run(cuda) must agree with the CPU.
+ * must pick it and hterm_run(cuda) must agree with the CPU. The built-in
+ * cuda backend's init refuses an ordinal this process does not see (a
+ * bad device at start, never a partition's failure), naming the count.
  */
 #include <unistd.h>
 
 #include "tests/helpers.h"
+#include "gpuworker/backend.h"
 #include "gpuworker/hterm.h"
 
 /* Runs resolve with stderr captured into log. */
@@ -70,6 +73,20 @@ int main(void)
 	printf("info: backend: CUDA devices: %d%s%s\n", ndev, ndev > 0 ? "" : ": ", ndev > 0 ? "" : why);
 	if (ndev < 0)
 		CHECK(why[0] != '\0', "hterm_cuda_devices failed without saying why");
+
+	/* the cuda backend's init: an ordinal past the last device seen */
+	{
+		const struct provisor_backend *b = backend_builtin(VOCAB_BACKEND_CUDA);
+		char desc[200] = "";
+		struct provisor_be_init in = { .size = sizeof in, .device = ndev > 0 ? ndev : 0, .desc = desc,
+					       .desc_len = sizeof desc };
+		void *ctx = NULL;
+
+		CHECK(b && b->init(&in, &ctx) == PROVISOR_BE_DEVICE_LOST, "cuda init took device %d of %d",
+		      in.device, ndev);
+		CHECK(strstr(desc, "this process sees"), "cuda init's refusal: '%s'", desc);
+		printf("info: backend: cuda init of device %d: %s\n", in.device, desc);
+	}
 
 	/* auto: never fails; one line that says which and why. */
 	err[0] = '\0';
