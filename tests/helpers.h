@@ -7,6 +7,7 @@
 #ifndef TESTS_HELPERS_H
 #define TESTS_HELPERS_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,21 @@ static inline uint64_t t_rand(uint64_t *s)
 	x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
 	*s = x;
 	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* Run a shell command made from fmt; its exit status (128 if it did not
+ * exit). */
+static inline int t_sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	return rc >= 0 && (rc & 0x7f) == 0 ? (rc >> 8) & 0xff : 128;
 }
 
 /* Run a shell command; its stdout into a malloc'd string (NUL-terminated),

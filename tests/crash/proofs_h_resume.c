@@ -34,18 +34,6 @@ static void cleanup(void)
 	}
 }
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
 static int parts_done(uint64_t id)
 {
 	struct shm_job j;
@@ -93,7 +81,7 @@ int main(void)
 	atexit(cleanup);
 	snprintf(params, sizeof params, "%s/params%d", dir, K);
 	snprintf(conf, sizeof conf, "%s/conf", dir);
-	CHECK(sh("%s/provisor setup --seed 5eed --log-size %d -o %s >/dev/null", sv_bin(), K, params) == 0, "setup");
+	CHECK(t_sh("%s/provisor setup --seed 5eed --log-size %d -o %s >/dev/null", sv_bin(), K, params) == 0, "setup");
 	FILE *f = fopen(conf, "w");
 	CHECK(f, "fopen %s", conf);
 	fprintf(f, "[kind.porep]\nlog_size = %d\npartitions = %d\nparams = %s\nkeep_h = yes\n", K, P, params);
@@ -123,7 +111,7 @@ int main(void)
 	for (uint32_t i = 0; i < shm_count(&again.seg, SHM_T_GPU); i++)
 		if (shm_read_slot(&again.seg, SHM_T_GPU, i, &sl) == 0)
 			made += sl.done;
-	CHECK(sh("%s/provisor verify --params %s %s/results/job-%llu.result | grep -c ': ok$' | grep -qx %d",
+	CHECK(t_sh("%s/provisor verify --params %s %s/results/job-%llu.result | grep -c ': ok$' | grep -qx %d",
 		 sv_bin(), params, again.dir, (unsigned long long)id, 2 * P) == 0, "not %d proofs and %d H verified",
 	      P, P);
 	f = fopen(again.log, "r");

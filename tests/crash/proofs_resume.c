@@ -34,18 +34,6 @@ static void cleanup(void)
 	}
 }
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
 static int parts_done(uint64_t id)
 {
 	struct shm_job j;
@@ -89,7 +77,7 @@ int main(void)
 	atexit(cleanup);
 	snprintf(params, sizeof params, "%s/params12", dir);
 	snprintf(conf, sizeof conf, "%s/conf", dir);
-	CHECK(sh("%s/provisor setup --seed 5eed --log-size 12 -o %s >/dev/null", sv_bin(), params) == 0, "setup");
+	CHECK(t_sh("%s/provisor setup --seed 5eed --log-size 12 -o %s >/dev/null", sv_bin(), params) == 0, "setup");
 	FILE *f = fopen(conf, "w");
 	CHECK(f, "fopen %s", conf);
 	fprintf(f, "[kind.porep]\nlog_size = 12\npartitions = %d\nparams = %s\n", P, params);
@@ -120,7 +108,7 @@ int main(void)
 	for (uint32_t i = 0; i < shm_count(&again.seg, SHM_T_GPU); i++)
 		if (shm_read_slot(&again.seg, SHM_T_GPU, i, &sl) == 0)
 			made += sl.done;
-	CHECK(sh("%s/provisor verify --params %s %s/results/job-%llu.result | grep -c ': ok$' | grep -qx %d",
+	CHECK(t_sh("%s/provisor verify --params %s %s/results/job-%llu.result | grep -c ': ok$' | grep -qx %d",
 		 sv_bin(), params, state, (unsigned long long)id, P) == 0, "not %d proofs verified", P);
 	f = fopen(again.log, "r");
 	while (f && fgets(line, sizeof line, f)) {

@@ -45,18 +45,6 @@ static void cleanup(void)
 	}
 }
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
 /* pdir: find porep's params in that directory (params_dir) instead. */
 static void write_conf(const char *extra, const char *wp, const char *pdir)
 {
@@ -94,10 +82,10 @@ static int verify_proofs(uint64_t id)
 	char out[400];
 
 	snprintf(out, sizeof out, "%s/verify.out", dir);
-	if (sh("%s/provisor verify --params %s %s/results/job-%llu.result >%s 2>&1", sv_bin(), params, sv.dir,
+	if (t_sh("%s/provisor verify --params %s %s/results/job-%llu.result >%s 2>&1", sv_bin(), params, sv.dir,
 	       (unsigned long long)id, out))
 		return -1;
-	return sh("exit $(grep -c ': ok$' %s)", out);
+	return t_sh("exit $(grep -c ': ok$' %s)", out);
 }
 
 static void supervisor1(void)
@@ -115,8 +103,8 @@ static void supervisor1(void)
 	sv_start(&sv, "proofs", "--config", conf_path, "--gpus", "1", "--workers-per-gpu", "2", "--synth", "2",
 		 "--backend", "cpu", NULL);
 	unsetenv("PROVISOR_FAULT");
-	CHECK(sh("grep -q 'validating every point once' %s", sv.log) == 0, "no validation at the first start");
-	CHECK(sh("ls %s/params/k12-*.resident >/dev/null", sv.dir) == 0, "no resident form in STATE/params");
+	CHECK(t_sh("grep -q 'validating every point once' %s", sv.log) == 0, "no validation at the first start");
+	CHECK(t_sh("ls %s/params/k12-*.resident >/dev/null", sv.dir) == 0, "no resident form in STATE/params");
 	for (uint32_t i = 0; i < 2; i++) {
 		CHECK(shm_read_slot(&sv.seg, SHM_T_GPU, i, &sl) == 0, "slot");
 		CHECK(sl.load_ns > 0 && sl.load_permille == 1000, "gpu.%u: load_ns %llu, %u permille", i,
@@ -140,11 +128,11 @@ static void supervisor1(void)
 	      sl.disable_reason == SHM_DISABLE_WRONG_RESULT, "gpu.1 not quarantined: %s reason %u",
 	      shm_slot_state_name(sl.state), sl.disable_reason);
 	CHECK(shm_read_slot(&sv.seg, SHM_T_GPU, 0, &sl) == 0 && sl.restarts >= 1, "gpu.0 was not restarted");
-	CHECK(sh("grep -q 'fails the pairing check' %s", sv.log) == 0, "the wrong proof was not named");
+	CHECK(t_sh("grep -q 'fails the pairing check' %s", sv.log) == 0, "the wrong proof was not named");
 	/* @noble/curves on every region, as docs/formats.md lays them out */
 	if (access("tests/noble/node_modules/@noble/curves", F_OK) == 0) {
 		for (uint32_t p = 0; p < 4; p++)
-			CHECK(sh("dd if=%s/results/job-%llu.result of=%s/proof bs=1 skip=%u count=376 status=none && "
+			CHECK(t_sh("dd if=%s/results/job-%llu.result of=%s/proof bs=1 skip=%u count=376 status=none && "
 				 "node tests/noble/verify_proof.mjs %s %s/proof 2>/dev/null | grep -qx ok",
 				 sv.dir, (unsigned long long)id[0], dir, 80 + p * 376, params, dir) == 0,
 			      "noble refused partition %u's proof", p);
@@ -152,19 +140,19 @@ static void supervisor1(void)
 	} else {
 		printf("info: no @noble/curves (make deps): the oracle check skipped\n");
 	}
-	CHECK(sh("%s/provisor jobs --name %s | grep -E '^%llu +porep +proofs +done' >/dev/null", sv_bin(), sv.name,
+	CHECK(t_sh("%s/provisor jobs --name %s | grep -E '^%llu +porep +proofs +done' >/dev/null", sv_bin(), sv.name,
 		 (unsigned long long)id[0]) == 0, "jobs does not show job %llu's output as proofs",
 	      (unsigned long long)id[0]);
-	CHECK(sh("%s/provisor status --name %s --json | grep -q '\"output\": *\"proofs\"' && "
+	CHECK(t_sh("%s/provisor status --name %s --json | grep -q '\"output\": *\"proofs\"' && "
 		 "%s/provisor status --name %s --json | grep -q '\"load_seconds\"'", sv_bin(), sv.name, sv_bin(),
 		 sv.name) == 0, "status --json has no proofs output or load time");
-	CHECK(sh("%s/provisor result --name %s --json %llu | grep -o '\"partition\"' | wc -l | grep -qx 4",
+	CHECK(t_sh("%s/provisor result --name %s --json %llu | grep -o '\"partition\"' | wc -l | grep -qx 4",
 		 sv_bin(), sv.name, (unsigned long long)id[1]) == 0, "result --json does not list 4 proofs");
 	/* a tampered copy: the low bit of partition 2's A (offset 152 in it) */
-	CHECK(sh("cp %s/results/job-%llu.result %s/t.result && printf '\\001' | "
+	CHECK(t_sh("cp %s/results/job-%llu.result %s/t.result && printf '\\001' | "
 		 "dd of=%s/t.result bs=1 seek=%u conv=notrunc status=none", sv.dir, (unsigned long long)id[NJOBS - 1], dir,
 		 dir, 80 + 2 * 376 + 200) == 0, "tamper");
-	CHECK(sh("%s/provisor verify --params %s %s/t.result >/dev/null 2>&1", sv_bin(), params, dir) != 0,
+	CHECK(t_sh("%s/provisor verify --params %s %s/t.result >/dev/null 2>&1", sv_bin(), params, dir) != 0,
 	      "a tampered proofs file verified");
 	CHECK(sv_req(&sv, "stop\n", reply, sizeof reply) == 0, "stop: %s", reply);
 	CHECK(sv_reap(&sv, 30 * (int)t_slow()) == 0, "supervisor 1 did not stop cleanly");
@@ -183,14 +171,14 @@ static void supervisor2(void)
 	 * file, so its resident form is still current) */
 	char pdir[400];
 	snprintf(pdir, sizeof pdir, "%s/pdir", dir);
-	CHECK(sh("mkdir %s && ln %s %s/porep12.params && echo notes > %s/README", pdir, params, pdir, pdir) == 0,
+	CHECK(t_sh("mkdir %s && ln %s %s/porep12.params && echo notes > %s/README", pdir, params, pdir, pdir) == 0,
 	      "params dir");
 	write_conf("preempt_after = 1ms", "slots = gpu.0", pdir);
 	sv_start(&sv, "proofs", "--config", conf_path, "--gpus", "1", "--workers-per-gpu", "2", "--synth", "2",
 		 "--backend", "cpu", NULL);
-	CHECK(sh("grep -c 'validating every point once' %s | grep -qx 0", sv.log) == 0,
+	CHECK(t_sh("grep -c 'validating every point once' %s | grep -qx 0", sv.log) == 0,
 	      "the second start validated the params again");
-	CHECK(sh("grep -q 'params %s/porep12.params: k=12.*for kind porep' %s", pdir, sv.log) == 0,
+	CHECK(t_sh("grep -q 'params %s/porep12.params: k=12.*for kind porep' %s", pdir, sv.log) == 0,
 	      "params_dir: porep's params not found by k");
 	/* pre-emption behind proofs: no worker killed */
 	char sub[64];
@@ -255,10 +243,10 @@ static void start_refused(const char *path, unsigned k, const char *want)
 	fprintf(f, "[kind.porep]\nlog_size = %u\nparams = %s\n", k, path);
 	fclose(f);
 	snprintf(out, sizeof out, "%s/start.err", dir);
-	CHECK(sh("%s/provisor run --name t-proofs-bad-%d --state-dir %s/badstate --config %s --backend cpu "
+	CHECK(t_sh("%s/provisor run --name t-proofs-bad-%d --state-dir %s/badstate --config %s --backend cpu "
 		 "2>%s", sv_bin(), (int)getpid(), dir, conf_path, out) != 0, "started with params %s", path);
-	if (sh("tail -n 1 %s | grep -q -- '%s'", out, want)) {
-		sh("cat %s", out);
+	if (t_sh("tail -n 1 %s | grep -q -- '%s'", out, want)) {
+		t_sh("cat %s", out);
 		T_FAIL("start with %s: no '%s' in its last line", path, want);
 	}
 	printf("ok: refused at start: %s\n", want);
@@ -271,10 +259,10 @@ int main(void)
 	atexit(cleanup);
 	snprintf(conf_path, sizeof conf_path, "%s/conf", dir);
 	snprintf(params, sizeof params, "%s/params12", dir);
-	CHECK(sh("%s/provisor setup --seed 5eed --log-size 12 -o %s >/dev/null", sv_bin(), params) == 0, "setup");
+	CHECK(t_sh("%s/provisor setup --seed 5eed --log-size 12 -o %s >/dev/null", sv_bin(), params) == 0, "setup");
 	start_refused("/nonexistent/params", 12, "kind.porep: params /nonexistent/params: cannot open: No such file");
 	start_refused(params, 13, "params .* are for k=12, but its log_size is 13");
-	CHECK(sh("cp %s %s/damaged && printf '\\001' | dd of=%s/damaged bs=1 seek=5000 conv=notrunc status=none",
+	CHECK(t_sh("cp %s %s/damaged && printf '\\001' | dd of=%s/damaged bs=1 seek=5000 conv=notrunc status=none",
 		 params, dir, dir) == 0, "damage");
 	char damaged[400];
 	snprintf(damaged, sizeof damaged, "%s/damaged", dir);
@@ -284,7 +272,7 @@ int main(void)
 		CHECK(f, "fopen");
 		fprintf(f, "[supervisor]\nparams_dir = %s\n[kind.porep]\nlog_size = 12\n", dir);
 		fclose(f);
-		CHECK(sh("%s/provisor run --name t-proofs-dir-%d --state-dir %s/badstate --config %s --backend cpu "
+		CHECK(t_sh("%s/provisor run --name t-proofs-dir-%d --state-dir %s/badstate --config %s --backend cpu "
 			 "2>&1 | tail -n 1 | grep -q 'has two params files for k=12'", sv_bin(), (int)getpid(), dir,
 			 conf_path) == 0, "params_dir with two k=12 files was not refused");
 		printf("ok: refused at start: params_dir with two files for one k\n");
@@ -292,15 +280,15 @@ int main(void)
 	supervisor1();
 	supervisor2();
 	/* provisor params: list, a stale source, load, evict */
-	CHECK(sh("%s/provisor params list --state-dir %s | grep -E '^k12-.* 12 .* same +%s$' >/dev/null", sv_bin(),
+	CHECK(t_sh("%s/provisor params list --state-dir %s | grep -E '^k12-.* 12 .* same +%s$' >/dev/null", sv_bin(),
 		 sv.dir, params) == 0, "params list does not show the resident k=12 params as current");
-	CHECK(sh("touch -d '1 hour ago' %s && %s/provisor params list --state-dir %s | grep -q ' stale '", params,
+	CHECK(t_sh("touch -d '1 hour ago' %s && %s/provisor params list --state-dir %s | grep -q ' stale '", params,
 		 sv_bin(), sv.dir) == 0, "params list does not see the source changed");
-	CHECK(sh("%s/provisor params load %s --state-dir %s | grep -q 'validated in'", sv_bin(), params, sv.dir) == 0,
+	CHECK(t_sh("%s/provisor params load %s --state-dir %s | grep -q 'validated in'", sv_bin(), params, sv.dir) == 0,
 	      "params load did not validate a changed source");
-	CHECK(sh("%s/provisor params load %s --state-dir %s | grep -q 'already resident and valid'", sv_bin(), params,
+	CHECK(t_sh("%s/provisor params load %s --state-dir %s | grep -q 'already resident and valid'", sv_bin(), params,
 		 sv.dir) == 0, "a second params load validated again");
-	CHECK(sh("%s/provisor params evict --remove %s --state-dir %s >/dev/null && "
+	CHECK(t_sh("%s/provisor params evict --remove %s --state-dir %s >/dev/null && "
 		 "%s/provisor params list --state-dir %s | grep -q '(none'", sv_bin(), params, sv.dir, sv_bin(), sv.dir) == 0,
 	      "params evict --remove left the resident file");
 	printf("ok\n");

@@ -39,18 +39,6 @@ static void cleanup(void)
 	}
 }
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
 /* keep_h on porep, which has no params: the start is refused. */
 static void refused_without_params(void)
 {
@@ -61,10 +49,10 @@ static void refused_without_params(void)
 	fprintf(f, "[kind.porep]\nlog_size = %d\nkeep_h = yes\n", K);
 	fclose(f);
 	snprintf(out, sizeof out, "%s/start.err", dir);
-	CHECK(sh("%s/provisor run --name t-keeph-bad-%d --state-dir %s/badstate --config %s --backend cpu 2>%s",
+	CHECK(t_sh("%s/provisor run --name t-keeph-bad-%d --state-dir %s/badstate --config %s --backend cpu 2>%s",
 		 sv_bin(), (int)getpid(), dir, conf_path, out) != 0, "started with keep_h and no params");
-	if (sh("tail -n 1 %s | grep -q 'kind.porep: keep_h = yes needs params'", out)) {
-		sh("cat %s", out);
+	if (t_sh("tail -n 1 %s | grep -q 'kind.porep: keep_h = yes needs params'", out)) {
+		t_sh("cat %s", out);
 		T_FAIL("keep_h without params: not refused in one line naming the kind");
 	}
 	printf("ok: keep_h without params refused at start\n");
@@ -78,11 +66,11 @@ static void refused_copy(const char *src, const char *change, const char *want, 
 
 	snprintf(copy, sizeof copy, "%s/t.result", dir);
 	snprintf(out, sizeof out, "%s/t.err", dir);
-	CHECK(sh("cp %s %s && f=%s && %s", src, copy, copy, change) == 0, "%s: could not make the copy", what);
-	CHECK(sh("%s/provisor verify --params %s %s >/dev/null 2>%s", sv_bin(), params, copy, out) != 0,
+	CHECK(t_sh("cp %s %s && f=%s && %s", src, copy, copy, change) == 0, "%s: could not make the copy", what);
+	CHECK(t_sh("%s/provisor verify --params %s %s >/dev/null 2>%s", sv_bin(), params, copy, out) != 0,
 	      "%s: verified", what);
-	if (sh("grep -q -- '%s' %s", want, out)) {
-		sh("cat %s", out);
+	if (t_sh("grep -q -- '%s' %s", want, out)) {
+		t_sh("cat %s", out);
 		T_FAIL("%s: no '%s' in verify's errors", what, want);
 	}
 	printf("ok: refused: %s\n", what);
@@ -101,7 +89,7 @@ int main(void)
 	atexit(cleanup);
 	snprintf(conf_path, sizeof conf_path, "%s/conf", dir);
 	snprintf(params, sizeof params, "%s/params%d", dir, K);
-	CHECK(sh("%s/provisor setup --seed 5eed --log-size %d -o %s >/dev/null", sv_bin(), K, params) == 0, "setup");
+	CHECK(t_sh("%s/provisor setup --seed 5eed --log-size %d -o %s >/dev/null", sv_bin(), K, params) == 0, "setup");
 	refused_without_params();
 
 	FILE *f = fopen(conf_path, "w");
@@ -125,11 +113,11 @@ int main(void)
 		snprintf(res, sizeof res, "%s/results/job-%llu.result", sv.dir, (unsigned long long)id[i]);
 		CHECK(stat(res, &st) == 0 && st.st_size == FILE_BYTES, "%s: %lld bytes, not %d", res,
 		      (long long)st.st_size, FILE_BYTES);
-		CHECK(sh("%s/provisor verify --params %s %s 2>&1 | grep -c ': ok$' | grep -qx %d", sv_bin(), params,
+		CHECK(t_sh("%s/provisor verify --params %s %s 2>&1 | grep -c ': ok$' | grep -qx %d", sv_bin(), params,
 			 res, 2 * P) == 0, "job %llu: not %d proofs and %d H verified", (unsigned long long)id[i], P, P);
 	}
 	printf("ok: 2 jobs done, %d bytes each, every proof and H verified\n", FILE_BYTES);
-	CHECK(sh("%s/provisor verify %s >%s/v.out 2>%s/v.err && grep -c ': ok$' %s/v.out | grep -qx %d && "
+	CHECK(t_sh("%s/provisor verify %s >%s/v.out 2>%s/v.err && grep -c ': ok$' %s/v.out | grep -qx %d && "
 		 "grep -q 'its %d proofs were not (that needs --params PARAMS)' %s/v.err", sv_bin(), res, dir, dir,
 		 dir, P, P, dir) == 0, "verify without --params: not every H checked and the proofs named unchecked");
 
@@ -137,11 +125,11 @@ int main(void)
 	CHECK(shm_read_slot(&sv.seg, SHM_T_GPU, 1, &sl) == 0 && sl.state == SHM_SLOT_DISABLED &&
 	      sl.disable_reason == SHM_DISABLE_WRONG_RESULT, "gpu.1 not quarantined: %s reason %u",
 	      shm_slot_state_name(sl.state), sl.disable_reason);
-	CHECK(sh("grep -q 'failed verification: its H: ' %s", sv.log) == 0, "the wrong H was not named in the log");
+	CHECK(t_sh("grep -q 'failed verification: its H: ' %s", sv.log) == 0, "the wrong H was not named in the log");
 
 	if (access("tests/noble/node_modules/@noble/curves", F_OK) == 0) {
 		for (uint32_t p = 0; p < P; p++)
-			CHECK(sh("dd if=%s of=%s/proof bs=1 skip=%u count=376 status=none && "
+			CHECK(t_sh("dd if=%s of=%s/proof bs=1 skip=%u count=376 status=none && "
 				 "node tests/noble/verify_proof.mjs %s %s/proof 2>/dev/null | grep -qx ok", res, dir,
 				 80 + p * REGION, params, dir) == 0, "noble refused partition %u's proof", p);
 		printf("info: @noble/curves verified the %d proofs cut out of a proofs+H file\n", P);
@@ -149,13 +137,13 @@ int main(void)
 		printf("info: no @noble/curves (make deps): the oracle check skipped\n");
 	}
 
-	CHECK(sh("%s/provisor jobs --name %s | grep -E '^%llu +porep +proofs\\+h +done' >/dev/null", sv_bin(),
+	CHECK(t_sh("%s/provisor jobs --name %s | grep -E '^%llu +porep +proofs\\+h +done' >/dev/null", sv_bin(),
 		 sv.name, (unsigned long long)id[0]) == 0, "jobs does not show the output as proofs+h");
-	CHECK(sh("%s/provisor status --name %s | grep -q '^job %llu porep done: .*output proofs+h'", sv_bin(),
+	CHECK(t_sh("%s/provisor status --name %s | grep -q '^job %llu porep done: .*output proofs+h'", sv_bin(),
 		 sv.name, (unsigned long long)id[0]) == 0, "status does not show the output as proofs+h");
-	CHECK(sh("%s/provisor status --name %s --json | grep -q '\"output\": *\"proofs+h\"'", sv_bin(), sv.name) == 0,
+	CHECK(t_sh("%s/provisor status --name %s --json | grep -q '\"output\": *\"proofs+h\"'", sv_bin(), sv.name) == 0,
 	      "status --json does not show the output as proofs+h");
-	CHECK(sh("%s/provisor result --name %s --json %llu | grep -o '\"h_offset\"' | wc -l | grep -qx %d", sv_bin(),
+	CHECK(t_sh("%s/provisor result --name %s --json %llu | grep -o '\"h_offset\"' | wc -l | grep -qx %d", sv_bin(),
 		 sv.name, (unsigned long long)id[1], P) == 0, "result --json does not list %d proofs with their H", P);
 
 	/* an H's byte flipped (partition 1, H[5]'s low byte: still canonical) */
