@@ -63,12 +63,6 @@
 
 enum { MSM_ADD, MSM_DOUBLE, MSM_CANCEL, MSM_SKIP, MSM_COPY };
 
-struct msm_entry {
-	const void *pt;		/* affine point */
-	uint32_t bucket;
-	uint8_t neg, kind;
-};
-
 /* One worker's buckets and batch; reused across its tasks. */
 struct msm_scratch {
 	void *buckets;		/* nbuckets affine points */
@@ -79,6 +73,8 @@ struct msm_scratch {
 	struct msm_entry *batch, *queue;
 	void *prefix, *den;	/* max(bcap, nseg) field elements each */
 	void *run, *tot;	/* nseg affine points each (msm_reduce_affine) */
+	struct msm_entry *ord;	/* max(bcap, nseg): the kernel's share (IFMA) */
+	void *vec;		/* msm_ifma_add's scratch; NULL: no IFMA */
 	uint8_t *kind;		/* nseg */
 	size_t nbuckets, nb, bcap, nq, qcap;
 	size_t nseg;		/* segments of the affine reduction; 0: Jacobian */
@@ -148,13 +144,30 @@ static inline void msm_bit_clear(uint64_t *m, size_t b)
 	m[b >> 6] &= ~(1ULL << (b & 63));
 }
 
+static int msm_ifma_off;
+
+int msm_use_ifma(int on)
+{
+	msm_ifma_off = !on;
+	return on && msm_ifma_usable();
+}
+
+/* The IFMA kernel for G1 where the CPU has it, unless the tests turned it
+ * off or fp was forced onto its portable path. */
+static int msm_ifma_on(void)
+{
+	return !msm_ifma_off && msm_ifma_usable() && strcmp(fp_impl_name(), "adx") == 0;
+}
+
 #define MSM_G g1
 #define MSM_F fp
 #define MSM_F_ONE FP_ONE
+#define MSM_VEC msm_ifma_add
 #include "curve/msm_priv.h"
 #undef MSM_G
 #undef MSM_F
 #undef MSM_F_ONE
+#undef MSM_VEC
 
 #define MSM_G g2
 #define MSM_F fp2
@@ -347,9 +360,12 @@ static void msm_scratch_free(struct msm_scratch *sc)
 	free(sc->run);
 	free(sc->tot);
 	free(sc->kind);
+	free(sc->ord);
+	free(sc->vec);
 }
 
-static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, const struct msm_plan *pl)
+static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, const struct msm_plan *pl,
+			    int vec)
 {
 	size_t nb = (size_t)1 << (pl->c - 1), words = (nb + 63) / 64;
 	size_t nf;
@@ -372,8 +388,12 @@ static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, c
 	sc->run = malloc((sc->nseg + 1) * ops->aff_size);
 	sc->tot = malloc((sc->nseg + 1) * ops->aff_size);
 	sc->kind = malloc(sc->nseg + 1);
+	if (vec) {
+		sc->ord = malloc(nf * sizeof(struct msm_entry));
+		sc->vec = malloc(msm_ifma_scratch_size(nf));
+	}
 	if (sc->buckets && sc->filled && sc->busy && sc->side && sc->sided && sc->batch && sc->queue &&
-	    sc->prefix && sc->den && sc->run && sc->tot && sc->kind)
+	    sc->prefix && sc->den && sc->run && sc->tot && sc->kind && (!vec || (sc->ord && sc->vec)))
 		return 0;
 	msm_scratch_free(sc);
 	return -1;
@@ -400,7 +420,7 @@ static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr
 	atomic_int stopped = 0;
 	struct msm_job job = { .ops = ops, .points = p, .s = s, .n = n, .stopped = &stopped };
 	unsigned ready = 0;
-	int rc = -1;
+	int rc = -1, vec = ops == &g1_msm_ops && msm_ifma_on();
 
 	if (n == 0) {
 		ops->set_inf(out);
@@ -419,7 +439,7 @@ static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr
 	if (!job.digits || !job.results || !job.scratch)
 		goto out;
 	for (; ready < job.pl.threads; ready++)
-		if (msm_scratch_init(&job.scratch[ready], ops, &job.pl) != 0)
+		if (msm_scratch_init(&job.scratch[ready], ops, &job.pl, vec) != 0)
 			goto out;
 
 	msm_parallel(&job, job.pl.threads, msm_recode_worker);

@@ -9,6 +9,7 @@
 #define CURVE_MSM_PRIV_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "curve/msm.h"
 
@@ -30,6 +31,24 @@ void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c);
 /* msm_g1 / msm_g2 with the window width forced (c as in msm_plan). */
 int msm_g1_c(g1_t *out, const g1_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c);
 int msm_g2_c(g2_t *out, const g2_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c);
+
+/* 0 keeps G1's bucket additions off the IFMA kernel (curve/msm_ifma.c)
+ * even where the CPU has it, 1 (the default) lets them use it: for the
+ * tests and benchmarks, which compare both. Not thread-safe. Returns 1
+ * when the kernel will be used. */
+int msm_use_ifma(int on);
+
+/* An addition waiting in a batch: bucket += point, negated when neg. */
+struct msm_entry {
+	const void *pt;		/* affine point */
+	uint32_t bucket;
+	uint8_t neg, kind;
+};
+
+/* curve/msm_ifma.c: G1 bucket additions eight lanes at a time. */
+int msm_ifma_usable(void);
+size_t msm_ifma_scratch_size(size_t n);
+void msm_ifma_add(g1_affine_t *bk, const struct msm_entry *e, size_t n, void *scratch);
 
 #endif
 
@@ -60,6 +79,31 @@ static inline void G_(msm_entry_y)(FT *y, const struct msm_entry *e)
 		*y = p->y;
 }
 
+#ifdef MSM_VEC
+/* msm_flush's first step where MSM_VEC (the IFMA kernel, G1) is on: every
+ * entry whose x differs from its bucket's (all of them but for degenerate
+ * inputs) goes to the kernel; those that double or cancel stay in the
+ * batch for the scalar code. */
+static void G_(msm_vec_flush)(struct msm_scratch *sc)
+{
+	const AFF *bk = sc->buckets;
+	size_t k = 0, m = 0;
+
+	for (size_t i = 0; i < sc->nb; i++) {
+		const struct msm_entry *e = &sc->batch[i];
+
+		if (F_(equal)(&bk[e->bucket].x, &((const AFF *)e->pt)->x))
+			sc->batch[k++] = *e;
+		else
+			sc->ord[m++] = *e;
+	}
+	MSM_VEC(sc->buckets, sc->ord, m, sc->vec);
+	for (size_t i = 0; i < m; i++)
+		msm_bit_clear(sc->busy, sc->ord[i].bucket);
+	sc->nb = k;
+}
+#endif
+
 /*
  * bucket[e.bucket] += e.point for every entry of the batch, in affine
  * coordinates, with one inversion for all: the denominators' running
@@ -76,6 +120,13 @@ static void G_(msm_flush)(struct msm_scratch *sc)
 
 	if (sc->nb == 0)
 		return;
+#ifdef MSM_VEC
+	if (sc->vec) {
+		G_(msm_vec_flush)(sc);	/* leaves the entries it could not do */
+		if (sc->nb == 0)
+			return;
+	}
+#endif
 	for (size_t i = 0; i < sc->nb; i++) {
 		struct msm_entry *e = &sc->batch[i];
 		const AFF *a = &bk[e->bucket], *p = e->pt;
@@ -219,7 +270,11 @@ static void G_(msm_vec_add)(struct msm_scratch *sc, AFF *acc, const AFF *src, si
 {
 	FT *pre = sc->prefix, *den = sc->den;
 	uint8_t *kind = sc->kind;
-	FT prod = MSM_F_ONE, inv;
+	FT prod = MSM_F_ONE, inv = MSM_F_ONE;
+	size_t ndiv = 0;
+#ifdef MSM_VEC
+	size_t nv = 0;
+#endif
 
 	for (size_t j = 0; j < m; j++) {
 		const AFF *a = &acc[j], *p = &src[j * stride];
@@ -241,12 +296,27 @@ static void G_(msm_vec_add)(struct msm_scratch *sc, AFF *acc, const AFF *src, si
 			kind[j] = MSM_DOUBLE;
 			F_(double)(&den[j], &p->y);
 		} else {
+#ifdef MSM_VEC
+			if (sc->vec) {	/* to the kernel, below */
+				sc->ord[nv].pt = p;
+				sc->ord[nv].bucket = (uint32_t)j;
+				sc->ord[nv++].neg = 0;
+				kind[j] = MSM_SKIP;
+				continue;
+			}
+#endif
 			kind[j] = MSM_ADD;
 			F_(sub)(&den[j], &p->x, &a->x);
 		}
 		F_(mul)(&prod, &prod, &den[j]);
+		ndiv++;
 	}
-	F_(inv)(&inv, &prod);	/* one when no entry needs a division */
+#ifdef MSM_VEC
+	if (nv)
+		MSM_VEC(acc, sc->ord, nv, sc->vec);
+#endif
+	if (ndiv)
+		F_(inv)(&inv, &prod);
 	for (size_t j = m; j-- > 0;) {
 		AFF *a = &acc[j];
 		const AFF *p = &src[j * stride];

@@ -1,0 +1,456 @@
+/*
+ * msm_ifma: the G1 MSM's batched affine bucket additions, eight at a time
+ * with AVX-512 IFMA.
+ *
+ * A bucket addition is six Fp products (three for the shared inversion,
+ * three for the addition itself), and on one core those products were
+ * about 60% of an MSM's time. VPMADD52LUQ / VPMADD52HUQ do eight 52 x 52
+ * bit products at once; with each lane of a vector holding one element as
+ * eight 52-bit limbs (radix 2^52, 416 bits), eight independent additions
+ * run side by side, and on the Zen 5 this was written on a lane's product
+ * costs about a sixth of one MULX/ADX product (field/fp_adx.c).
+ *
+ * The batch (see msm_flush in curve/msm_priv.h) is dealt out to the lanes:
+ * lane l takes entries l, l + 8, l + 16, ... Each lane keeps its own
+ * running product of the denominators x2 - x1 (Montgomery's trick, eight
+ * chains in one vector), the eight totals are inverted together by one
+ * scalar inversion, and the backward pass gives each entry its inverse
+ * and its sum, as the scalar code does for one chain.
+ *
+ * The Montgomery product here reduces by 2^416 where the rest of provisor
+ * (Montgomery form with R = 2^384) reduces by 2^384. As in fr_ifma.c, one
+ * factor enters shifted left by 32 bits: (a 2^32) b / 2^416 = a b / 2^384,
+ * exactly fp_mul's product, so values stay in provisor's form and the
+ * shift is a limb shuffle, not a multiplication. Between operations values
+ * are kept below 2p rather than below p (the product of two of them,
+ * divided by 2^384, stays below 1.3p, see the bounds at each step); they
+ * are brought below p only where they leave, as bucket coordinates, which
+ * must be canonical because msm_flush compares them bit for bit.
+ *
+ * Subtractions are limb-wise on 64-bit lanes (limbs may go negative) plus
+ * a multiple of p that keeps the total positive, then one pass of signed
+ * carries (arithmetic shifts) brings every limb back below 2^52, as the
+ * products' inputs need.
+ *
+ * Compiled for any x86-64 with per-function target attributes; msm.c
+ * calls it only where fr_have_ifma() says the CPU and the OS allow it.
+ */
+#include "curve/msm_priv.h"
+
+#include <string.h>
+
+#include "curve/curve.h"
+#include "field/fp.h"
+#include "field/fr.h"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#define IFMA __attribute__((target("avx512f,avx512ifma")))
+#define IFMA_INLINE static inline __attribute__((always_inline, target("avx512f,avx512ifma")))
+#define M52 0xfffffffffffffULL
+
+/* Eight elements, limb j of each in vector l[j]. */
+typedef struct {
+	__m512i l[8];
+} mv_t;
+
+/* p, 2p; p and 2p shifted left by 32 bits; one (R mod p), shifted and
+ * plain: radix 2^52, least significant limb first, each limb repeated
+ * over the eight lanes. From memory they are operands of the products and
+ * additions as they are; as immediates gcc built every one with a MOVABS
+ * and a broadcast, a sixth of the kernel's instructions. */
+#define MV_B8(x) { x, x, x, x, x, x, x, x }
+static const uint64_t mv_p[8][8] __attribute__((aligned(64))) = {
+	MV_B8(0xeffffffffaaabULL),
+	MV_B8(0xfeb153ffffb9fULL),
+	MV_B8(0x6b0f6241eabffULL),
+	MV_B8(0x12bf6730d2a0fULL),
+	MV_B8(0x764774b84f385ULL),
+	MV_B8(0x1ba7b6434bacdULL),
+	MV_B8(0x1ea397fe69a4bULL),
+	MV_B8(0x000000001a011ULL),
+};
+static const uint64_t mv_2p[8][8] __attribute__((aligned(64))) = {
+	MV_B8(0xdffffffff5556ULL),
+	MV_B8(0xfd62a7ffff73fULL),
+	MV_B8(0xd61ec483d57ffULL),
+	MV_B8(0x257ece61a541eULL),
+	MV_B8(0xec8ee9709e70aULL),
+	MV_B8(0x374f6c869759aULL),
+	MV_B8(0x3d472ffcd3496ULL),
+	MV_B8(0x0000000034022ULL),
+};
+static const uint64_t mv_p_s[8][8] __attribute__((aligned(64))) = {
+	MV_B8(0xfaaab00000000ULL),
+	MV_B8(0xffb9fefffffffULL),
+	MV_B8(0xeabfffeb153ffULL),
+	MV_B8(0xd2a0f6b0f6241ULL),
+	MV_B8(0x4f38512bf6730ULL),
+	MV_B8(0x4bacd764774b8ULL),
+	MV_B8(0x69a4b1ba7b643ULL),
+	MV_B8(0x1a0111ea397feULL),
+};
+static const uint64_t mv_2p_s[8][8] __attribute__((aligned(64))) = {
+	MV_B8(0xf555600000000ULL),
+	MV_B8(0xff73fdfffffffULL),
+	MV_B8(0xd57fffd62a7ffULL),
+	MV_B8(0xa541ed61ec483ULL),
+	MV_B8(0x9e70a257ece61ULL),
+	MV_B8(0x9759aec8ee970ULL),
+	MV_B8(0xd3496374f6c86ULL),
+	MV_B8(0x340223d472ffcULL),
+};
+static const uint64_t mv_one_s[8][8] __attribute__((aligned(64))) = {
+	MV_B8(0x2fffd00000000ULL),
+	MV_B8(0x0276090000000ULL),
+	MV_B8(0xbf4000bc40c00ULL),
+	MV_B8(0x985753c758baeULL),
+	MV_B8(0x3705257455f48ULL),
+	MV_B8(0x56ec6d77ce585ULL),
+	MV_B8(0x4935c071a97a2ULL),
+	MV_B8(0x15f65ec3fa80eULL),
+};
+static const uint64_t mv_one[8][8] __attribute__((aligned(64))) = {
+	MV_B8(0x900000002fffdULL),
+	MV_B8(0x0bc40c0002760ULL),
+	MV_B8(0x3c758baebf400ULL),
+	MV_B8(0x57455f4898575ULL),
+	MV_B8(0xd77ce58537052ULL),
+	MV_B8(0x071a97a256ec6ULL),
+	MV_B8(0xec3fa80e4935cULL),
+	MV_B8(0x0000000015f65ULL),
+};
+static const uint64_t mv_m52[8] __attribute__((aligned(64))) = MV_B8(M52);
+static const uint64_t mv_n0[8] __attribute__((aligned(64))) = MV_B8(0x3fffcfffcfffdULL);	/* -p^-1 mod 2^52 */
+
+#define MV_M52 _mm512_load_si512((const void *)mv_m52)
+/* Limb j of a constant on all lanes. */
+#define MV_K(k, j) _mm512_load_si512((const void *)(k)[j])
+
+IFMA_INLINE void mv_const(mv_t *o, const uint64_t k[8][8])
+{
+	#pragma GCC unroll 8
+	for (int j = 0; j < 8; j++)
+		o->l[j] = MV_K(k, j);
+}
+
+/*
+ * o = a b / 2^416 mod p, for a and b with limbs below 2^52 and a b <
+ * 2^416 p: word-serial Montgomery (CIOS) on every lane, carries left in
+ * the 64-bit accumulators until the end. The result is below
+ * a b / 2^416 + p, with limbs below 2^52. Called with a = x 2^32 (x < 2^384)
+ * and b = y it gives x y / 2^384 + (less than p): fp_mul's product up to a
+ * multiple of p.
+ */
+IFMA_INLINE void mv_mul(mv_t *o, const mv_t *a, const mv_t *b)
+{
+	const __m512i zero = _mm512_setzero_si512(), n0 = _mm512_load_si512((const void *)mv_n0);
+	__m512i T[9];
+
+	#pragma GCC unroll 9
+	for (int j = 0; j < 9; j++)
+		T[j] = zero;
+	#pragma GCC unroll 8
+	for (int i = 0; i < 8; i++) {
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++) {
+			T[j] = _mm512_madd52lo_epu64(T[j], a->l[j], b->l[i]);
+			T[j + 1] = _mm512_madd52hi_epu64(T[j + 1], a->l[j], b->l[i]);
+		}
+		/* only T[0]'s low 52 bits enter m */
+		__m512i m = _mm512_madd52lo_epu64(zero, T[0], n0);
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++) {
+			T[j] = _mm512_madd52lo_epu64(T[j], m, MV_K(mv_p, j));
+			T[j + 1] = _mm512_madd52hi_epu64(T[j + 1], m, MV_K(mv_p, j));
+		}
+		/* T[0] is now 0 mod 2^52: drop it, keeping its carry. */
+		T[0] = _mm512_add_epi64(T[1], _mm512_srli_epi64(T[0], 52));
+		#pragma GCC unroll 8
+		for (int j = 1; j < 8; j++)
+			T[j] = T[j + 1];
+		T[8] = zero;
+	}
+	#pragma GCC unroll 8
+	for (int j = 0; j < 7; j++) {
+		T[j + 1] = _mm512_add_epi64(T[j + 1], _mm512_srli_epi64(T[j], 52));
+		o->l[j] = _mm512_and_si512(T[j], MV_M52);
+	}
+	o->l[7] = T[7];
+}
+
+/* Limbs back below 2^52 (the top one takes the rest), for a non-negative
+ * total whose limbs may be negative or above 2^52: signed carries. */
+IFMA_INLINE void mv_norm(mv_t *v)
+{
+	#pragma GCC unroll 8
+	for (int j = 0; j < 7; j++) {
+		v->l[j + 1] = _mm512_add_epi64(v->l[j + 1], _mm512_srai_epi64(v->l[j], 52));
+		v->l[j] = _mm512_and_si512(v->l[j], MV_M52);
+	}
+}
+
+/* v -= k where v >= k, lane by lane (v normalised). */
+IFMA_INLINE void mv_csub(mv_t *v, const uint64_t k[8][8])
+{
+	mv_t d;
+
+	#pragma GCC unroll 8
+	for (int j = 0; j < 8; j++)
+		d.l[j] = _mm512_sub_epi64(v->l[j], MV_K(k, j));
+	mv_norm(&d);
+	__mmask8 keep = _mm512_cmplt_epi64_mask(d.l[7], _mm512_setzero_si512());
+	#pragma GCC unroll 8
+	for (int j = 0; j < 8; j++)
+		v->l[j] = _mm512_mask_blend_epi64(keep, d.l[j], v->l[j]);
+}
+
+/* o = x 2^32 for x < 2^384: limbs move up 32 bits. */
+IFMA_INLINE void mv_shift(mv_t *o, const mv_t *x)
+{
+	__m512i prev = _mm512_setzero_si512();
+
+	#pragma GCC unroll 8
+	for (int j = 0; j < 8; j++) {
+		__m512i cur = x->l[j];
+
+		o->l[j] = _mm512_ternarylogic_epi64(_mm512_slli_epi64(cur, 32), _mm512_srli_epi64(prev, 20),
+						    MV_M52, 0xa8);	/* (a | b) & c */
+		prev = cur;
+	}
+}
+
+/* The six 64-bit words of the field elements at addr[l] + off, lane l
+ * (the offset rides as the gather's base). */
+IFMA_INLINE void mv_gather(__m512i w[6], __m512i addr, int off)
+{
+	#pragma GCC unroll 6
+	for (int i = 0; i < 6; i++)
+		w[i] = _mm512_i64gather_epi64(addr, (const void *)(uintptr_t)(off + 8 * i), 1);
+}
+
+#define MV_OR_AND(a, b) _mm512_ternarylogic_epi64((a), (b), MV_M52, 0xa8)
+
+/* Six 64-bit words (an element below 2^384) to radix 2^52. */
+IFMA_INLINE void mv_from_words(mv_t *o, const __m512i w[6])
+{
+	o->l[0] = _mm512_and_si512(w[0], MV_M52);
+	o->l[1] = MV_OR_AND(_mm512_srli_epi64(w[0], 52), _mm512_slli_epi64(w[1], 12));
+	o->l[2] = MV_OR_AND(_mm512_srli_epi64(w[1], 40), _mm512_slli_epi64(w[2], 24));
+	o->l[3] = MV_OR_AND(_mm512_srli_epi64(w[2], 28), _mm512_slli_epi64(w[3], 36));
+	o->l[4] = MV_OR_AND(_mm512_srli_epi64(w[3], 16), _mm512_slli_epi64(w[4], 48));
+	o->l[5] = _mm512_and_si512(_mm512_srli_epi64(w[4], 4), MV_M52);
+	o->l[6] = MV_OR_AND(_mm512_srli_epi64(w[4], 56), _mm512_slli_epi64(w[5], 8));
+	o->l[7] = _mm512_srli_epi64(w[5], 44);
+}
+
+/* The same, times 2^32 (bit k of the element goes to bit k + 32). */
+IFMA_INLINE void mv_from_words_s(mv_t *o, const __m512i w[6])
+{
+	o->l[0] = _mm512_and_si512(_mm512_slli_epi64(w[0], 32), MV_M52);
+	o->l[1] = MV_OR_AND(_mm512_srli_epi64(w[0], 20), _mm512_slli_epi64(w[1], 44));
+	o->l[2] = _mm512_and_si512(_mm512_srli_epi64(w[1], 8), MV_M52);
+	o->l[3] = MV_OR_AND(_mm512_srli_epi64(w[1], 60), _mm512_slli_epi64(w[2], 4));
+	o->l[4] = MV_OR_AND(_mm512_srli_epi64(w[2], 48), _mm512_slli_epi64(w[3], 16));
+	o->l[5] = MV_OR_AND(_mm512_srli_epi64(w[3], 36), _mm512_slli_epi64(w[4], 28));
+	o->l[6] = MV_OR_AND(_mm512_srli_epi64(w[4], 24), _mm512_slli_epi64(w[5], 40));
+	o->l[7] = _mm512_srli_epi64(w[5], 12);
+}
+
+/* Radix 2^52 (normalised, below 2^384) to six 64-bit words. */
+IFMA_INLINE void mv_to_words(__m512i w[6], const mv_t *v)
+{
+	w[0] = _mm512_or_si512(v->l[0], _mm512_slli_epi64(v->l[1], 52));
+	w[1] = _mm512_or_si512(_mm512_srli_epi64(v->l[1], 12), _mm512_slli_epi64(v->l[2], 40));
+	w[2] = _mm512_or_si512(_mm512_srli_epi64(v->l[2], 24), _mm512_slli_epi64(v->l[3], 28));
+	w[3] = _mm512_or_si512(_mm512_srli_epi64(v->l[3], 36), _mm512_slli_epi64(v->l[4], 16));
+	w[4] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(v->l[4], 48), _mm512_slli_epi64(v->l[5], 4),
+					 _mm512_slli_epi64(v->l[6], 56), 0xfe);	/* a | b | c */
+	w[5] = _mm512_or_si512(_mm512_srli_epi64(v->l[6], 8), _mm512_slli_epi64(v->l[7], 44));
+}
+
+/* The lanes' addresses for the group of entries [g, g + 8) of e[0, n):
+ * bucket and point, the lanes past n repeating entry g (their results are
+ * never written), and which lanes add a negated point. */
+IFMA_INLINE __mmask8 mv_lanes(__m512i *bka, __m512i *pta, __mmask8 *neg, const g1_affine_t *bk,
+			       const struct msm_entry *e, size_t g, size_t n)
+{
+	uint64_t b[8], p[8];
+	unsigned ng = 0, live = 0;
+
+	for (int l = 0; l < 8; l++) {
+		const struct msm_entry *x = &e[g + l < n ? g + l : g];
+
+		b[l] = (uint64_t)(uintptr_t)&bk[x->bucket];
+		p[l] = (uint64_t)(uintptr_t)x->pt;
+		ng |= (unsigned)x->neg << l;
+		live |= (unsigned)(g + l < n) << l;
+	}
+	*bka = _mm512_loadu_si512(b);
+	*pta = _mm512_loadu_si512(p);
+	*neg = (__mmask8)ng;
+	return (__mmask8)live;
+}
+
+size_t msm_ifma_scratch_size(size_t n)
+{
+	return 2 * ((n + 7) / 8) * sizeof(mv_t) + 64;
+}
+
+/*
+ * bk[e[i].bucket] += e[i]'s point (negated when e[i].neg) for i < n: the
+ * buckets distinct, filled, and none with its point's x (no doubling, no
+ * cancelling: msm_flush keeps those for the scalar code). scratch holds
+ * msm_ifma_scratch_size(n) bytes.
+ *
+ * Bounds (p > 2^380.7, so 2p / 2^384 < 0.21): a product of x < c p and
+ * y < d p by mv_mul is below (0.1 c d + 1) p. The denominators are below
+ * 2p and the running products below 1.3p, so every product below stays
+ * under 1.3p.
+ */
+IFMA void msm_ifma_add(g1_affine_t *bk, const struct msm_entry *e, size_t n, void *scratch)
+{
+	mv_t *pre = (mv_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+	mv_t *den = pre + (n + 7) / 8;
+	mv_t acc, inv, one_s, t, x1, x2, y1, y1s, y2s, lam, lam_s, v;
+	__m512i bka, pta, w[6];
+	__mmask8 neg, live;
+	size_t ng = (n + 7) / 8;
+	uint64_t words[6][8];
+	fp_t lane[8], pfx[8], tot;
+
+	if (n == 0)
+		return;
+	mv_const(&acc, mv_one);
+	mv_const(&one_s, mv_one_s);
+	for (size_t g = 0; g < ng; g++) {
+		live = mv_lanes(&bka, &pta, &neg, bk, e, 8 * g, n);
+		mv_gather(w, bka, 0);
+		mv_from_words_s(&x1, w);
+		mv_gather(w, pta, 0);
+		mv_from_words_s(&x2, w);
+		/* den = x2 - x1 + p, in (0, 2p); one in the idle lanes */
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++)
+			den[g].l[j] = _mm512_add_epi64(_mm512_sub_epi64(x2.l[j], x1.l[j]), MV_K(mv_p_s, j));
+		mv_norm(&den[g]);
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++)
+			den[g].l[j] = _mm512_mask_blend_epi64(live, one_s.l[j], den[g].l[j]);
+		mv_shift(&pre[g], &acc);
+		mv_mul(&acc, &den[g], &acc);
+	}
+
+	/* The eight totals, below 1.3p: canonical, then inverted together. */
+	mv_csub(&acc, mv_p);
+	mv_to_words(w, &acc);
+	for (int i = 0; i < 6; i++)
+		_mm512_storeu_si512(words[i], w[i]);
+	for (int l = 0; l < 8; l++)
+		for (int i = 0; i < 6; i++)
+			lane[l].l[i] = words[i][l];
+	tot = FP_ONE;
+	for (int l = 0; l < 8; l++) {
+		pfx[l] = tot;
+		fp_mul(&tot, &tot, &lane[l]);
+	}
+	fp_inv(&tot, &tot);	/* the denominators are not zero */
+	for (int l = 8; l-- > 0;) {
+		fp_t il;
+
+		fp_mul(&il, &tot, &pfx[l]);
+		fp_mul(&tot, &tot, &lane[l]);
+		lane[l] = il;
+	}
+	for (int l = 0; l < 8; l++)
+		for (int i = 0; i < 6; i++)
+			words[i][l] = lane[l].l[i];
+	for (int i = 0; i < 6; i++)
+		w[i] = _mm512_loadu_si512(words[i]);
+	mv_from_words(&inv, w);
+
+	for (size_t g = ng; g-- > 0;) {
+		live = mv_lanes(&bka, &pta, &neg, bk, e, 8 * g, n);
+		mv_mul(&t, &pre[g], &inv);	/* 1 / den, below 1.2p */
+		mv_mul(&inv, &den[g], &inv);	/* 1 / (the lanes' earlier denominators) */
+		mv_gather(w, bka, 0);
+		mv_from_words(&x1, w);
+		mv_gather(w, bka, 48);
+		mv_from_words(&y1, w);
+		mv_from_words_s(&y1s, w);
+		mv_gather(w, pta, 0);
+		mv_from_words(&x2, w);
+		mv_gather(w, pta, 48);
+		mv_from_words_s(&y2s, w);
+		/* dy = y2 - y1 + p, or -y2 - y1 + 2p for a negated point: (0, 2p] */
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++) {
+			__m512i pos = _mm512_add_epi64(y2s.l[j], MV_K(mv_p_s, j));
+			__m512i ngv = _mm512_sub_epi64(MV_K(mv_2p_s, j), y2s.l[j]);
+
+			v.l[j] = _mm512_sub_epi64(_mm512_mask_blend_epi64(neg, pos, ngv), y1s.l[j]);
+		}
+		mv_norm(&v);
+		mv_mul(&lam, &v, &t);	/* below 1.3p */
+		mv_shift(&lam_s, &lam);
+		mv_mul(&v, &lam_s, &lam);	/* lam^2, below 1.2p */
+		/* x3 = lam^2 - x1 - x2 + 2p in (0, 3.2p), then below p */
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++)
+			v.l[j] = _mm512_add_epi64(_mm512_sub_epi64(v.l[j], _mm512_add_epi64(x1.l[j], x2.l[j])),
+						  MV_K(mv_2p, j));
+		mv_norm(&v);
+		mv_csub(&v, mv_2p);
+		mv_csub(&v, mv_p);
+		mv_to_words(w, &v);
+		#pragma GCC unroll 6
+		for (int i = 0; i < 6; i++)
+			_mm512_mask_i64scatter_epi64((void *)(uintptr_t)(8 * i), live, bka, w[i], 1);
+		/* y3 = lam (x1 - x3) - y1: x1 - x3 + p in (0, 2p) */
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++)
+			x1.l[j] = _mm512_add_epi64(_mm512_sub_epi64(x1.l[j], v.l[j]), MV_K(mv_p, j));
+		mv_norm(&x1);
+		mv_mul(&v, &lam_s, &x1);	/* below 1.3p */
+		#pragma GCC unroll 8
+		for (int j = 0; j < 8; j++)
+			v.l[j] = _mm512_add_epi64(_mm512_sub_epi64(v.l[j], y1.l[j]), MV_K(mv_p, j));
+		mv_norm(&v);	/* (0, 2.3p) */
+		mv_csub(&v, mv_p);
+		mv_csub(&v, mv_p);
+		mv_to_words(w, &v);
+		#pragma GCC unroll 6
+		for (int i = 0; i < 6; i++)
+			_mm512_mask_i64scatter_epi64((void *)(uintptr_t)(48 + 8 * i), live, bka, w[i], 1);
+	}
+}
+
+int msm_ifma_usable(void)
+{
+	return fr_have_ifma();
+}
+
+#else
+
+int msm_ifma_usable(void)
+{
+	return 0;
+}
+
+size_t msm_ifma_scratch_size(size_t n)
+{
+	(void)n;
+	return 0;
+}
+
+void msm_ifma_add(g1_affine_t *bk, const struct msm_entry *e, size_t n, void *scratch)
+{
+	(void)bk;
+	(void)e;
+	(void)n;
+	(void)scratch;
+}
+
+#endif
