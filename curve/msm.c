@@ -98,7 +98,8 @@ struct msm_job {
 	size_t n, chunk, ntasks;
 	struct msm_plan pl;
 	int16_t *digits;	/* [nwin][n] */
-	uint64_t offset[5];	/* K: 2^(c-1) in every window */
+	uint64_t offset[5];	/* K: 2^(c_w - 1) in every window w */
+	uint16_t wbit[MSM_MAX_WIN + 1];	/* window w: bits [wbit[w], wbit[w + 1]) */
 	void *results;		/* ntasks Jacobian points */
 	struct msm_scratch *scratch;	/* one per worker */
 	atomic_size_t next;	/* the next work item */
@@ -186,6 +187,34 @@ static int msm_ifma_on(void)
 static unsigned msm_nwin(unsigned c)
 {
 	return (256 + c - 1) / c + (c == 2);
+}
+
+/*
+ * The windows' bits. nwin windows of c bits cover more than the scalars'
+ * 255 (c = 14: 19 windows, 266 bits), and with equal widths the top
+ * window would hold the last few bits only: its digits fall on a handful
+ * of buckets, which every point then crowds into (c = 14: eight buckets,
+ * n points), a queue that overflows, and Jacobian side buckets for the
+ * whole window, a tenth of a 2^20 MSM's time. So the bits are shared out
+ * evenly: nwin windows over 256 bits, the wider ones (c bits) on top, so
+ * that every window's digits spread over at least half its buckets. The
+ * top window has at least 4 bits from c = 4 up, which keeps s + K below
+ * 2^256 (its 2^(c_top - 1) leaves room for r and the lower windows' part
+ * of K); c = 2 and 3 keep their equal widths over nwin c bits.
+ */
+static void msm_windows(struct msm_job *job)
+{
+	unsigned nwin = job->pl.nwin, c = job->pl.c, total = c < 4 ? nwin * c : 256;
+	unsigned base = total / nwin, wide = total % nwin, bit = 0;
+
+	for (unsigned w = 0; w < nwin; w++) {
+		unsigned cw = base + (w >= nwin - wide);
+
+		job->wbit[w] = (uint16_t)bit;
+		bit += cw;
+		job->offset[(bit - 1) / 64] |= 1ULL << ((bit - 1) % 64);
+	}
+	job->wbit[nwin] = (uint16_t)bit;
 }
 
 /* Additions per batch: large, to spread the inversion thin, but a quarter
@@ -301,9 +330,6 @@ static void msm_parallel(struct msm_job *job, unsigned nthreads, void *(*fn)(voi
 /* Signed digits of the scalars [lo, hi). */
 static void msm_recode(struct msm_job *job, size_t lo, size_t hi)
 {
-	unsigned c = job->pl.c, half = 1u << (c - 1);
-	uint64_t mask = (1ULL << c) - 1;
-
 	for (size_t i = lo; i < hi; i++) {
 		uint64_t v[5], carry = 0;
 
@@ -315,12 +341,12 @@ static void msm_recode(struct msm_job *job, size_t lo, size_t hi)
 			carry = (uint64_t)(t >> 64);
 		}
 		for (unsigned w = 0; w < job->pl.nwin; w++) {
-			unsigned bit = w * c, l = bit / 64, off = bit % 64;
+			unsigned bit = job->wbit[w], c = job->wbit[w + 1] - bit, l = bit / 64, off = bit % 64;
 			uint64_t x = v[l] >> off;
 
 			if (off + c > 64)
 				x |= v[l + 1] << (64 - off);
-			job->digits[w * job->n + i] = (int16_t)((int)(x & mask) - (int)half);
+			job->digits[w * job->n + i] = (int16_t)((int)(x & ((1ULL << c) - 1)) - (1 << (c - 1)));
 		}
 	}
 }
@@ -407,7 +433,7 @@ static void msm_combine(const struct msm_job *job, void *out)
 
 	ops->set_inf(out);
 	for (size_t w = job->pl.nwin; w-- > 0;) {
-		for (unsigned i = 0; i < job->pl.c && w + 1 < job->pl.nwin; i++)
+		for (unsigned i = job->wbit[w]; i < job->wbit[w + 1] && w + 1 < job->pl.nwin; i++)
 			ops->dbl(out, out);
 		for (size_t j = 0; j < job->pl.k; j++)
 			ops->add(out, out, res + (w * job->pl.k + j) * ops->jac_size);
@@ -429,10 +455,7 @@ static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr
 	msm_plan(&job.pl, n, threads, c);
 	job.chunk = (n + job.pl.k - 1) / job.pl.k;
 	job.ntasks = (size_t)job.pl.nwin * job.pl.k;
-	for (unsigned w = 0; w < job.pl.nwin; w++) {
-		unsigned bit = w * job.pl.c + job.pl.c - 1;
-		job.offset[bit / 64] |= 1ULL << (bit % 64);
-	}
+	msm_windows(&job);
 	job.digits = malloc(job.pl.nwin * n * sizeof(int16_t));
 	job.results = malloc(job.ntasks * ops->jac_size);
 	job.scratch = calloc(job.pl.threads, sizeof(struct msm_scratch));

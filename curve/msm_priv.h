@@ -14,6 +14,7 @@
 #include "curve/msm.h"
 
 #define MSM_MAX_C 16
+#define MSM_MAX_WIN 129	/* windows at c = 2 */
 
 /* How an MSM of n points runs: windows of c bits (nwin of them, 2^(c-1)
  * buckets each), every window split into k chunks of points (one task
