@@ -73,7 +73,7 @@ struct msm_scratch {
 	struct msm_entry *batch, *queue;
 	void *prefix, *den;	/* max(bcap, nseg) field elements each */
 	void *run, *tot;	/* nseg affine points each (msm_reduce_affine) */
-	struct msm_entry *ord;	/* max(bcap, nseg): the kernel's share (IFMA) */
+	struct msm_entry *ord;	/* nseg: msm_vec_add's share for the kernel (IFMA) */
 	void *vec;		/* msm_ifma_add's scratch; NULL: no IFMA */
 	uint8_t *kind;		/* nseg */
 	size_t nbuckets, nb, bcap, nq, qcap;
@@ -415,7 +415,7 @@ static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, c
 	sc->tot = malloc((sc->nseg + 1) * ops->aff_size);
 	sc->kind = malloc(sc->nseg + 1);
 	if (vec) {
-		sc->ord = malloc(nf * sizeof(struct msm_entry));
+		sc->ord = malloc((sc->nseg + 1) * sizeof(struct msm_entry));
 		sc->vec = malloc(msm_ifma_scratch_size(nf));
 	}
 	if (sc->buckets && sc->filled && sc->busy && sc->side && sc->sided && sc->batch && sc->queue &&

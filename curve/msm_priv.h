@@ -49,7 +49,7 @@ struct msm_entry {
 /* curve/msm_ifma.c: G1 bucket additions eight lanes at a time. */
 int msm_ifma_usable(void);
 size_t msm_ifma_scratch_size(size_t n);
-void msm_ifma_add(g1_affine_t *bk, const struct msm_entry *e, size_t n, void *scratch);
+size_t msm_ifma_add(g1_affine_t *bk, struct msm_entry *e, size_t n, void *scratch);
 
 #endif
 
@@ -81,27 +81,15 @@ static inline void G_(msm_entry_y)(FT *y, const struct msm_entry *e)
 }
 
 #ifdef MSM_VEC
-/* msm_flush's first step where MSM_VEC (the IFMA kernel, G1) is on: every
- * entry whose x differs from its bucket's (all of them but for degenerate
- * inputs) goes to the kernel; those that double or cancel stay in the
- * batch for the scalar code. */
+/* msm_flush's first step where MSM_VEC (the IFMA kernel, G1) is on: it
+ * adds every entry whose x differs from its bucket's (all of them but for
+ * degenerate inputs) and leaves those that double or cancel in the batch
+ * for the scalar code. */
 static void G_(msm_vec_flush)(struct msm_scratch *sc)
 {
-	const AFF *bk = sc->buckets;
-	size_t k = 0, m = 0;
-
-	for (size_t i = 0; i < sc->nb; i++) {
-		const struct msm_entry *e = &sc->batch[i];
-
-		if (F_(equal)(&bk[e->bucket].x, &((const AFF *)e->pt)->x))
-			sc->batch[k++] = *e;
-		else
-			sc->ord[m++] = *e;
-	}
-	MSM_VEC(sc->buckets, sc->ord, m, sc->vec);
-	for (size_t i = 0; i < m; i++)
-		msm_bit_clear(sc->busy, sc->ord[i].bucket);
-	sc->nb = k;
+	for (size_t i = 0; i < sc->nb; i++)
+		msm_bit_clear(sc->busy, sc->batch[i].bucket);
+	sc->nb = MSM_VEC(sc->buckets, sc->batch, sc->nb, sc->vec);
 }
 #endif
 
@@ -313,7 +301,7 @@ static void G_(msm_vec_add)(struct msm_scratch *sc, AFF *acc, const AFF *src, si
 		ndiv++;
 	}
 #ifdef MSM_VEC
-	if (nv)
+	if (nv)	/* none left over: equal x were sorted out above */
 		MSM_VEC(acc, sc->ord, nv, sc->vec);
 #endif
 	if (ndiv)
