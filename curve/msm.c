@@ -1,15 +1,15 @@
 /*
  * msm: multi-scalar multiplication by Pippenger's bucket method.
  *
- * Every scalar s is cut into nwin windows of c bits with signed digits in
- * [-2^(c-1), 2^(c-1) - 1]: the windows of s + K, where K has 2^(c-1) in
- * every window, less 2^(c-1) each (no carries to chase; msm_nwin makes
- * room for the sum). A digit d sends +-P to bucket |d| - 1,
- * so a window needs 2^(c-1) buckets; the window's sum is
- * sum (b + 1) * bucket[b], running sums from the top (batched affine
- * additions over segments of the buckets when they are many, see
- * msm_reduce_affine), and the windows are combined by c doublings each
- * (Horner).
+ * Every scalar s is cut into nwin windows with signed digits: window w
+ * has c_w bits (c or c - 1: the 256 bits are shared out evenly, the wider
+ * windows on top, see msm_windows) and its digit is the window of s + K
+ * less 2^(c_w - 1), where K has 2^(c_w - 1) in every window (no carries
+ * to chase). A digit d sends +-P to bucket |d| - 1, so a window needs at
+ * most 2^(c-1) buckets; the window's sum is sum (b + 1) * bucket[b],
+ * running sums from the top (batched affine additions over segments of
+ * the buckets when they are many, see msm_reduce_affine), and the windows
+ * are combined by c_w doublings each (Horner).
  *
  * Buckets are affine and filled by batches of additions that share one
  * inversion (Montgomery's trick): an affine addition is then about six
@@ -19,11 +19,21 @@
  * crowding into few buckets, as equal scalars do), its entries go into
  * Jacobian side buckets instead, without inversion.
  *
+ * In G1, where the CPU has AVX-512 IFMA, the batches' additions (and the
+ * affine reduction's) run eight lanes at a time in curve/msm_ifma.c,
+ * about three times as fast as one at a time with MULX; the scalar code
+ * keeps the additions that double or cancel a bucket, G2, and other CPUs.
+ *
  * Work is split into tasks, one per (window, chunk of points), each with
  * its own buckets; workers take tasks from a shared counter. The window
  * width and the chunk count come from a cost model over n and the thread
  * count (msm_plan). The algorithm is written once in curve/msm_priv.h and
  * instantiated here for G1 over Fp and G2 over Fp2.
+ *
+ * G1's endomorphism (GLV: s = s0 + s1 z^2, two 128-bit halves) is not
+ * used: it halves the windows but doubles the points, so the bucket
+ * additions, nearly all of the time, stay as many; only the windows'
+ * reductions (2 to 3% of a 2^20 MSM) would halve.
  */
 #include "curve/msm.h"
 #include "curve/msm_priv.h"
@@ -55,6 +65,11 @@
  * 1 MiB L2 (Zen 4 and 5) pays it from c = 15. G2's buckets are twice the
  * size; the same threshold is kept for both. */
 #define MSM_COST_MISS 2.5
+/* The IFMA kernel makes a bucket addition about three times cheaper but
+ * leaves the same choices best: on one Zen 5 core the plan's widths (c =
+ * 13 at 2^16, 14 at 2^18 to 2^22) were within noise of the best forced
+ * ones (13 to 14, 14 to 15, 14 to 15, 14 to 16), so one model serves both
+ * paths. */
 #define MSM_L2_DEFAULT (512u << 10)
 #define MSM_AFFINE_MIN_C 10	/* affine reduction from 2^9 buckets up */
 #define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
@@ -147,17 +162,17 @@ static inline void msm_bit_clear(uint64_t *m, size_t b)
 
 static int msm_ifma_off;
 
-int msm_use_ifma(int on)
-{
-	msm_ifma_off = !on;
-	return on && msm_ifma_usable();
-}
-
 /* The IFMA kernel for G1 where the CPU has it, unless the tests turned it
  * off or fp was forced onto its portable path. */
 static int msm_ifma_on(void)
 {
 	return !msm_ifma_off && msm_ifma_usable() && strcmp(fp_impl_name(), "adx") == 0;
+}
+
+int msm_use_ifma(int on)
+{
+	msm_ifma_off = !on;
+	return msm_ifma_on();
 }
 
 #define MSM_G g1

@@ -16,8 +16,8 @@
 #define MSM_MAX_C 16
 #define MSM_MAX_WIN 129	/* windows at c = 2 */
 
-/* How an MSM of n points runs: windows of c bits (nwin of them, 2^(c-1)
- * buckets each), every window split into k chunks of points (one task
+/* How an MSM of n points runs: windows of up to c bits (nwin of them,
+ * 2^(c-1) buckets each), every window split into k chunks of points (one task
  * each), on threads workers; batches of up to batch bucket additions share
  * one inversion. */
 struct msm_plan {
@@ -36,7 +36,7 @@ int msm_g2_c(g2_t *out, const g2_affine_t *p, const fr_t *s, size_t n, unsigned 
 /* 0 keeps G1's bucket additions off the IFMA kernel (curve/msm_ifma.c)
  * even where the CPU has it, 1 (the default) lets them use it: for the
  * tests and benchmarks, which compare both. Not thread-safe. Returns 1
- * when the kernel will be used. */
+ * when G1 MSMs will use it (on, the CPU has IFMA and fp its ADX path). */
 int msm_use_ifma(int on);
 
 /* An addition waiting in a batch: bucket += point, negated when neg. */
@@ -46,7 +46,12 @@ struct msm_entry {
 	uint8_t neg, kind;
 };
 
-/* curve/msm_ifma.c: G1 bucket additions eight lanes at a time. */
+/* curve/msm_ifma.c: G1 bucket additions eight lanes at a time, for the
+ * CPUs where msm_ifma_usable() says so. msm_ifma_add adds every entry's
+ * point (negated when neg) to bk[bucket], the buckets distinct and not at
+ * infinity, except those whose point has its bucket's x (they would
+ * double or cancel it): those it moves to e[0, k), in order, and returns
+ * k. scratch: msm_ifma_scratch_size(n) bytes. */
 int msm_ifma_usable(void);
 size_t msm_ifma_scratch_size(size_t n);
 size_t msm_ifma_add(g1_affine_t *bk, struct msm_entry *e, size_t n, void *scratch);
@@ -56,10 +61,12 @@ size_t msm_ifma_add(g1_affine_t *bk, struct msm_entry *e, size_t n, void *scratc
 #ifdef MSM_G
 /*
  * The template. Before including, msm.c defines struct msm_scratch,
- * struct msm_job, struct msm_entry, the bit helpers and the MSM_* kinds;
- * MSM_G is the group prefix (g1, g2), MSM_F the field prefix (fp, fp2) and
- * MSM_F_ONE the field's one. Each instance defines static functions named
- * after the group (g1_msm_flush, ...) and the table MSM_G##_msm_ops.
+ * struct msm_job, the bit helpers and the MSM_* kinds; MSM_G is the group
+ * prefix (g1, g2), MSM_F the field prefix (fp, fp2), MSM_F_ONE the
+ * field's one, and MSM_VEC, where defined (G1), the vector kernel that
+ * takes the ordinary additions when the scratch has its memory (sc->vec).
+ * Each instance defines static functions named after the group
+ * (g1_msm_flush, ...) and the table MSM_G##_msm_ops.
  */
 #define MSM_PASTE_(a, b) a##_##b
 #define MSM_PASTE(a, b) MSM_PASTE_(a, b)
