@@ -20,7 +20,7 @@
  * Jacobian side buckets instead, without inversion.
  *
  * In G1, where the CPU has AVX-512 IFMA, the batches' additions (and the
- * affine reduction's) run eight lanes at a time in curve/msm_ifma.c,
+ * affine reduction's) run sixteen at a time in curve/msm_ifma.c,
  * about three times as fast as one at a time with MULX; the scalar code
  * keeps the additions that double or cancel a bucket, G2, and other CPUs.
  *

@@ -61,6 +61,7 @@
 
 #define IFMA __attribute__((target("avx512f,avx512ifma")))
 #define IFMA_INLINE static inline __attribute__((always_inline, target("avx512f,avx512ifma")))
+#define IFMA_NOINLINE static __attribute__((noinline, target("avx512f,avx512ifma")))
 #define M52 0xfffffffffffffULL
 
 /* Eight elements, limb j of each in vector l[j]. */
@@ -70,9 +71,10 @@ typedef struct {
 
 /* p, 2p, 3p; p and 2p shifted left by 32 bits; one (R mod p), shifted and
  * plain: radix 2^52, least significant limb first, each limb repeated
- * over the eight lanes. From memory they are operands of the products and
- * additions as they are; as immediates gcc built every one with a MOVABS
- * and a broadcast, a sixth of the kernel's instructions. */
+ * over the eight lanes, so that a limb is a vector in memory. The
+ * products take p's limbs as memory operands (mv_madd_lo); written as
+ * immediates, every use had been a MOVABS and a broadcast, a sixth of the
+ * kernel's instructions (gcc still folds some of the others that way). */
 #define MV_B8(x) { x, x, x, x, x, x, x, x }
 static const uint64_t mv_p[8][8] __attribute__((aligned(64))) = {
 	MV_B8(0xeffffffffaaabULL),
@@ -192,7 +194,7 @@ IFMA_INLINE __m512i mv_madd_hi(__m512i t, const __m512i *x, __m512i y)
  * x y / 2^384 + (less than p): fp_mul's product up to a multiple of p.
  * o may be a or b.
  */
-static __attribute__((noinline, target("avx512f,avx512ifma"))) void mv_mul(mv_t *o, const mv_t *a, const mv_t *b)
+IFMA_NOINLINE void mv_mul(mv_t *o, const mv_t *a, const mv_t *b)
 {
 	const __m512i zero = _mm512_setzero_si512(), n0 = _mm512_load_si512((const void *)mv_n0);
 	__m512i T[MV_W][9], bi[MV_W], m[MV_W];

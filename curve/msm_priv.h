@@ -46,7 +46,7 @@ struct msm_entry {
 	uint8_t neg, kind;
 };
 
-/* curve/msm_ifma.c: G1 bucket additions eight lanes at a time, for the
+/* curve/msm_ifma.c: G1 bucket additions on AVX-512 IFMA, for the
  * CPUs where msm_ifma_usable() says so. msm_ifma_add adds every entry's
  * point (negated when neg) to bk[bucket], the buckets distinct and not at
  * infinity, except those whose point has its bucket's x (they would
