@@ -11,7 +11,9 @@
  * the pairing's are compared byte for byte with blst's before anything is
  * timed: a mismatch is an error, not a figure.
  *
- *   blst_compare [LOG_N ...]   (default 16 18 20 22; BLST_RUNS, default 5)
+ *   blst_compare [LOG_N ...]   (default 16 18 20 22; BLST_RUNS, default 5;
+ *                               BLST_MSM_SCALAR=1 keeps provisor's G1 MSM
+ *                               off its IFMA kernel)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,7 +290,12 @@ int main(int argc, char **argv)
 
 	if (runs < 1 || runs > 64)
 		die("BLST_RUNS must be 1 to 64");
-	printf("one core, medians of %d interleaved runs; fp %s\n", runs, fp_impl_name());
+	/* BLST_MSM_SCALAR=1: provisor's G1 MSM without the IFMA kernel. */
+	const char *sv = getenv("BLST_MSM_SCALAR");
+	int ifma = msm_use_ifma(!(sv && *sv && strcmp(sv, "0") != 0));
+
+	printf("one core, medians of %d interleaved runs; fp %s, g1 msm bucket additions %s\n", runs,
+	       fp_impl_name(), ifma ? "ifma" : "scalar");
 	bench_field(runs);
 	bench_pairing(runs);
 	if (argc < 2) {

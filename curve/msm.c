@@ -1,15 +1,15 @@
 /*
  * msm: multi-scalar multiplication by Pippenger's bucket method.
  *
- * Every scalar s is cut into nwin windows of c bits with signed digits in
- * [-2^(c-1), 2^(c-1) - 1]: the windows of s + K, where K has 2^(c-1) in
- * every window, less 2^(c-1) each (no carries to chase; msm_nwin makes
- * room for the sum). A digit d sends +-P to bucket |d| - 1,
- * so a window needs 2^(c-1) buckets; the window's sum is
- * sum (b + 1) * bucket[b], running sums from the top (batched affine
- * additions over segments of the buckets when they are many, see
- * msm_reduce_affine), and the windows are combined by c doublings each
- * (Horner).
+ * Every scalar s is cut into nwin windows with signed digits: window w
+ * has c_w bits (c or c - 1: the 256 bits are shared out evenly, the wider
+ * windows on top, see msm_windows) and its digit is the window of s + K
+ * less 2^(c_w - 1), where K has 2^(c_w - 1) in every window (no carries
+ * to chase). A digit d sends +-P to bucket |d| - 1, so a window needs at
+ * most 2^(c-1) buckets; the window's sum is sum (b + 1) * bucket[b],
+ * running sums from the top (batched affine additions over segments of
+ * the buckets when they are many, see msm_reduce_affine), and the windows
+ * are combined by c_w doublings each (Horner).
  *
  * Buckets are affine and filled by batches of additions that share one
  * inversion (Montgomery's trick): an affine addition is then about six
@@ -19,11 +19,21 @@
  * crowding into few buckets, as equal scalars do), its entries go into
  * Jacobian side buckets instead, without inversion.
  *
+ * In G1, where the CPU has AVX-512 IFMA, the batches' additions (and the
+ * affine reduction's) run sixteen at a time in curve/msm_ifma.c,
+ * about three times as fast as one at a time with MULX; the scalar code
+ * keeps the additions that double or cancel a bucket, G2, and other CPUs.
+ *
  * Work is split into tasks, one per (window, chunk of points), each with
  * its own buckets; workers take tasks from a shared counter. The window
  * width and the chunk count come from a cost model over n and the thread
  * count (msm_plan). The algorithm is written once in curve/msm_priv.h and
  * instantiated here for G1 over Fp and G2 over Fp2.
+ *
+ * G1's endomorphism (GLV: s = s0 + s1 z^2, two 128-bit halves) is not
+ * used: it halves the windows but doubles the points, so the bucket
+ * additions, nearly all of the time, stay as many; only the windows'
+ * reductions (2 to 3% of a 2^20 MSM) would halve.
  */
 #include "curve/msm.h"
 #include "curve/msm_priv.h"
@@ -55,6 +65,11 @@
  * 1 MiB L2 (Zen 4 and 5) pays it from c = 15. G2's buckets are twice the
  * size; the same threshold is kept for both. */
 #define MSM_COST_MISS 2.5
+/* The IFMA kernel makes a bucket addition about three times cheaper but
+ * leaves the same choices best: on one Zen 5 core the plan's widths (c =
+ * 13 at 2^16, 14 at 2^18 to 2^22) were within noise of the best forced
+ * ones (13 to 14, 14 to 15, 14 to 15, 14 to 16), so one model serves both
+ * paths. */
 #define MSM_L2_DEFAULT (512u << 10)
 #define MSM_AFFINE_MIN_C 10	/* affine reduction from 2^9 buckets up */
 #define MSM_BATCH_MAX 1024	/* additions sharing one inversion */
@@ -62,12 +77,6 @@
 #define MSM_PREFETCH 32	/* buckets are fetched this many points ahead */
 
 enum { MSM_ADD, MSM_DOUBLE, MSM_CANCEL, MSM_SKIP, MSM_COPY };
-
-struct msm_entry {
-	const void *pt;		/* affine point */
-	uint32_t bucket;
-	uint8_t neg, kind;
-};
 
 /* One worker's buckets and batch; reused across its tasks. */
 struct msm_scratch {
@@ -79,6 +88,8 @@ struct msm_scratch {
 	struct msm_entry *batch, *queue;
 	void *prefix, *den;	/* max(bcap, nseg) field elements each */
 	void *run, *tot;	/* nseg affine points each (msm_reduce_affine) */
+	struct msm_entry *ord;	/* nseg: msm_vec_add's share for the kernel (IFMA) */
+	void *vec;		/* msm_ifma_add's scratch; NULL: no IFMA */
 	uint8_t *kind;		/* nseg */
 	size_t nbuckets, nb, bcap, nq, qcap;
 	size_t nseg;		/* segments of the affine reduction; 0: Jacobian */
@@ -102,7 +113,8 @@ struct msm_job {
 	size_t n, chunk, ntasks;
 	struct msm_plan pl;
 	int16_t *digits;	/* [nwin][n] */
-	uint64_t offset[5];	/* K: 2^(c-1) in every window */
+	uint64_t offset[5];	/* K: 2^(c_w - 1) in every window w */
+	uint16_t wbit[MSM_MAX_WIN + 1];	/* window w: bits [wbit[w], wbit[w + 1]) */
 	void *results;		/* ntasks Jacobian points */
 	struct msm_scratch *scratch;	/* one per worker */
 	atomic_size_t next;	/* the next work item */
@@ -148,13 +160,30 @@ static inline void msm_bit_clear(uint64_t *m, size_t b)
 	m[b >> 6] &= ~(1ULL << (b & 63));
 }
 
+static int msm_ifma_off;
+
+/* The IFMA kernel for G1 where the CPU has it, unless the tests turned it
+ * off or fp was forced onto its portable path. */
+static int msm_ifma_on(void)
+{
+	return !msm_ifma_off && msm_ifma_usable() && strcmp(fp_impl_name(), "adx") == 0;
+}
+
+int msm_use_ifma(int on)
+{
+	msm_ifma_off = !on;
+	return msm_ifma_on();
+}
+
 #define MSM_G g1
 #define MSM_F fp
 #define MSM_F_ONE FP_ONE
+#define MSM_VEC msm_ifma_add
 #include "curve/msm_priv.h"
 #undef MSM_G
 #undef MSM_F
 #undef MSM_F_ONE
+#undef MSM_VEC
 
 #define MSM_G g2
 #define MSM_F fp2
@@ -173,6 +202,34 @@ static inline void msm_bit_clear(uint64_t *m, size_t b)
 static unsigned msm_nwin(unsigned c)
 {
 	return (256 + c - 1) / c + (c == 2);
+}
+
+/*
+ * The windows' bits. nwin windows of c bits cover more than the scalars'
+ * 255 (c = 14: 19 windows, 266 bits), and with equal widths the top
+ * window would hold the last few bits only: its digits fall on a handful
+ * of buckets, which every point then crowds into (c = 14: eight buckets,
+ * n points), a queue that overflows, and Jacobian side buckets for the
+ * whole window, a tenth of a 2^20 MSM's time. So the bits are shared out
+ * evenly: nwin windows over 256 bits, the wider ones (c bits) on top, so
+ * that every window's digits spread over at least half its buckets. The
+ * top window has at least 4 bits from c = 4 up, which keeps s + K below
+ * 2^256 (its 2^(c_top - 1) leaves room for r and the lower windows' part
+ * of K); c = 2 and 3 keep their equal widths over nwin c bits.
+ */
+static void msm_windows(struct msm_job *job)
+{
+	unsigned nwin = job->pl.nwin, c = job->pl.c, total = c < 4 ? nwin * c : 256;
+	unsigned base = total / nwin, wide = total % nwin, bit = 0;
+
+	for (unsigned w = 0; w < nwin; w++) {
+		unsigned cw = base + (w >= nwin - wide);
+
+		job->wbit[w] = (uint16_t)bit;
+		bit += cw;
+		job->offset[(bit - 1) / 64] |= 1ULL << ((bit - 1) % 64);
+	}
+	job->wbit[nwin] = (uint16_t)bit;
 }
 
 /* Additions per batch: large, to spread the inversion thin, but a quarter
@@ -288,9 +345,6 @@ static void msm_parallel(struct msm_job *job, unsigned nthreads, void *(*fn)(voi
 /* Signed digits of the scalars [lo, hi). */
 static void msm_recode(struct msm_job *job, size_t lo, size_t hi)
 {
-	unsigned c = job->pl.c, half = 1u << (c - 1);
-	uint64_t mask = (1ULL << c) - 1;
-
 	for (size_t i = lo; i < hi; i++) {
 		uint64_t v[5], carry = 0;
 
@@ -302,12 +356,12 @@ static void msm_recode(struct msm_job *job, size_t lo, size_t hi)
 			carry = (uint64_t)(t >> 64);
 		}
 		for (unsigned w = 0; w < job->pl.nwin; w++) {
-			unsigned bit = w * c, l = bit / 64, off = bit % 64;
+			unsigned bit = job->wbit[w], c = job->wbit[w + 1] - bit, l = bit / 64, off = bit % 64;
 			uint64_t x = v[l] >> off;
 
 			if (off + c > 64)
 				x |= v[l + 1] << (64 - off);
-			job->digits[w * job->n + i] = (int16_t)((int)(x & mask) - (int)half);
+			job->digits[w * job->n + i] = (int16_t)((int)(x & ((1ULL << c) - 1)) - (1 << (c - 1)));
 		}
 	}
 }
@@ -347,9 +401,12 @@ static void msm_scratch_free(struct msm_scratch *sc)
 	free(sc->run);
 	free(sc->tot);
 	free(sc->kind);
+	free(sc->ord);
+	free(sc->vec);
 }
 
-static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, const struct msm_plan *pl)
+static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, const struct msm_plan *pl,
+			    int vec)
 {
 	size_t nb = (size_t)1 << (pl->c - 1), words = (nb + 63) / 64;
 	size_t nf;
@@ -372,8 +429,12 @@ static int msm_scratch_init(struct msm_scratch *sc, const struct msm_ops *ops, c
 	sc->run = malloc((sc->nseg + 1) * ops->aff_size);
 	sc->tot = malloc((sc->nseg + 1) * ops->aff_size);
 	sc->kind = malloc(sc->nseg + 1);
+	if (vec) {
+		sc->ord = malloc((sc->nseg + 1) * sizeof(struct msm_entry));
+		sc->vec = malloc(msm_ifma_scratch_size(nf));
+	}
 	if (sc->buckets && sc->filled && sc->busy && sc->side && sc->sided && sc->batch && sc->queue &&
-	    sc->prefix && sc->den && sc->run && sc->tot && sc->kind)
+	    sc->prefix && sc->den && sc->run && sc->tot && sc->kind && (!vec || (sc->ord && sc->vec)))
 		return 0;
 	msm_scratch_free(sc);
 	return -1;
@@ -387,7 +448,7 @@ static void msm_combine(const struct msm_job *job, void *out)
 
 	ops->set_inf(out);
 	for (size_t w = job->pl.nwin; w-- > 0;) {
-		for (unsigned i = 0; i < job->pl.c && w + 1 < job->pl.nwin; i++)
+		for (unsigned i = job->wbit[w]; i < job->wbit[w + 1] && w + 1 < job->pl.nwin; i++)
 			ops->dbl(out, out);
 		for (size_t j = 0; j < job->pl.k; j++)
 			ops->add(out, out, res + (w * job->pl.k + j) * ops->jac_size);
@@ -400,7 +461,7 @@ static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr
 	atomic_int stopped = 0;
 	struct msm_job job = { .ops = ops, .points = p, .s = s, .n = n, .stopped = &stopped };
 	unsigned ready = 0;
-	int rc = -1;
+	int rc = -1, vec = ops == &g1_msm_ops && msm_ifma_on();
 
 	if (n == 0) {
 		ops->set_inf(out);
@@ -409,17 +470,14 @@ static int msm_run(const struct msm_ops *ops, void *out, const void *p, const fr
 	msm_plan(&job.pl, n, threads, c);
 	job.chunk = (n + job.pl.k - 1) / job.pl.k;
 	job.ntasks = (size_t)job.pl.nwin * job.pl.k;
-	for (unsigned w = 0; w < job.pl.nwin; w++) {
-		unsigned bit = w * job.pl.c + job.pl.c - 1;
-		job.offset[bit / 64] |= 1ULL << (bit % 64);
-	}
+	msm_windows(&job);
 	job.digits = malloc(job.pl.nwin * n * sizeof(int16_t));
 	job.results = malloc(job.ntasks * ops->jac_size);
 	job.scratch = calloc(job.pl.threads, sizeof(struct msm_scratch));
 	if (!job.digits || !job.results || !job.scratch)
 		goto out;
 	for (; ready < job.pl.threads; ready++)
-		if (msm_scratch_init(&job.scratch[ready], ops, &job.pl) != 0)
+		if (msm_scratch_init(&job.scratch[ready], ops, &job.pl, vec) != 0)
 			goto out;
 
 	msm_parallel(&job, job.pl.threads, msm_recode_worker);

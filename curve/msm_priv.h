@@ -9,13 +9,15 @@
 #define CURVE_MSM_PRIV_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "curve/msm.h"
 
 #define MSM_MAX_C 16
+#define MSM_MAX_WIN 129	/* windows at c = 2 */
 
-/* How an MSM of n points runs: windows of c bits (nwin of them, 2^(c-1)
- * buckets each), every window split into k chunks of points (one task
+/* How an MSM of n points runs: windows of up to c bits (nwin of them,
+ * 2^(c-1) buckets each), every window split into k chunks of points (one task
  * each), on threads workers; batches of up to batch bucket additions share
  * one inversion. */
 struct msm_plan {
@@ -31,15 +33,40 @@ void msm_plan(struct msm_plan *pl, size_t n, unsigned threads, unsigned c);
 int msm_g1_c(g1_t *out, const g1_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c);
 int msm_g2_c(g2_t *out, const g2_affine_t *p, const fr_t *s, size_t n, unsigned threads, unsigned c);
 
+/* 0 keeps G1's bucket additions off the IFMA kernel (curve/msm_ifma.c)
+ * even where the CPU has it, 1 (the default) lets them use it: for the
+ * tests and benchmarks, which compare both. Not thread-safe. Returns 1
+ * when G1 MSMs will use it (on, the CPU has IFMA and fp its ADX path). */
+int msm_use_ifma(int on);
+
+/* An addition waiting in a batch: bucket += point, negated when neg. */
+struct msm_entry {
+	const void *pt;		/* affine point */
+	uint32_t bucket;
+	uint8_t neg, kind;
+};
+
+/* curve/msm_ifma.c: G1 bucket additions on AVX-512 IFMA, for the
+ * CPUs where msm_ifma_usable() says so. msm_ifma_add adds every entry's
+ * point (negated when neg) to bk[bucket], the buckets distinct and not at
+ * infinity, except those whose point has its bucket's x (they would
+ * double or cancel it): those it moves to e[0, k), in order, and returns
+ * k. scratch: msm_ifma_scratch_size(n) bytes. */
+int msm_ifma_usable(void);
+size_t msm_ifma_scratch_size(size_t n);
+size_t msm_ifma_add(g1_affine_t *bk, struct msm_entry *e, size_t n, void *scratch);
+
 #endif
 
 #ifdef MSM_G
 /*
  * The template. Before including, msm.c defines struct msm_scratch,
- * struct msm_job, struct msm_entry, the bit helpers and the MSM_* kinds;
- * MSM_G is the group prefix (g1, g2), MSM_F the field prefix (fp, fp2) and
- * MSM_F_ONE the field's one. Each instance defines static functions named
- * after the group (g1_msm_flush, ...) and the table MSM_G##_msm_ops.
+ * struct msm_job, the bit helpers and the MSM_* kinds; MSM_G is the group
+ * prefix (g1, g2), MSM_F the field prefix (fp, fp2), MSM_F_ONE the
+ * field's one, and MSM_VEC, where defined (G1), the vector kernel that
+ * takes the ordinary additions when the scratch has its memory (sc->vec).
+ * Each instance defines static functions named after the group
+ * (g1_msm_flush, ...) and the table MSM_G##_msm_ops.
  */
 #define MSM_PASTE_(a, b) a##_##b
 #define MSM_PASTE(a, b) MSM_PASTE_(a, b)
@@ -60,6 +87,19 @@ static inline void G_(msm_entry_y)(FT *y, const struct msm_entry *e)
 		*y = p->y;
 }
 
+#ifdef MSM_VEC
+/* msm_flush's first step where MSM_VEC (the IFMA kernel, G1) is on: it
+ * adds every entry whose x differs from its bucket's (all of them but for
+ * degenerate inputs) and leaves those that double or cancel in the batch
+ * for the scalar code. */
+static void G_(msm_vec_flush)(struct msm_scratch *sc)
+{
+	for (size_t i = 0; i < sc->nb; i++)
+		msm_bit_clear(sc->busy, sc->batch[i].bucket);
+	sc->nb = MSM_VEC(sc->buckets, sc->batch, sc->nb, sc->vec);
+}
+#endif
+
 /*
  * bucket[e.bucket] += e.point for every entry of the batch, in affine
  * coordinates, with one inversion for all: the denominators' running
@@ -76,6 +116,13 @@ static void G_(msm_flush)(struct msm_scratch *sc)
 
 	if (sc->nb == 0)
 		return;
+#ifdef MSM_VEC
+	if (sc->vec) {
+		G_(msm_vec_flush)(sc);	/* leaves the entries it could not do */
+		if (sc->nb == 0)
+			return;
+	}
+#endif
 	for (size_t i = 0; i < sc->nb; i++) {
 		struct msm_entry *e = &sc->batch[i];
 		const AFF *a = &bk[e->bucket], *p = e->pt;
@@ -219,7 +266,11 @@ static void G_(msm_vec_add)(struct msm_scratch *sc, AFF *acc, const AFF *src, si
 {
 	FT *pre = sc->prefix, *den = sc->den;
 	uint8_t *kind = sc->kind;
-	FT prod = MSM_F_ONE, inv;
+	FT prod = MSM_F_ONE, inv = MSM_F_ONE;
+	size_t ndiv = 0;
+#ifdef MSM_VEC
+	size_t nv = 0;
+#endif
 
 	for (size_t j = 0; j < m; j++) {
 		const AFF *a = &acc[j], *p = &src[j * stride];
@@ -241,12 +292,27 @@ static void G_(msm_vec_add)(struct msm_scratch *sc, AFF *acc, const AFF *src, si
 			kind[j] = MSM_DOUBLE;
 			F_(double)(&den[j], &p->y);
 		} else {
+#ifdef MSM_VEC
+			if (sc->vec) {	/* to the kernel, below */
+				sc->ord[nv].pt = p;
+				sc->ord[nv].bucket = (uint32_t)j;
+				sc->ord[nv++].neg = 0;
+				kind[j] = MSM_SKIP;
+				continue;
+			}
+#endif
 			kind[j] = MSM_ADD;
 			F_(sub)(&den[j], &p->x, &a->x);
 		}
 		F_(mul)(&prod, &prod, &den[j]);
+		ndiv++;
 	}
-	F_(inv)(&inv, &prod);	/* one when no entry needs a division */
+#ifdef MSM_VEC
+	if (nv)	/* none left over: equal x were sorted out above */
+		MSM_VEC(acc, sc->ord, nv, sc->vec);
+#endif
+	if (ndiv)
+		F_(inv)(&inv, &prod);
 	for (size_t j = m; j-- > 0;) {
 		AFF *a = &acc[j];
 		const AFF *p = &src[j * stride];
