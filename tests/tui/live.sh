@@ -15,6 +15,10 @@ command -v tmux >/dev/null || { echo "tmux not installed"; exit 77; }
 name=t-live-$$
 sock=provisor-live-$$
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-live.XXXXXX")
+# tmux's socket in the test's own directory: kill-server leaves the socket
+# file behind (it was found in /tmp/tmux-0 after runs), and the cleanup's
+# rm -rf takes it with the rest.
+export TMUX_TMPDIR=$dir
 spid=
 . "$(dirname "$0")/tmux_lib.sh"
 cleanup() {
