@@ -16,6 +16,7 @@ command -v tmux >/dev/null || { echo "tmux not installed"; exit 77; }
 name=t-tmux-$$
 sock=provisor-test-$$
 dir=$(mktemp -d "${TMPDIR:-/tmp}/provisor-tmux.XXXXXX")
+export TMUX_TMPDIR=$dir	# its socket goes with the directory (kill-server leaves it)
 fpid=
 . "$(dirname "$0")/tmux_lib.sh"
 cleanup() {
