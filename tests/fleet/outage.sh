@@ -13,14 +13,15 @@
 #     its timer, a job's end) ever gave the CPU up (a voluntary context
 #     switch), nor did any libpq call, and the longest fleet step that ran
 #     undisturbed (no context switch at all) took under 10 ms (times
-#     $PROVISOR_TEST_SLOW): each node's own figures, logged at its stop;
+#     $PROVISOR_TEST_SLOW): each node's own figures, logged at its stop
+#     (under TSan the waits are printed, not failed: its runtime's locks);
 #   - each node's loop: its longest iteration (status --json) is printed.
 #     It is wall time, so on a machine that runs more than it has cores an
 #     iteration descheduled in the middle counts what the machine did
 #     meanwhile: with three nodes, their workers and PostgreSQL on two
 #     cores it is 2 to 15 ms here, and the figures above say whether any of
 #     it was the fleet waiting (never) or working (about 1 ms at most).
-# serial (tests/timeouts): it measures the loop; beside other tests every
+# alone (tests/timeouts): it measures the loop; beside other tests every
 # iteration would be descheduled more.
 . "$(dirname "$0")/lib.sh"
 
@@ -59,6 +60,8 @@ check_exactly_once 60
 check_results_verify
 
 limit=$((10 * slow))
+waits_count=true
+case $bin in *tsan*) waits_count=false;; esac
 for n in fo1 fo2 fo3; do
   read -r ms what < <(loop_max "$n-$$")
   echo "info: $n: loop max $ms ms ($what)"
@@ -69,8 +72,11 @@ for n in fo1 fo2 fo3; do
   pq=$(grep -h "fleet: .* libpq calls" "$T/$n-$$.log")
   steps=$(grep -h "fleet: .* steps on the loop" "$T/$n-$$.log")
   echo "info: $n: ${pq#*fleet: }; ${steps#*fleet: }"
-  case $pq in *", 0 waited"*) ;; *) fail "$n: a libpq call waited: $pq";; esac
-  case $steps in *"; 0 waited,"*) ;; *) fail "$n: a fleet step waited: $steps";; esac
+  # Under TSan every allocation takes the runtime's own locks, which its
+  # background thread contends: a wait there is the runtime's, so it is
+  # printed, not failed (the plain and ASan stages hold the claim).
+  case $pq in *", 0 waited"*) ;; *) $waits_count && fail "$n: a libpq call waited: $pq";; esac
+  case $steps in *"; 0 waited,"*) ;; *) $waits_count && fail "$n: a fleet step waited: $steps";; esac
   calm=$(echo "$steps" | sed -n 's/.*not descheduled \([0-9.]*\) ms.*/\1/p')
   awk -v m="$calm" -v l="$limit" 'BEGIN { exit !(m != "" && m < l) }' ||
     fail "$n: a fleet step took ${calm:-?} ms on the CPU, over $limit ms"
