@@ -7,13 +7,15 @@
 #
 #   tests/run.sh [-j JOBS | -jJOBS] TEST...     JOBS: $TEST_JOBS, else nproc
 #
-# tests/timeouts holds "name seconds [serial]": the timeout (default
-# 120 s; twice that in bin-asan, three times in bin-tsan: a timeout only
-# bounds a hang, it asserts no speed), and "serial" for a test that must
-# have the machine to itself (it creates users, mounts, or measures the
-# whole machine); such a test starts when every other one has ended, and
-# none starts beside it. Tests start longest timeout first, serial ones
-# last; results print as tests end.
+# tests/timeouts holds "name seconds [serial|alone]": the timeout
+# (default 120 s; twice that in bin-asan, three times in bin-tsan: a
+# timeout only bounds a hang, it asserts no speed); "serial" for a test
+# that must not run beside another serial one (they add users, or run
+# make in the tree), though it may beside any other; "alone" for one
+# that must have the machine to itself (it measures the loop, or uses
+# the GPU). Serial tests take one of the JOBS slots in turn from the
+# start; the others start longest timeout first, the alone ones last,
+# each by itself. Results print as tests end.
 #
 # A test that passes but leaves a status segment or a provisor temp file
 # of its own behind fails. What is a test's own: every test runs with
@@ -143,7 +145,7 @@ collect() {
     seen[$i]=1
     running=$((running - 1))
     rc=$(cat "$run/$i.rc")
-    name=$(name_of "${tests[$i]}")
+    name=$(name_of "${order[$i]}")
     cat "$run/$i.out"
     times+=("$(cat "$run/$i.secs") $name")
     case $rc in
@@ -163,31 +165,54 @@ drain_to() {
 }
 
 # The longest first (their timeouts say which), so that no long test
-# starts last beside an idle core; serial ones last, each alone.
-mapfile -t tests < <(for t in "$@"; do
+# starts last beside an idle core. A serial test runs beside ordinary
+# ones but never beside another serial one (they add users, run make in
+# the tree): one starts whenever none runs, before any ordinary test, so
+# they spread over the run. An alone test has the machine to itself
+# (it measures the loop, or the GPU): those run last, one at a time.
+order=() ordinary=() serials=() alones=()
+while read -r _ s t; do
+  case $s in
+    serial) serials+=("$t") ;;
+    alone) alones+=("$t") ;;
+    *) ordinary+=("$t") ;;
+  esac
+done < <(for t in "$@"; do
   n=$(name_of "$t")
   l=$(timeouts_field "$n" 2) s=$(timeouts_field "$n" 3)
-  printf '%d %d %s\n' "$([ "$s" = serial ] && echo 1 || echo 0)" "$((1000 - ${l:-120}))" "$t"
-done | sort -s -k1,1n -k2,2n | cut -d' ' -f3-)
-started=0
+  printf '%d %s %s\n' "$((1000 - ${l:-120}))" "${s:--}" "$t"
+done | sort -s -k1,1n)
+
+# start TEST: in the background, as test number $started.
+start() {
+  order[$started]=$1
+  run_one "$started" "$1" &
+  started=$((started + 1)) running=$((running + 1))
+}
+
+started=0 oi=0 si=0 serial_at=
 t0=$(date +%s.%N)
-for t in "${tests[@]}"; do
-  serial=$(timeouts_field "$(name_of "$t")" 3)
-  if [ "$serial" = serial ]; then
-    drain_to 1
-    run_one "$started" "$t" &
-    started=$((started + 1)) running=$((running + 1))
-    drain_to 1
+while [ "$oi" -lt "${#ordinary[@]}" ] || [ "$si" -lt "${#serials[@]}" ]; do
+  drain_to "$jobs"
+  [ -n "$serial_at" ] && [ -f "$run/$serial_at.rc" ] && serial_at=
+  if [ -z "$serial_at" ] && [ "$si" -lt "${#serials[@]}" ]; then
+    serial_at=$started
+    start "${serials[$si]}"
+    si=$((si + 1))
+  elif [ "$oi" -lt "${#ordinary[@]}" ]; then
+    start "${ordinary[$oi]}"
+    oi=$((oi + 1))
   else
-    drain_to "$jobs"
-    run_one "$started" "$t" &
-    started=$((started + 1)) running=$((running + 1))
+    drain_to "$running"	# only serial ones are left: wait for this one
   fi
+done
+for t in "${alones[@]+"${alones[@]}"}"; do
+  drain_to 1
+  start "$t"
 done
 drain_to 1
 wall=$(awk -v s="$t0" -v e="$(date +%s.%N)" 'BEGIN { printf "%.0f", e - s }')
 
-[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 for s in "${skipped[@]+"${skipped[@]}"}"; do echo "skipped: $s"; done
 
 # The budget: the stage's wall time against tests/budget, the slowest
@@ -207,5 +232,10 @@ if [ "$stage" = plain ]; then
       echo "budget: $name took ${secs} s alone, over 60 s, and its file does not say why (a 'slow:' comment)"
   done
 fi
+# The failures again, last: CI keeps only the tail of a long output.
+for ((i = 0; i < started; i++)); do
+  case $(cat "$run/$i.rc" 2>/dev/null) in 0|77|'') ;; *) cat "$run/$i.out" ;; esac
+done
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
