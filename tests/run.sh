@@ -90,10 +90,23 @@ one_thread() {
   ! grep -qE ' (pthread_[a-z_]*|thrd_create|fork|vfork|exec[a-z]*|system|popen|posix_spawnp?|clone3?|sigaction|signal|__sysv_signal|bsd_signal|sigset)(@|$)' <<<"$u"
 }
 
+# Under TSan, the reason tests/tsan-skip gives for skipping test $1, if
+# it names it.
+tsan_skip() {
+  local pat why
+  [ -f "$here/tsan-skip" ] || return 1
+  while read -r pat why; do
+    case $pat in ''|'#'*) continue ;; esac
+    # shellcheck disable=SC2053
+    [[ $1 == $pat ]] && { echo "$why"; return 0; }
+  done <"$here/tsan-skip"
+  return 1
+}
+
 # One test, in the background: its report goes to $run/N.out, its exit
 # status to $run/N.rc (written last: the main loop's sign that it ended).
 run_one() {
-  local i=$1 t=$2 name limit before tdir log=$run/$1.log pidfile=$run/$1.pid rc pid left secs start
+  local i=$1 t=$2 why name limit before tdir log=$run/$1.log pidfile=$run/$1.pid rc pid left secs start
   name=$(name_of "$t")
   limit=$(timeouts_field "$name" 2)
   limit=$(( ${limit:-120} * scale ))
@@ -104,6 +117,9 @@ run_one() {
   start=$(date +%s.%N)
   if [ "$stage" = tsan ] && one_thread "$t"; then
     echo "one thread, no child, no signal handler: nothing for ThreadSanitizer (run in the other stages)" >"$log"
+    rc=77
+  elif [ "$stage" = tsan ] && why=$(tsan_skip "$name"); then
+    echo "$why: nothing for ThreadSanitizer (tests/tsan-skip; run in the other stages)" >"$log"
     rc=77
   else
     # The wrapper writes its pid and execs the test, so the pid is the test's.
