@@ -153,6 +153,18 @@ struct fleet_status {
 int fleet_admin_status(PGconn *c, struct fleet_status *st, char *err, size_t errlen);
 void fleet_status_free(struct fleet_status *st);
 
+/* The two queries of a fleet's status, and what their rows become, for
+ * status --fleet (fleet_admin_status, blocking) and top --fleet (the
+ * same statements sent without waiting, fleet/watch.c): every node with
+ * its state by the database's clock, its slots, the jobs it holds and
+ * its results; the jobs per kind and state. Neither takes a parameter.
+ * The rows' functions fill a zeroed st (free it with fleet_status_free):
+ * 0, or -1 with err when the result is not those rows. */
+extern const char FLEET_SQL_STATUS_NODES[];
+extern const char FLEET_SQL_STATUS_QUEUE[];
+int fleet_status_nodes_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen);
+int fleet_status_queue_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen);
+
 /* A node's state from its heartbeat's age: alive within two heartbeat
  * intervals, stale until its lease length, dead after. */
 const char *fleet_node_state(double age_ms, double heartbeat_ms, double lease_ms);
