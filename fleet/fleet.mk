@@ -1,9 +1,10 @@
 # fleet: many supervisors on one PostgreSQL queue (libfleet.a,
 # docs/fleet.md): the schema and its migrations, the statements a node
-# sends, the commands' blocking queries and the node's claim journal.
+# sends, the commands' blocking queries, the same status read without
+# waiting (top --fleet) and the node's claim journal.
 # libpq comes from libpq-dev; the tests run a PostgreSQL server of their
 # own (tests/fleet/lib.sh) and skip without one.
-FLEET_SRCS := fleet/sql.c fleet/schema.c fleet/admin.c fleet/fjournal.c
+FLEET_SRCS := fleet/sql.c fleet/schema.c fleet/admin.c fleet/fjournal.c fleet/watch.c
 $(O)/libfleet.a: $(call objs,$(FLEET_SRCS))
 PROVISOR_LIBS += $(O)/libfleet.a
 PROVISOR_LDLIBS += $(call pc_libs,libpq)
