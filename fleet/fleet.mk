@@ -10,7 +10,7 @@ PROVISOR_LIBS += $(O)/libfleet.a
 PROVISOR_LDLIBS += $(call pc_libs,libpq)
 # Every file that includes fleet/fleet.h (and so libpq-fe.h).
 FLEET_PQ_FILES := $(FLEET_SRCS) supervisor/fleet.c supervisor/fleet_conn.c supervisor/fleet_claim.c supervisor/fleet_report.c \
-		  cli/cmd_fleet.c tests/fleet/units.c tests/fleet/sql.c bench/fleet_load.c \
+		  cli/cmd_fleet.c cli/cmd_fleet_status.c tests/fleet/units.c tests/fleet/sql.c bench/fleet_load.c \
 		  tui/render_fleet.c tui/top_fleet.c
 $(foreach f,$(FLEET_PQ_FILES),$(eval EXTRA_CFLAGS_$(f) = $(call pc_cflags,libpq)))
 
