@@ -57,7 +57,8 @@ struct cmd_fleet_job {
 };
 int cmd_fleet_submit(const struct cmd_fleet_job *j);
 int cmd_fleet_result(const char *dsn, uint64_t id, int json, const char *out);
-int cmd_fleet_status(const char *dsn, int json);
+enum cmd_fleet_format { CMD_FLEET_TEXT, CMD_FLEET_JSON, CMD_FLEET_PROM };
+int cmd_fleet_status(const char *dsn, int format);	/* cli/cmd_fleet_status.c */
 /* Shared by cmd_fleet*.c: connect, blocking (NULL after one line on
  * stderr as "provisor CMD: ..."), and a JSON string of text the
  * database holds (quotes, backslashes and control bytes escaped). */

@@ -225,6 +225,24 @@ int fleet_status_queue_rows(const PGresult *r, struct fleet_status *st, char *er
 	return 0;
 }
 
+size_t fleet_status_by_kind(const struct fleet_status *st, struct fleet_kind_row *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t k;
+
+	for (k = 1; k <= VOCAB_NKINDS && n < max; k++, n++) {
+		memset(&out[n], 0, sizeof out[n]);
+		snprintf(out[n].kind, sizeof out[n].kind, "%s", vocab_kind_name(k));
+		for (size_t i = 0; i < st->nkinds; i++)
+			if (!strcmp(st->kinds[i].kind, out[n].kind))
+				out[n] = st->kinds[i];
+	}
+	for (size_t i = 0; i < st->nkinds && n < max; i++)
+		if (vocab_kind_parse(st->kinds[i].kind, &k) < 0)
+			out[n++] = st->kinds[i];
+	return n;
+}
+
 /* One of the two status queries, its rows into st by rows(). */
 static int fleet_status_one(PGconn *c, const char *sql,
 			    int (*rows)(const PGresult *, struct fleet_status *, char *, size_t),

@@ -164,6 +164,10 @@ extern const char FLEET_SQL_STATUS_NODES[];
 extern const char FLEET_SQL_STATUS_QUEUE[];
 int fleet_status_nodes_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen);
 int fleet_status_queue_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen);
+/* The queue as the views show it: every kind this build knows, in its
+ * order (0 where the database has none of it), then any other kind the
+ * database holds. At most max rows into out; returns how many. */
+size_t fleet_status_by_kind(const struct fleet_status *st, struct fleet_kind_row *out, size_t max);
 
 /* The same status read without waiting, for a view that must keep
  * answering its keys (top --fleet; fleet/watch.c says how). The caller

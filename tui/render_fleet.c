@@ -200,28 +200,6 @@ static void nodes(struct canvas *cv, struct cv_rect r, const struct top_fleet *f
 	}
 }
 
-/* The queue's rows: every known kind (0 when the database has none of
- * it), then the others the database holds. Returns how many. */
-static int queue_rows(const struct fleet_status *st, struct fleet_kind_row *out, int max)
-{
-	int n = 0;
-
-	for (uint32_t k = 1; k <= VOCAB_NKINDS && n < max; k++) {
-		memset(&out[n], 0, sizeof out[n]);
-		snprintf(out[n].kind, sizeof out[n].kind, "%s", vocab_kind_name(k));
-		for (size_t i = 0; i < st->nkinds; i++)
-			if (!strcmp(st->kinds[i].kind, out[n].kind))
-				out[n] = st->kinds[i];
-		n++;
-	}
-	for (size_t i = 0; i < st->nkinds && n < max; i++) {
-		uint32_t k;
-		if (vocab_kind_parse(st->kinds[i].kind, &k) < 0)
-			out[n++] = st->kinds[i];
-	}
-	return n;
-}
-
 static void queue(struct canvas *cv, struct cv_rect r, const struct top_fleet *f, struct top_view *v,
 		  const struct fleet_kind_row *rows, int n)
 {
@@ -325,7 +303,7 @@ int render_fleet(struct canvas *cv, const struct top_fleet *f, struct top_view *
 {
 	struct fleet_kind_row rows[VOCAB_NKINDS + 8];
 	int nn = f->st ? (int)f->st->nnodes : 0;
-	int nk = f->st ? queue_rows(f->st, rows, (int)(sizeof rows / sizeof rows[0])) : 0;
+	int nk = f->st ? (int)fleet_status_by_kind(f->st, rows, sizeof rows / sizeof rows[0]) : 0;
 
 	layout_fleet(cv->rows, cv->cols, nn, nk ? nk : VOCAB_NKINDS, v->help, v->detail, l);
 	cv_clear(cv);
