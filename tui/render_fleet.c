@@ -237,7 +237,7 @@ static void help(struct canvas *cv, struct cv_rect r)
 		"provisor top --fleet: every node of a fleet and its queue, from the database",
 		"",
 		"  Up/Down, k/j   move in the focused pane      PgUp/PgDn, Home/End  page, ends",
-		"  Tab, S-Tab     nodes / queue                 Enter   detail of the selected node",
+		"  Tab, S-Tab     nodes / queue                 Enter   a node's whole row",
 		"  + / -          refresh slower / faster       ? or F1 this help",
 		"  q              quit (Esc closes help and detail first)",
 		"",
