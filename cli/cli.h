@@ -57,7 +57,14 @@ struct cmd_fleet_job {
 };
 int cmd_fleet_submit(const struct cmd_fleet_job *j);
 int cmd_fleet_result(const char *dsn, uint64_t id, int json, const char *out);
-int cmd_fleet_status(const char *dsn, int json);
+enum cmd_fleet_format { CMD_FLEET_TEXT, CMD_FLEET_JSON, CMD_FLEET_PROM };
+int cmd_fleet_status(const char *dsn, int format);	/* cli/cmd_fleet_status.c */
+/* Shared by cmd_fleet*.c: connect, blocking (NULL after one line on
+ * stderr as "provisor CMD: ..."), and a JSON string of text the
+ * database holds (quotes, backslashes and control bytes escaped). */
+struct pg_conn;
+struct pg_conn *cmd_fleet_connect(const char *cmd, const char *dsn);
+void cmd_fleet_jstr(const char *t);
 
 /* The state directory of instance name: from its segment while it runs,
  * else the default (conf_finish). 0, or -1 (a bad name, said). The

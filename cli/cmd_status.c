@@ -1,6 +1,7 @@
 /*
  * cmd_status: `provisor status [--name NAME] [--json|--prometheus]
- * [--jobs|--job N]`. One snapshot of the status segment, printed (the
+ * [--jobs|--job N]`, or with --fleet DSN every node of a fleet from its
+ * database (cli/cmd_fleet_status.c). One snapshot of the status segment, printed (the
  * text: one line per job; --jobs adds every partition, --job N shows
  * one job with its partitions); it never talks to the
  * supervisor, so it answers while the supervisor is hung. Exit 0 when the
@@ -59,13 +60,12 @@ static int cmd_status(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_extra_arg(argv);
-	if (fleet && (prom || so.parts || so.job))
-		return cli_usage_error("status", "--fleet shows every node: --prometheus, --jobs and --job are "
-				       "for one instance");
-	if (fleet)	/* every node, from the fleet's database: cli/cmd_fleet.c */
-		return cmd_fleet_status(fleet, json);
 	if (json && prom)
 		return cli_usage_error("status", "--json and --prometheus are two formats: choose one");
+	if (fleet && (so.parts || so.job))
+		return cli_usage_error("status", "--fleet shows every node: --jobs and --job are for one instance");
+	if (fleet)	/* every node, from the fleet's database: cli/cmd_fleet_status.c */
+		return cmd_fleet_status(fleet, json ? CMD_FLEET_JSON : prom ? CMD_FLEET_PROM : CMD_FLEET_TEXT);
 	if ((json || prom) && (so.parts || so.job))
 		return cli_usage_error("status", "--jobs and --job are for the text: %s has every job",
 				       json ? "--json" : "--prometheus");
@@ -107,7 +107,8 @@ const struct cli_entry cli_cmd_status = {
 		"  --job N        the text with only job N, with its partitions\n"
 		CLI_HELP_NAME CLI_HELP_FLEET
 		"                 (every node: alive, stale or dead, slots busy of total,\n"
-		"                 its jobs; the queue per kind; --json as one object)\n"
+		"                 its jobs; the queue per kind; --json as one object,\n"
+		"                 --prometheus as the fleet's gauges)\n"
 		"Exit status: 0 running, 1 no such instance, 2 a bad argument, 3 the\n"
 		"supervisor is not running or not responding (its last state is shown).\n",
 	.options = cmd_status_options,

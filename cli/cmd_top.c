@@ -15,6 +15,7 @@ static const struct option cmd_top_options[] = {
 	{ "no-color", no_argument, NULL, 'C' },
 	{ "ascii", no_argument, NULL, 'a' },
 	{ "read-only", no_argument, NULL, 'R' },
+	{ "fleet", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -26,12 +27,15 @@ static int cmd_top_parse(int argc, char **argv, struct top_opts *o)
 	long n;
 	int opt;
 
-	*o = (struct top_opts){ .name = "default", .tenths = 5, .color = !(nc && *nc) };
+	int named = 0;
+
+	*o = (struct top_opts){ .name = "default", .color = !(nc && *nc) };
 	opterr = 0;
 	optind = 0;
 	while ((opt = cli_getopt(argc, argv)) != -1) {
 		switch (opt) {
-		case 'n': o->name = optarg; break;
+		case 'n': o->name = optarg; named = 1; break;
+		case 'F': o->fleet = optarg; break;
 		case '1': o->once = 1; break;
 		case 'C': o->color = 0; break;
 		case 'a': o->ascii = 1; break;
@@ -53,7 +57,13 @@ static int cmd_top_parse(int argc, char **argv, struct top_opts *o)
 			return cli_bad_option(opt, argv);
 		}
 	}
-	return optind < argc ? cli_extra_arg(argv) : 0;
+	if (optind < argc)
+		return cli_extra_arg(argv);
+	if (o->fleet && named)
+		return cli_usage_error("top", "--fleet shows every node of a fleet: --name is for one instance");
+	if (!o->tenths)
+		o->tenths = o->fleet ? 10 : 5;	/* a fleet's database: once a second */
+	return 0;
 }
 
 static int cmd_top(int argc, char **argv)
@@ -63,15 +73,21 @@ static int cmd_top(int argc, char **argv)
 
 	if ((rc = cmd_top_parse(argc, argv, &o)))
 		return rc < 0 ? 0 : rc;	/* -1: --help was printed */
-	return top_main(&o);
+	return o.fleet ? top_fleet_main(&o) : top_main(&o);
 }
 
 const struct cli_entry cli_cmd_top = {
 	.name = "top",
-	.usage = "top [--name NAME] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii] [--read-only]",
+	.usage = "top [--name NAME | --fleet DSN] [-d TENTHS] [--once] [--width N] [--no-color] [--ascii] "
+		 "[--read-only]",
 	.help = "A live view of the instance's slots, jobs and events, from its status\n"
 		"segment. Keys: ? or F1 lists them (q quits).\n"
-		"  -d, --delay TENTHS  refresh every TENTHS of a second, 1 to 600 (default 5)\n"
+		"  --fleet DSN         every node of the fleet whose database DSN is (its state,\n"
+		"                      slots busy of total, the jobs it holds) and the queue per\n"
+		"                      kind, read-only; a database that does not answer within\n"
+		"                      3 s is said unreachable, its last view kept, retried\n"
+		"  -d, --delay TENTHS  refresh every TENTHS of a second, 1 to 600 (default 5;\n"
+		"                      10 with --fleet)\n"
 		"  --once              print one frame and exit\n"
 		"  --width N           draw N columns, 1 to 10000 (default: the terminal's)\n"
 		"  --no-color          no colours (also when NO_COLOR is set)\n"

@@ -2,7 +2,9 @@
  * admin: what the commands ask the database (submit --fleet, result
  * --fleet, status --fleet), blocking, with libpq's synchronous calls:
  * a command has nothing else to do while it waits. Parameters go as
- * text, byte strings as hex; every failure is one line in err.
+ * text, byte strings as hex; every failure is one line in err. The
+ * status queries and their rows' parsing are shared with top --fleet,
+ * which sends the same statements without waiting (fleet/watch.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -156,24 +158,30 @@ void fleet_result_free(struct fleet_result *r)
 	r->proofs = NULL;
 }
 
-/* Every node, with its state from the database's clock. */
-static int fleet_status_nodes(PGconn *c, struct fleet_status *st, char *err, size_t errlen)
-{
-	static const char sql[] =
-		"SELECT n.name, n.host, n.backend, extract(epoch FROM now() - n.last_seen) * 1000,"
-		" n.heartbeat_ms, n.lease_ms, n.gpu_slots, n.gpu_busy, n.synth_slots, n.synth_busy,"
-		" n.max_jobs, n.held, n.local_jobs, n.loop_max_us, n.kinds,"
-		" (SELECT count(*) FROM provisor_jobs j WHERE j.state = 'running' AND j.owner = n.name),"
-		" (SELECT count(*) FROM provisor_results r WHERE r.node = n.name), n.stopping"
-		" FROM provisor_nodes n ORDER BY n.name";
-	PGresult *r = fleet_rows(c, sql, 0, NULL, err, errlen);
+const char FLEET_SQL_STATUS_NODES[] =
+	"SELECT n.name, n.host, n.backend, extract(epoch FROM now() - n.last_seen) * 1000,"
+	" n.heartbeat_ms, n.lease_ms, n.gpu_slots, n.gpu_busy, n.synth_slots, n.synth_busy,"
+	" n.max_jobs, n.held, n.local_jobs, n.loop_max_us, n.kinds,"
+	" (SELECT count(*) FROM provisor_jobs j WHERE j.state = 'running' AND j.owner = n.name),"
+	" (SELECT count(*) FROM provisor_results r WHERE r.node = n.name), n.stopping"
+	" FROM provisor_nodes n ORDER BY n.name";
 
-	if (!r)
-		return -1;
+const char FLEET_SQL_STATUS_QUEUE[] =
+	"SELECT kind, sum(CASE WHEN state = 'queued' THEN 1 ELSE 0 END),"
+	" sum(CASE WHEN state = 'running' THEN 1 ELSE 0 END),"
+	" sum(CASE WHEN state = 'done' THEN 1 ELSE 0 END),"
+	" sum(CASE WHEN state = 'failed' THEN 1 ELSE 0 END),"
+	" sum(CASE WHEN state = 'running' AND lease_until < now() THEN 1 ELSE 0 END)"
+	" FROM provisor_jobs GROUP BY kind ORDER BY kind";
+
+int fleet_status_nodes_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen)
+{
+	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQnfields(r) != 18)
+		return util_fail(err, errlen, -EPROTO, "the database's node rows are not what was asked for");
 	st->nnodes = (size_t)PQntuples(r);
 	st->nodes = calloc(st->nnodes ? st->nnodes : 1, sizeof *st->nodes);
 	if (!st->nodes) {
-		PQclear(r);
+		st->nnodes = 0;
 		return util_fail(err, errlen, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < st->nnodes; i++) {
@@ -198,24 +206,13 @@ static int fleet_status_nodes(PGconn *c, struct fleet_status *st, char *err, siz
 		n->running = atoll(PQgetvalue(r, row, 15));
 		n->done = atoll(PQgetvalue(r, row, 16));
 	}
-	PQclear(r);
 	return 0;
 }
 
-/* The queue per kind, and the running jobs whose lease expired. */
-static int fleet_status_queue(PGconn *c, struct fleet_status *st, char *err, size_t errlen)
+int fleet_status_queue_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen)
 {
-	static const char sql[] =
-		"SELECT kind, sum(CASE WHEN state = 'queued' THEN 1 ELSE 0 END),"
-		" sum(CASE WHEN state = 'running' THEN 1 ELSE 0 END),"
-		" sum(CASE WHEN state = 'done' THEN 1 ELSE 0 END),"
-		" sum(CASE WHEN state = 'failed' THEN 1 ELSE 0 END),"
-		" sum(CASE WHEN state = 'running' AND lease_until < now() THEN 1 ELSE 0 END)"
-		" FROM provisor_jobs GROUP BY kind ORDER BY kind";
-	PGresult *r = fleet_rows(c, sql, 0, NULL, err, errlen);
-
-	if (!r)
-		return -1;
+	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQnfields(r) != 6)
+		return util_fail(err, errlen, -EPROTO, "the database's queue rows are not what was asked for");
 	for (int row = 0; row < PQntuples(r) && st->nkinds < sizeof st->kinds / sizeof st->kinds[0]; row++) {
 		struct fleet_kind_row *k = &st->kinds[st->nkinds++];
 		fleet_col(r, row, 0, k->kind, sizeof k->kind);
@@ -225,14 +222,47 @@ static int fleet_status_queue(PGconn *c, struct fleet_status *st, char *err, siz
 		k->failed = atoll(PQgetvalue(r, row, 4));
 		st->expired += atoll(PQgetvalue(r, row, 5));
 	}
-	PQclear(r);
 	return 0;
+}
+
+size_t fleet_status_by_kind(const struct fleet_status *st, struct fleet_kind_row *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t k;
+
+	for (k = 1; k <= VOCAB_NKINDS && n < max; k++, n++) {
+		memset(&out[n], 0, sizeof out[n]);
+		snprintf(out[n].kind, sizeof out[n].kind, "%s", vocab_kind_name(k));
+		for (size_t i = 0; i < st->nkinds; i++)
+			if (!strcmp(st->kinds[i].kind, out[n].kind))
+				out[n] = st->kinds[i];
+	}
+	for (size_t i = 0; i < st->nkinds && n < max; i++)
+		if (vocab_kind_parse(st->kinds[i].kind, &k) < 0)
+			out[n++] = st->kinds[i];
+	return n;
+}
+
+/* One of the two status queries, its rows into st by rows(). */
+static int fleet_status_one(PGconn *c, const char *sql,
+			    int (*rows)(const PGresult *, struct fleet_status *, char *, size_t),
+			    struct fleet_status *st, char *err, size_t errlen)
+{
+	PGresult *r = fleet_rows(c, sql, 0, NULL, err, errlen);
+	int rc;
+
+	if (!r)
+		return -1;
+	rc = rows(r, st, err, errlen);
+	PQclear(r);
+	return rc;
 }
 
 int fleet_admin_status(PGconn *c, struct fleet_status *st, char *err, size_t errlen)
 {
 	memset(st, 0, sizeof *st);
-	if (fleet_status_nodes(c, st, err, errlen) < 0 || fleet_status_queue(c, st, err, errlen) < 0) {
+	if (fleet_status_one(c, FLEET_SQL_STATUS_NODES, fleet_status_nodes_rows, st, err, errlen) < 0 ||
+	    fleet_status_one(c, FLEET_SQL_STATUS_QUEUE, fleet_status_queue_rows, st, err, errlen) < 0) {
 		fleet_status_free(st);
 		return -1;
 	}

@@ -153,6 +153,60 @@ struct fleet_status {
 int fleet_admin_status(PGconn *c, struct fleet_status *st, char *err, size_t errlen);
 void fleet_status_free(struct fleet_status *st);
 
+/* The two queries of a fleet's status, and what their rows become, for
+ * status --fleet (fleet_admin_status, blocking) and top --fleet (the
+ * same statements sent without waiting, fleet/watch.c): every node with
+ * its state by the database's clock, its slots, the jobs it holds and
+ * its results; the jobs per kind and state. Neither takes a parameter.
+ * The rows' functions fill a zeroed st (free it with fleet_status_free):
+ * 0, or -1 with err when the result is not those rows. */
+extern const char FLEET_SQL_STATUS_NODES[];
+extern const char FLEET_SQL_STATUS_QUEUE[];
+int fleet_status_nodes_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen);
+int fleet_status_queue_rows(const PGresult *r, struct fleet_status *st, char *err, size_t errlen);
+/* The queue as the views show it: every kind this build knows, in its
+ * order (0 where the database has none of it), then any other kind the
+ * database holds. At most max rows into out; returns how many. */
+size_t fleet_status_by_kind(const struct fleet_status *st, struct fleet_kind_row *out, size_t max);
+
+/* The same status read without waiting, for a view that must keep
+ * answering its keys (top --fleet; fleet/watch.c says how). The caller
+ * polls fleet_watch_pollfd's socket for its events (when it gives one)
+ * beside whatever else it waits for, until the refresh's deadline, and
+ * calls fleet_watch_step after each wait: ready when the socket fired. */
+enum fleet_watch_phase { FLEET_WATCH_IDLE, FLEET_WATCH_CONNECTING, FLEET_WATCH_READING };
+enum fleet_watch_rc { FLEET_WATCH_FAILED = -1, FLEET_WATCH_BUSY = 0, FLEET_WATCH_DONE = 1 };
+struct fleet_watch {
+	const char *dsn;	/* the caller's */
+	char *sql;		/* "SET statement_timeout ...; nodes; queue" */
+	uint64_t timeout_ms, deadline_ms;
+	PGconn *pg;		/* kept between refreshes while it serves */
+	int phase;		/* enum fleet_watch_phase */
+	short events;		/* connecting: what PQconnectPoll asked for */
+	int flushing;		/* PQflush has more to send */
+	int nres, bad;		/* results read; one of them was an error */
+	struct fleet_status st;	/* being filled */
+	char err[300];		/* why the last refresh failed, one line */
+};
+/* Check dsn (a bad one: -EINVAL with one line in err) and get ready; a
+ * refresh may take timeout_ms, on the database too (statement_timeout).
+ * dsn must outlive w. */
+int fleet_watch_init(struct fleet_watch *w, const char *dsn, uint64_t timeout_ms, char *err, size_t errlen);
+/* Start a refresh at now_ms (monotonic): FLEET_WATCH_BUSY, or
+ * FLEET_WATCH_FAILED with w->err (then nothing is in flight). */
+int fleet_watch_begin(struct fleet_watch *w, uint64_t now_ms);
+/* The socket to poll and its events, or -1: nothing in flight. */
+int fleet_watch_pollfd(const struct fleet_watch *w, short *events);
+/* One step, never waiting: FLEET_WATCH_BUSY (poll again, until the
+ * deadline), FLEET_WATCH_DONE (*out holds the status: the caller frees
+ * it with fleet_status_free), or FLEET_WATCH_FAILED (w->err says why;
+ * past the deadline it is "no connection within" or "no answer within"). */
+int fleet_watch_step(struct fleet_watch *w, uint64_t now_ms, int ready, struct fleet_status *out);
+void fleet_watch_fini(struct fleet_watch *w);
+/* Where dsn points, for showing: its dbname, host, hostaddr, port and
+ * user, as key=value, and never anything else it holds (a password). */
+void fleet_watch_where(const char *dsn, char *out, size_t len);
+
 /* A node's state from its heartbeat's age: alive within two heartbeat
  * intervals, stale until its lease length, dead after. */
 const char *fleet_node_state(double age_ms, double heartbeat_ms, double lease_ms);

@@ -1,5 +1,5 @@
 /*
- * layout: the byte layout of the status segment, ABI version 4. This file
+ * layout: the byte layout of the status segment, ABI version 6. This file
  * and docs/shm-layout.md describe the same bytes; the static asserts at the
  * bottom pin every offset a reader in another language relies on.
  *
@@ -21,14 +21,15 @@
 #include "util/vocab.h"
 
 #define SHM_MAGIC 0x5355544154535650ULL	/* "PVSTATUS" as little-endian bytes */
-#define SHM_ABI_VERSION 5u	/* 2: the supervisor record's loop timing; a job's
+#define SHM_ABI_VERSION 6u	/* 2: the supervisor record's loop timing; a job's
 				 * reason code, 256-byte reason, blocked state;
 				 * 3: pre-emption, cancel and quarantine counters,
 				 * the degraded state and its reason, a slot's
 				 * disable reason and pre-emptions;
 				 * 4: slot state loading, a slot's load progress
 				 * and load time, a job's output;
-				 * 5: a job's output 2, proofs+h */
+				 * 5: a job's output 2, proofs+h;
+				 * 6: the supervisor record's fleet block */
 #define SHM_HEADER_SIZE 512u
 #define SHM_ALIGN 64u
 #define SHM_NAME_MAX 32		/* instance name: [A-Za-z0-9_.-]{1,32} */
@@ -264,6 +265,39 @@ static const uint64_t shm_loop_le_ns[SHM_LOOP_NBUCKETS - 1] = {
 	10000000000,	/* 100 ms .. 10 s */
 };
 
+/* A fleet node's own view of the fleet (docs/fleet.md), the supervisor
+ * record's fleet block: db_state SHM_FLEET_NONE on a supervisor that is
+ * not a node, every other field 0 then. What the node knows itself; the
+ * fleet's view is the database's (status --fleet). */
+enum shm_fleet_db {
+	SHM_FLEET_NONE = 0,		/* not a fleet node */
+	SHM_FLEET_CONNECTING = 1,	/* connecting: the first time, or again after a refusal (no schema) */
+	SHM_FLEET_CONNECTED = 2,
+	SHM_FLEET_UNREACHABLE = 3,	/* the connection was lost or never came: retrying with backoff */
+	SHM_FLEET_NDB
+};
+
+struct shm_fleet {
+	uint32_t db_state;		/* 0: enum shm_fleet_db */
+	uint32_t registered;		/* 4: 1 while its last beat was accepted */
+	uint32_t leases_held;		/* 8: fleet jobs it holds a lease on (running here,
+					 * or ended here and not yet reported) */
+	uint32_t unreported;		/* 12: of those, done here: a result kept locally,
+					 * its completion not yet taken by the database */
+	uint32_t max_jobs;		/* 16: fleet jobs it runs at most at once */
+	uint32_t reserved0;		/* 20 */
+	uint64_t reconnects;		/* 24: connections made after the first (cumulative) */
+	uint64_t claimed;		/* 32: jobs claimed (cumulative) */
+	uint64_t completed;		/* 40: completions the database took (cumulative) */
+	uint64_t refused;		/* 48: completions refused, the lease lost: late (cumulative) */
+	uint64_t leases_lost;		/* 56: leases the database did not renew (cumulative) */
+	uint64_t beat_wall_ns;		/* 64: CLOCK_REALTIME of its last accepted heartbeat (0: none yet) */
+	uint64_t beat_mono_ns;		/* 72: the same, CLOCK_MONOTONIC */
+	uint64_t down_mono_ns;		/* 80: unreachable since, CLOCK_MONOTONIC (0: not) */
+	uint64_t reserved1;		/* 88 */
+	char node[64];			/* 96: its name in the fleet, NUL-terminated */
+};
+
 struct shm_sup {
 	uint32_t state;			/* 0: enum shm_sup_state */
 	uint32_t reserved0;		/* 4 */
@@ -297,6 +331,7 @@ struct shm_sup {
 	uint64_t device_lost;		/* 520: gpuworkers that ended for a lost device */
 	uint64_t backend_errors;	/* 528: partitions a backend failed (bad input, internal) */
 	uint64_t reserved[1];		/* 536 */
+	struct shm_fleet fleet;		/* 544: a fleet node's view (ABI 6) */
 };
 
 /* What a reader relies on; a change here is a new ABI version. */
@@ -313,7 +348,12 @@ static_assert(sizeof(struct shm_job) == 352 + 24 * VOCAB_MAX_PARTS + 8, "job siz
 /* The layout has room for 4 kinds' counters and 64 partitions a job. */
 static_assert(VOCAB_NKINDS == 4 && VOCAB_MAX_PARTS == 64, "ABI: kinds, partitions");
 static_assert(sizeof(struct shm_event) == 136, "event size");
-static_assert(sizeof(struct shm_sup) == 544, "sup size");
+static_assert(sizeof(struct shm_sup) == 704, "sup size");
+static_assert(offsetof(struct shm_sup, fleet) == 544, "sup fleet");
+static_assert(sizeof(struct shm_fleet) == 160, "fleet block size");
+static_assert(offsetof(struct shm_fleet, reconnects) == 24, "fleet reconnects");
+static_assert(offsetof(struct shm_fleet, beat_wall_ns) == 64, "fleet beat_wall_ns");
+static_assert(offsetof(struct shm_fleet, node) == 96, "fleet node");
 static_assert(offsetof(struct shm_sup, preemptions) == 360, "sup preemptions");
 static_assert(offsetof(struct shm_sup, degraded_reason) == 384, "sup degraded_reason");
 static_assert(offsetof(struct shm_slot, disable_reason) == 136, "slot disable_reason");

@@ -293,6 +293,37 @@ void fleet_close(struct sup *s)
 	s->fleet = NULL;
 }
 
+void fleet_publish(const struct sup *s, struct shm_fleet *out)
+{
+	const struct fleet *f = s->fleet;
+
+	memset(out, 0, sizeof *out);
+	if (!f)
+		return;
+	out->db_state = f->cstate == FC_UP ? SHM_FLEET_CONNECTED : f->down_since_ns ? SHM_FLEET_UNREACHABLE :
+			SHM_FLEET_CONNECTING;
+	out->registered = (uint32_t)f->registered;
+	for (uint32_t i = 0; i < FLEET_MAX_HELD; i++) {
+		const struct fleet_held *h = &f->held[i];
+		if (h->state == FH_FREE || h->lost)
+			continue;
+		out->leases_held++;
+		out->unreported += h->state != FH_RUNNING && h->outcome == FO_DONE;
+	}
+	out->max_jobs = f->max_jobs;
+	out->reconnects = f->n_connects ? f->n_connects - 1 : 0;
+	out->claimed = f->n_claimed;
+	/* a repeat is a completion whose first answer was lost: the
+	 * database took it once, and it is counted once */
+	out->completed = f->n_completed + f->n_repeat;
+	out->refused = f->n_refused;
+	out->leases_lost = f->n_lost;
+	out->beat_wall_ns = f->beat_wall_ns;
+	out->beat_mono_ns = f->beat_mono_ns;
+	out->down_mono_ns = f->cstate == FC_UP ? 0 : f->down_since_ns;
+	snprintf(out->node, sizeof out->node, "%s", f->node);
+}
+
 void fleet_stopping(struct sup *s)
 {
 	if (!s->fleet)

@@ -37,5 +37,9 @@ void fleet_job_ended(struct sup *s, int ji, uint32_t state);
 void fleet_stopping(struct sup *s);
 /* At the end: the connection closed, figures logged. */
 void fleet_close(struct sup *s);
+/* The node's view for the status segment (the supervisor record's fleet
+ * block, written by sched_publish): all 0 when it is not a node. */
+struct shm_fleet;
+void fleet_publish(const struct sup *s, struct shm_fleet *out);
 
 #endif

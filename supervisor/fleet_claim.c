@@ -214,6 +214,8 @@ void fleet_on_beat(struct sup *s, PGresult *r)
 	if (!f->registered && f->refused_logged)
 		sup_log("fleet: node %s registered", f->node);
 	f->registered = 1;
+	f->beat_wall_ns = shm_now_wall();
+	f->beat_mono_ns = shm_now_mono();
 	f->refused_logged = 0;
 	for (uint32_t i = 0; i < FLEET_MAX_HELD; i++) {	/* sent, and not renewed: lost */
 		struct fleet_held *h = &f->held[i];

@@ -90,6 +90,7 @@ struct fleet {
 	uint32_t max_jobs;
 	int version_ok;		/* the schema is there, at our version */
 	int registered;		/* the last beat was accepted */
+	uint64_t beat_wall_ns, beat_mono_ns;	/* then (0: never) */
 	int refused_logged;	/* the name is taken: said once */
 	int stopping;
 	uint64_t next_beat_ns, next_claim_ns, next_try_ns;

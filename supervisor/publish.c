@@ -3,11 +3,13 @@
  * record (jobs_publish) as it changes, and the supervisor record's
  * totals (sched_publish): the state (degraded, with its reason, when a
  * slot is disabled by anything but an operator), jobs queued and running,
- * memory budget and use. Readers derive everything else from these.
+ * memory budget and use, and a fleet node's view of the fleet
+ * (fleet_publish). Readers derive everything else from these.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "supervisor/fleet.h"
 #include "supervisor/sup.h"
 #include "tui/fmt.h"
 #include "util/text.h"
@@ -97,5 +99,6 @@ void sched_publish(struct sup *s)
 	}
 	st->mem_budget = s->conf.mem_budget;
 	st->mem_used = sched_mem_used(s) + params_mem(s);	/* the params resident too */
+	fleet_publish(s, &st->fleet);
 	shm_write_sup(&s->seg, st);
 }

@@ -67,6 +67,12 @@ const char *fmt_sup_state(uint32_t state)
 	return NAME_OF(n, state);
 }
 
+const char *fmt_fleet_db(uint32_t state)
+{
+	static const char *const n[SHM_FLEET_NDB] = { "none", "connecting", "connected", "unreachable" };
+	return NAME_OF(n, state);
+}
+
 const char *fmt_event_type(uint32_t type)
 {
 	static const char *const n[SHM_EV_NTYPES] = {

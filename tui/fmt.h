@@ -24,6 +24,9 @@ const char *fmt_output(uint32_t output);
 const char *fmt_reason(uint32_t code);
 const char *fmt_part_state(uint32_t state);
 const char *fmt_sup_state(uint32_t state);
+/* A fleet node's database state (enum shm_fleet_db): "none" (not a
+ * node), "connecting", "connected", "unreachable", or "invalid". */
+const char *fmt_fleet_db(uint32_t state);
 const char *fmt_event_type(uint32_t type);
 const char *fmt_backend(uint32_t backend);
 /* Why a slot is disabled (enum shm_disable_reason), as a token for JSON

@@ -13,11 +13,17 @@
 #include "tui/keys.h"
 #include "tui/term.h"
 
-/* The next (dir 1) or previous (-1) pane on screen after the focused one. */
-static void next_pane(struct top_view *v, const struct layout *l, int dir)
+/* The next (dir 1) or previous (-1) pane on screen after the focused
+ * one, among panes[0..n). */
+static void next_pane(struct top_view *v, const struct layout *l, const int *panes, int n, int dir)
 {
-	for (int k = 1; k <= 4; k++) {
-		int p = L_GPU + ((v->focus - L_GPU + dir * k) % 4 + 4) % 4;
+	int at = 0;
+
+	for (int i = 0; i < n; i++)
+		if (panes[i] == v->focus)
+			at = i;
+	for (int k = 1; k <= n; k++) {
+		int p = panes[((at + dir * k) % n + n) % n];
 		if (layout_shown(l, p)) {
 			v->focus = p;
 			return;
@@ -132,10 +138,39 @@ static void answer(struct top_view *v, int key, top_send_fn send, void *arg)
 	memset(&v->ask, 0, sizeof v->ask);
 }
 
+int top_key_view(struct top_view *v, const struct layout *l, int key, const int *panes, int npanes)
+{
+	int *sel = &v->sel[v->focus], page = l->r[v->focus].h > 2 ? l->r[v->focus].h - 2 : 1;
+
+	switch (key) {
+	case 'q': return 1;
+	case TERM_K_ESC: v->help = v->detail = 0; break;
+	case '?': case 'h': case TERM_K_F1: v->help = !v->help; break;
+	case '\t': next_pane(v, l, panes, npanes, 1); break;
+	case TERM_K_BTAB: next_pane(v, l, panes, npanes, -1); break;
+	case TERM_K_ENTER: v->detail = !v->detail; v->help = 0; break;
+	case TERM_K_UP: case 'k': (*sel)--; break;
+	case TERM_K_DOWN: case 'j': (*sel)++; break;
+	case TERM_K_PGUP: *sel -= page; break;
+	case TERM_K_PGDN: *sel += page; break;
+	case TERM_K_HOME: case 'g': *sel = 0; break;
+	case TERM_K_END: case 'G': *sel = v->count[v->focus] - 1; break;
+	case '+': v->tenths = v->tenths >= 600 ? 600 : v->tenths + (v->tenths < 10 ? 1 : 5);
+		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
+	case '-': v->tenths = v->tenths <= 1 ? 1 : v->tenths - (v->tenths <= 10 ? 1 : 5);
+		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
+	default: return -1;
+	}
+	if (*sel < 0)
+		*sel = 0;
+	return 0;
+}
+
 int top_key(struct top_view *v, const struct layout *l, const struct snap *s, int key,
 	    top_send_fn send, void *arg)
 {
-	int *sel = &v->sel[v->focus], page = l->r[v->focus].h > 2 ? l->r[v->focus].h - 2 : 1;
+	static const int panes[] = { L_GPU, L_SYNTH, L_JOBS, L_EVENTS };
+	int rc;
 
 	if (v->ask.op) {
 		answer(v, key, send, arg);
@@ -145,31 +180,15 @@ int top_key(struct top_view *v, const struct layout *l, const struct snap *s, in
 		filter_key(v, key);
 		return 0;
 	}
+	if ((rc = top_key_view(v, l, key, panes, 4)) >= 0)
+		return rc;
 	switch (key) {
-	case 'q': return 1;
-	case TERM_K_ESC: v->help = v->detail = 0; break;
-	case '?': case 'h': case TERM_K_F1: v->help = !v->help; break;
-	case '\t': next_pane(v, l, 1); break;
-	case TERM_K_BTAB: next_pane(v, l, -1); break;
-	case TERM_K_ENTER: v->detail = !v->detail; v->help = 0; break;
-	case TERM_K_UP: case 'k': (*sel)--; break;
-	case TERM_K_DOWN: case 'j': (*sel)++; break;
-	case TERM_K_PGUP: *sel -= page; break;
-	case TERM_K_PGDN: *sel += page; break;
-	case TERM_K_HOME: case 'g': *sel = 0; break;
-	case TERM_K_END: case 'G': *sel = v->count[v->focus] - 1; break;
 	case '/': v->filtering = 1; v->focus = L_JOBS; v->help = v->detail = 0; break;
 	case 's': v->sort = (v->sort + 1) % RS_N; v->sel[L_JOBS] = 0;
 		snprintf(v->msg, sizeof v->msg, "jobs sorted by %s", render_sort_name(v->sort)); break;
 	case 'r': v->sort_rev = !v->sort_rev; v->sel[L_JOBS] = 0; break;
 	case 'm': v->no_meters = !v->no_meters; break;
 	case 'c': case 'd': case 'e': action(v, s, key); break;
-	case '+': v->tenths = v->tenths >= 600 ? 600 : v->tenths + (v->tenths < 10 ? 1 : 5);
-		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
-	case '-': v->tenths = v->tenths <= 1 ? 1 : v->tenths - (v->tenths <= 10 ? 1 : 5);
-		snprintf(v->msg, sizeof v->msg, "refresh %.1fs", v->tenths / 10.0); break;
 	}
-	if (*sel < 0)
-		*sel = 0;
 	return 0;
 }

@@ -25,5 +25,9 @@ typedef int (*top_send_fn)(void *arg, const char *line, char *out, size_t outlen
  * Returns 1 to quit, else 0. */
 int top_key(struct top_view *v, const struct layout *l, const struct snap *s, int key,
 	    top_send_fn send, void *arg);
+/* The keys every view of top shares (q, Esc, help, Tab among panes[0..n)
+ * that are shown, Enter, moving the focused pane's selection, + and -):
+ * 1 to quit, 0 done, -1 not one of them (the view's own, or nothing). */
+int top_key_view(struct top_view *v, const struct layout *l, int key, const int *panes, int npanes);
 
 #endif

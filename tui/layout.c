@@ -12,6 +12,9 @@
  * The meters (one cell per slot) sit between the header and the body and
  * take at most a third of the body: the overview first, the tables with
  * what is left (they scroll; the meters do not).
+ *
+ * top --fleet's frame (layout_fleet) is simpler: three header rows, the
+ * nodes over the queue, the footer.
  */
 #include <string.h>
 
@@ -130,4 +133,37 @@ void layout_compute(int rows, int cols, const struct layout_in *in, struct layou
 			      column(out, top, lw + 1, body, cols - lw - 1, all + 2, dem + 2, 2);
 	} else
 		out->hidden = column(out, top, 0, body, cols, all, dem, 4);
+}
+
+void layout_fleet(int rows, int cols, int nnodes, int nkinds, int help, int detail, struct layout *out)
+{
+	int top = LAYOUT_FLEET_HEADER, body = rows - top - 1, q;
+
+	memset(out, 0, sizeof *out);
+	if (rows < 1 || cols < 1)
+		return;
+	if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS) {
+		out->tiny = 1;
+		out->hidden = 2;
+		if (rows >= 2)
+			out->r[L_HEADER] = (struct cv_rect){ 0, 0, 1, cols };
+		out->r[L_FOOTER] = (struct cv_rect){ rows - 1, 0, 1, cols };
+		return;
+	}
+	out->r[L_HEADER] = (struct cv_rect){ 0, 0, top, cols };
+	out->r[L_FOOTER] = (struct cv_rect){ rows - 1, 0, 1, cols };
+	if (help || detail) {
+		out->r[help ? L_HELP : L_DETAIL] = (struct cv_rect){ top, 0, body, cols };
+		return;
+	}
+	if (body < 4) {	/* room for one pane: the nodes */
+		out->r[L_NODES] = (struct cv_rect){ top, 0, body, cols };
+		out->hidden = 1;
+		return;
+	}
+	q = want(nkinds) < body - 2 ? want(nkinds) : body - 2;
+	if (want(nnodes) < body - q)	/* the nodes' blank rows go to the queue */
+		q = body - want(nnodes);
+	out->r[L_NODES] = (struct cv_rect){ top, 0, body - q, cols };
+	out->r[L_QUEUE] = (struct cv_rect){ top + body - q, 0, q, cols };
 }

@@ -20,6 +20,8 @@ enum layout_pane {
 	L_DETAIL,	/* replaces the panes while a detail view is open */
 	L_FOOTER,	/* key hints, filter prompt, "too small" message */
 	L_METERS,	/* one cell per slot under the header */
+	L_NODES,	/* top --fleet: every node of the fleet */
+	L_QUEUE,	/* top --fleet: the queue per kind */
 	L_NPANES
 };
 
@@ -52,6 +54,13 @@ struct layout {
 };
 
 void layout_compute(int rows, int cols, const struct layout_in *in, struct layout *out);
+/* top --fleet's frame: LAYOUT_FLEET_HEADER header rows (the fleet, its
+ * totals, the database), the nodes pane over the queue pane (the queue
+ * as tall as its kinds, the nodes the rest), one footer row; help or a
+ * node's detail instead of the panes. Below LAYOUT_MIN_* it is tiny as
+ * layout_compute's: one header row and the footer. */
+#define LAYOUT_FLEET_HEADER 3
+void layout_fleet(int rows, int cols, int nnodes, int nkinds, int help, int detail, struct layout *out);
 /* The meters' geometry for n = ngpu + nsynth cells in cols columns and at
  * most max_rows rows: the longest sparkline (up to LAYOUT_SPARK_MAX) that
  * costs at most two rows more than none, or none if that is shorter than

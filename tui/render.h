@@ -14,7 +14,7 @@
 #include "tui/snap.h"
 
 struct top_view {
-	int focus;			/* L_GPU, L_SYNTH, L_JOBS or L_EVENTS */
+	int focus;			/* L_GPU, L_SYNTH, L_JOBS or L_EVENTS (--fleet: L_NODES, L_QUEUE) */
 	int sel[L_NPANES], first[L_NPANES];	/* selected row, first row shown */
 	int count[L_NPANES];		/* rows each pane has (set by render) */
 	int help, detail;
@@ -41,6 +41,41 @@ struct top_view {
  * layout used. -ENOMEM only if the job order could not be allocated. */
 int render_frame(struct canvas *cv, const struct snap *s, struct top_view *v, struct layout *l);
 void render_view_free(struct top_view *v);
+
+/* A pane's columns: heading, width, priority (0 first: a narrow pane
+ * keeps the lowest). */
+struct render_col {
+	const char *name;
+	int w, prio;
+};
+/* Choose columns by priority within width; on[] says which. */
+void render_pick(const struct render_col *c, int n, int width, int *on);
+/* Keep the selection of pane (n rows, vis on screen) on screen: returns
+ * the first row to show, and sets v->count[pane]. */
+int render_scroll(struct top_view *v, int pane, int n, int vis);
+/* The heading row of a pane at r.y: the columns on, the first named
+ * first, extra after them where it fits; the focused pane's stands out. */
+void render_heading(struct canvas *cv, struct cv_rect r, const struct render_col *c, int n,
+		    const int *on, const char *first, const char *extra, int focused);
+
+/* What top --fleet shows (tui/top_fleet.c keeps it up to date), and its
+ * frame (render_fleet.c): the fleet's nodes and queue as the database
+ * last gave them, and the database's state. */
+struct fleet_status;	/* fleet/fleet.h */
+enum top_fleet_db { TOP_FLEET_CONNECTING, TOP_FLEET_CONNECTED, TOP_FLEET_UNREACHABLE };
+struct top_fleet {
+	const struct fleet_status *st;	/* the last good view; NULL: none yet */
+	uint64_t age_ns;		/* since st was read */
+	int db;				/* enum top_fleet_db */
+	char where[200];		/* the database (fleet_watch_where: never its password) */
+	char err[300];			/* unreachable: why */
+	uint64_t down_ns;		/* unreachable for this long */
+	uint64_t retry_ns;		/* the next attempt in this long */
+	int trying;			/* an attempt is under way */
+	uint64_t now_wall_ns;		/* the clock in the header (0: none) */
+};
+/* The frame: v's focus is L_NODES or L_QUEUE; l gets the layout used. 0. */
+int render_fleet(struct canvas *cv, const struct top_fleet *f, struct top_view *v, struct layout *l);
 
 /* The panes (render_panes.c). */
 void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s,

@@ -18,13 +18,7 @@
 #include "tui/render.h"
 #include "util/text.h"
 
-struct col {
-	const char *name;
-	int w, prio;
-};
-
-/* Choose columns by priority within width; on[] says which. */
-static void pick(const struct col *c, int n, int width, int *on)
+void render_pick(const struct render_col *c, int n, int width, int *on)
 {
 	int used = 0;
 
@@ -37,8 +31,7 @@ static void pick(const struct col *c, int n, int width, int *on)
 			}
 }
 
-/* Keep the selection on screen: returns the first row to show. */
-static int scroll(struct top_view *v, int pane, int n, int vis)
+int render_scroll(struct top_view *v, int pane, int n, int vis)
 {
 	int *sel = &v->sel[pane], *first = &v->first[pane];
 
@@ -53,7 +46,7 @@ static int scroll(struct top_view *v, int pane, int n, int vis)
 	return *first;
 }
 
-static void heading(struct canvas *cv, struct cv_rect r, const struct col *c, int n,
+void render_heading(struct canvas *cv, struct cv_rect r, const struct render_col *c, int n,
 		    const int *on, const char *first, const char *extra, int focused)
 {
 	int x = r.x;
@@ -73,7 +66,7 @@ static void heading(struct canvas *cv, struct cv_rect r, const struct col *c, in
 enum { SC_SLOT, SC_GPU, SC_PID, SC_STATE, SC_JOB, SC_KIND, SC_PART, SC_TIME, SC_UTIL,
        SC_DONE, SC_FAIL, SC_RST, SC_GEN, SC_EXIT, SC_DEV, SC_VRAM, SC_TEMP, SC_PWR, SC_N };
 
-static const struct col slot_cols[SC_N] = {
+static const struct render_col slot_cols[SC_N] = {
 	{ "SLOT", 8, 0 }, { "GPU#", 4, 5 }, { "PID", 7, 6 }, { "STATE", 8, 0 },
 	{ "JOB", 6, 1 }, { "KIND", 12, 2 }, { "PART", 4, 1 }, { "TIME", 7, 3 },
 	{ "UTIL", 4, 1 }, { "DONE", 6, 4 }, { "FAIL", 5, 4 }, { "RST", 4, 5 },
@@ -162,7 +155,7 @@ static int slot_cell(char *b, size_t n, int c, const struct snap *s, const struc
 
 void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s, struct top_view *v, int pane)
 {
-	struct col c[SC_N];
+	struct render_col c[SC_N];
 	int on[SC_N], busy = 0, first, vis = r.h - 1, gone = snap_sup_gone(s);
 	uint32_t n;
 	const struct snap_slot *sl = snap_slots(s, pane == L_GPU ? SHM_T_GPU : SHM_T_SYNTH, &n);
@@ -175,15 +168,15 @@ void render_slots(struct canvas *cv, struct cv_rect r, const struct snap *s, str
 		c[SC_GPU].w = -1;
 	if (gone)	/* no pid, no assignment: room for "(supervisor gone)" */
 		c[SC_PID].w = c[SC_JOB].w = c[SC_KIND].w = c[SC_PART].w = c[SC_TIME].w = c[SC_UTIL].w = -1;
-	pick(c, SC_N, gone && r.w >= 35 ? r.w - 18 : r.w, on);
+	render_pick(c, SC_N, gone && r.w >= 35 ? r.w - 18 : r.w, on);
 	for (uint32_t i = 0; i < n; i++)
 		busy += sl[i].ok && sl[i].v.state == SHM_SLOT_BUSY;
 	if (gone)
 		snprintf(extra, sizeof extra, "supervisor gone");
 	else
 		snprintf(extra, sizeof extra, "busy=%d/%u", busy, n);
-	heading(cv, r, c, SC_N, on, pane == L_GPU ? "GPU" : "SYNTH", extra, v->focus == pane);
-	first = scroll(v, pane, (int)n, vis);
+	render_heading(cv, r, c, SC_N, on, pane == L_GPU ? "GPU" : "SYNTH", extra, v->focus == pane);
+	first = render_scroll(v, pane, (int)n, vis);
 	for (int row = 0; row < vis && first + row < (int)n; row++) {
 		uint32_t i = (uint32_t)(first + row);
 		int y = r.y + 1 + row, x = r.x;
@@ -313,13 +306,13 @@ int render_job_order(const struct snap *s, struct top_view *v)
 
 enum { JC_ID, JC_KIND, JC_STATE, JC_PARTS, JC_PROG, JC_ELAPSED, JC_ETA, JC_PRIO, JC_STRIP, JC_N };
 
-static const struct col job_cols[JC_N] = {
+static const struct render_col job_cols[JC_N] = {
 	{ "JOB", 6, 0 }, { "KIND", 12, 1 }, { "STATE", 9, 0 }, { "PARTS", 5, 2 },
 	{ "PROG", 4, 1 }, { "ELAPSED", 7, 2 }, { "ETA", 7, 3 }, { "PRIO", 4, 5 },
 	{ "PARTITIONS", 10, 0 },
 };
 
-static void job_row(struct canvas *cv, int y, int x, int xend, const struct col *c, const int *on,
+static void job_row(struct canvas *cv, int y, int x, int xend, const struct render_col *c, const int *on,
 		    const struct snap_job *j, int ascii)
 {
 	const struct shm_job *v = &j->v;
@@ -356,14 +349,14 @@ static void job_row(struct canvas *cv, int y, int x, int xend, const struct col 
 
 void render_jobs(struct canvas *cv, struct cv_rect r, const struct snap *s, struct top_view *v)
 {
-	struct col c[JC_N];
+	struct render_col c[JC_N];
 	int on[JC_N], n = render_job_order(s, v), vis = r.h - 1, first;
 	char extra[96];
 
 	if (n < 0)
 		n = 0;
 	memcpy(c, job_cols, sizeof c);
-	pick(c, JC_N, r.w, on);
+	render_pick(c, JC_N, r.w, on);
 	static const int sort_col[RS_N] = { -1, JC_ID, JC_KIND, JC_STATE, JC_PROG, JC_ELAPSED, JC_ETA, JC_PRIO };
 	const char *arrow = v->sort_rev ? (v->ascii ? "v" : "\u25bc") : (v->ascii ? "^" : "\u25b2");
 	int o = 0;
@@ -372,7 +365,7 @@ void render_jobs(struct canvas *cv, struct cv_rect r, const struct snap *s, stru
 		o = snprintf(extra, sizeof extra, "sort=%s%s ", render_sort_name(v->sort), arrow);
 	snprintf(extra + o, sizeof extra - (size_t)o, "%s%s%s", v->filter[0] ? "filter=" : "", v->filter,
 		 n == 0 ? (v->filter[0] ? " (no match)" : " (none)") : "");
-	heading(cv, r, c, JC_N, on, "JOB", extra, v->focus == L_JOBS);
+	render_heading(cv, r, c, JC_N, on, "JOB", extra, v->focus == L_JOBS);
 	if (v->sort > 0 && v->sort < RS_N && on[sort_col[v->sort]]) {
 		/* the arrow right after the sorted column's name, in its own
 		 * width or the blank after it: readable without colour */
@@ -381,7 +374,7 @@ void render_jobs(struct canvas *cv, struct cv_rect r, const struct snap *s, stru
 			x += on[i] ? c[i].w + 1 : 0;
 		cv_text(cv, r.y, x + (int)strlen(c[k].name), 1, v->focus == L_JOBS ? CV_SEL : CV_BAR, arrow);
 	}
-	first = scroll(v, L_JOBS, n, vis);
+	first = render_scroll(v, L_JOBS, n, vis);
 	for (int row = 0; row < vis && first + row < n; row++) {
 		int y = r.y + 1 + row;
 		job_row(cv, y, r.x, r.x + r.w, c, on, &s->jobs[v->jobs[first + row]], v->ascii);
@@ -402,7 +395,7 @@ static int event_attr(uint32_t type)
 
 void render_events(struct canvas *cv, struct cv_rect r, const struct snap *s, struct top_view *v)
 {
-	static const struct col c[5] = {
+	static const struct render_col c[5] = {
 		{ "TIME", 8, 0 }, { "EVENT", 10, 0 }, { "SLOT", 8, 0 }, { "JOB", 6, 0 }, { "MESSAGE", 7, 0 },
 	};
 	static const int on[5] = { 1, 1, 1, 1, 1 };
@@ -412,8 +405,8 @@ void render_events(struct canvas *cv, struct cv_rect r, const struct snap *s, st
 	snprintf(extra, sizeof extra, "%s", s->events_missed ? "" : (n ? "" : "(none)"));
 	if (s->events_missed)
 		snprintf(extra, sizeof extra, "missed=%llu", (unsigned long long)s->events_missed);
-	heading(cv, r, c, 5, on, "TIME", extra, v->focus == L_EVENTS);
-	first = scroll(v, L_EVENTS, n, vis);
+	render_heading(cv, r, c, 5, on, "TIME", extra, v->focus == L_EVENTS);
+	first = render_scroll(v, L_EVENTS, n, vis);
 	for (int row = 0; row < vis && first + row < n; row++) {
 		const struct shm_event *e = &s->events[n - 1 - (first + row)];	/* newest first */
 		int y = r.y + 1 + row, x = r.x;

@@ -176,6 +176,33 @@ static json_object *loop_json(const struct snap *s)
 	return j;
 }
 
+/* A fleet node's own view (docs/status-json.md, "fleet"). */
+static json_object *fleet_json(const struct snap *s)
+{
+	const struct shm_fleet *v = &s->sup.fleet;
+	json_object *j = json_object_new_object();
+	char node[sizeof v->node + 1];
+	int beat = v->beat_mono_ns && s->now_mono_ns >= v->beat_mono_ns;
+
+	snprintf(node, sizeof node, "%.*s", (int)sizeof v->node, v->node);
+	J_ADD(j, "node", j_str(node));
+	J_ADD(j, "database", j_str(fmt_fleet_db(v->db_state)));
+	J_ADD(j, "unreachable_seconds", v->db_state == SHM_FLEET_UNREACHABLE && v->down_mono_ns &&
+			s->now_mono_ns >= v->down_mono_ns ? j_sec(s->now_mono_ns - v->down_mono_ns) : NULL);
+	J_ADD(j, "registered", json_object_new_boolean(v->registered));
+	J_ADD(j, "last_heartbeat_wall_seconds", v->beat_wall_ns ? j_sec(v->beat_wall_ns) : NULL);
+	J_ADD(j, "last_heartbeat_age_seconds", beat ? j_sec(s->now_mono_ns - v->beat_mono_ns) : NULL);
+	J_ADD(j, "leases_held", j_u64(v->leases_held));
+	J_ADD(j, "max_jobs", j_u64(v->max_jobs));
+	J_ADD(j, "results_unreported", j_u64(v->unreported));
+	J_ADD(j, "jobs_claimed", j_u64(v->claimed));
+	J_ADD(j, "completions", j_u64(v->completed));
+	J_ADD(j, "completions_refused", j_u64(v->refused));
+	J_ADD(j, "leases_lost", j_u64(v->leases_lost));
+	J_ADD(j, "reconnects", j_u64(v->reconnects));
+	return j;
+}
+
 static json_object *sup_json(const struct snap *s)
 {
 	json_object *j = json_object_new_object();
@@ -236,6 +263,8 @@ int status_json(FILE *f, const struct snap *s)
 	J_ADD(root, "now_wall_seconds", j_sec(s->now_wall_ns));
 	if (s->attached) {
 		J_ADD(root, "supervisor", sup_json(s));
+		if (s->sup_ok && s->sup.fleet.db_state != SHM_FLEET_NONE)	/* a fleet node only */
+			J_ADD(root, "fleet", fleet_json(s));
 		J_ADD(root, "gpu_slots", slots_json(s, SHM_T_GPU));
 		J_ADD(root, "synth_slots", slots_json(s, SHM_T_SYNTH));
 		a = json_object_new_array();

@@ -23,7 +23,7 @@
 /* A label value from untrusted text: sanitised, then escaped. */
 static const char *label_value(char *buf, size_t len, const char *raw)
 {
-	char clean[4 * SHM_NAME_MAX + 8];
+	char clean[4 * 64 + 8];	/* a fleet node's name is the longest */
 	size_t o = 0;
 
 	util_clean(clean, sizeof clean, raw);
@@ -210,6 +210,63 @@ static void supervisor(FILE *f, const struct snap *s)
 #undef COUNTER
 }
 
+/* A fleet node's own view of the fleet (docs/metrics.md, "A fleet
+ * node"): nothing on a supervisor that is not a node. */
+static void fleet(FILE *f, const struct snap *s)
+{
+	const struct shm_fleet *v = &s->sup.fleet;
+	char node[4 * sizeof v->node + 8], raw[sizeof v->node + 1];
+
+	if (v->db_state == SHM_FLEET_NONE)
+		return;
+	snprintf(raw, sizeof raw, "%.*s", (int)sizeof v->node, v->node);
+	head(f, "provisor_fleet_info", "gauge", "The node's name in its fleet (value 1); only on a fleet node.");
+	fprintf(f, "provisor_fleet_info{node=\"%s\"} 1\n", label_value(node, sizeof node, raw));
+	head(f, "provisor_fleet_database_state", "gauge",
+	     "1 for the state of the node's connection to the fleet's database (connecting, connected, "
+	     "unreachable), 0 for the others.");
+	for (uint32_t st = SHM_FLEET_CONNECTING; st < SHM_FLEET_NDB; st++)
+		fprintf(f, "provisor_fleet_database_state{state=\"%s\"} %d\n", fmt_fleet_db(st), v->db_state == st);
+#define GAUGE(name, help, val) \
+	head(f, name, "gauge", help); \
+	fprintf(f, name " %llu\n", (unsigned long long)(val))
+#define COUNTER(name, help, val) \
+	head(f, name, "counter", help); \
+	fprintf(f, name " %llu\n", (unsigned long long)(val))
+	GAUGE("provisor_fleet_registered", "1 while the database accepted the node's last heartbeat.",
+	      v->registered);
+	GAUGE("provisor_fleet_leases_held",
+	      "Fleet jobs the node holds a lease on: running here, or ended here and not yet reported.",
+	      v->leases_held);
+	GAUGE("provisor_fleet_max_jobs", "Fleet jobs the node runs at most at once.", v->max_jobs);
+	GAUGE("provisor_fleet_results_unreported",
+	      "Fleet jobs done here whose result waits, kept locally, for the database to take its completion.",
+	      v->unreported);
+	COUNTER("provisor_fleet_reconnects_total", "Connections to the fleet's database after the first.",
+		v->reconnects);
+	COUNTER("provisor_fleet_jobs_claimed_total", "Fleet jobs the node claimed.", v->claimed);
+	COUNTER("provisor_fleet_completions_total", "Completions of fleet jobs the database took from the node.",
+		v->completed);
+	COUNTER("provisor_fleet_completions_refused_total",
+		"Completions the database refused: the lease was lost meanwhile (late; the work was wasted).",
+		v->refused);
+	COUNTER("provisor_fleet_leases_lost_total", "Leases the database did not renew (another node took the job).",
+		v->leases_lost);
+#undef GAUGE
+#undef COUNTER
+	if (!v->beat_wall_ns)
+		return;
+	head(f, "provisor_fleet_last_heartbeat_timestamp_seconds", "gauge",
+	     "Unix time of the node's last heartbeat the database accepted.");
+	fprintf(f, "provisor_fleet_last_heartbeat_timestamp_seconds %.3f\n", (double)v->beat_wall_ns / 1e9);
+	if (v->beat_mono_ns && s->now_mono_ns >= v->beat_mono_ns) {
+		head(f, "provisor_fleet_last_heartbeat_age_seconds", "gauge",
+		     "Seconds since the node's last heartbeat the database accepted.");
+		fprintf(f, "provisor_fleet_last_heartbeat_age_seconds %.3f\n",
+			(double)(s->now_mono_ns - v->beat_mono_ns) / 1e9);
+	}
+}
+
 /* Degraded: the supervisor runs short of what it was asked to run
  * (docs/metrics.md), and the slots it disabled itself, with why. */
 static void degraded(FILE *f, const struct snap *s)
@@ -285,8 +342,10 @@ int status_prom(FILE *f, const struct snap *s)
 		per_slot(f, s, "provisor_worker_partition", "gauge",
 			 "Partition the busy worker works on.", v_part, 1);
 		job_table(f, s);
-		if (s->sup_ok)
+		if (s->sup_ok) {
 			degraded(f, s);
+			fleet(f, s);
+		}
 		head(f, "provisor_events_total", "counter", "Events the supervisor posted.");
 		fprintf(f, "provisor_events_total %llu\n", (unsigned long long)s->event_head);
 	}

@@ -10,7 +10,7 @@
  * \xNN, so no escape sequence in a record reaches the terminal. When the
  * supervisor is gone, each slot's state is "unknown (supervisor gone)",
  * not its last published state, and the uptime stops at its last
- * heartbeat.
+ * heartbeat. A fleet node adds one line of its view of the fleet.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -49,6 +49,37 @@ static void loop_line(FILE *f, const struct snap *s)
 			util_clean(what, sizeof what, v->loop_slow_what), ago);
 	}
 	fprintf(f, "\n");
+}
+
+/* A fleet node's own view (the supervisor record's fleet block), one
+ * line; nothing on a supervisor that is not a node:
+ * "fleet: node N, database connected, registered, last heartbeat 0.3s
+ * ago; 2 leases held of 2, 0 results awaiting report; 12 claimed, 10
+ * completed, 0 refused (late), 0 leases lost; 1 reconnect" */
+static void fleet_line(FILE *f, const struct snap *s)
+{
+	const struct shm_fleet *v = &s->sup.fleet;
+	char node[4 * sizeof v->node], down[16], age[16];
+
+	if (v->db_state == SHM_FLEET_NONE)
+		return;
+	fprintf(f, "fleet: node %s, database %s", util_cleann(node, sizeof node, v->node, sizeof v->node),
+		fmt_fleet_db(v->db_state));
+	if (v->db_state == SHM_FLEET_UNREACHABLE && v->down_mono_ns && s->now_mono_ns > v->down_mono_ns) {
+		fmt_dur(down, sizeof down, s->now_mono_ns - v->down_mono_ns);
+		fprintf(f, " for %s", down);
+	}
+	fprintf(f, ", %s", v->registered ? "registered" : "not registered");
+	if (v->beat_mono_ns && s->now_mono_ns >= v->beat_mono_ns) {
+		fmt_dur(age, sizeof age, s->now_mono_ns - v->beat_mono_ns);
+		fprintf(f, ", last heartbeat %s ago", age);
+	} else {
+		fprintf(f, ", no heartbeat yet");
+	}
+	fprintf(f, "; %u leases held of %u, %u results awaiting report; %" PRIu64 " claimed, %" PRIu64
+		" completed, %" PRIu64 " refused (late), %" PRIu64 " leases lost; %" PRIu64 " reconnect%s\n",
+		v->leases_held, v->max_jobs, v->unreported, v->claimed, v->completed, v->refused, v->leases_lost,
+		v->reconnects, v->reconnects == 1 ? "" : "s");
 }
 
 static void header(FILE *f, const struct snap *s)
@@ -90,6 +121,7 @@ static void header(FILE *f, const struct snap *s)
 	loop_line(f, s);
 	fprintf(f, "pre-emptions: %" PRIu64 " partitions taken back for more urgent work\n",
 		s->sup.preemptions);
+	fleet_line(f, s);
 }
 
 static void slots(FILE *f, const struct snap *s, uint32_t t)

@@ -3,7 +3,9 @@
  * poll() on stdin, so the process sleeps between refreshes and a hangup
  * (POLLHUP, EOF) is seen as an error instead of an endless stream of ERR;
  * signals interrupt the wait, which is how SIGWINCH (ncurses' handler
- * turns it into KEY_RESIZE) and SIGTERM reach the loop at once.
+ * turns it into KEY_RESIZE) and SIGTERM reach the loop at once. A view
+ * that also waits for a socket (top --fleet: its database) waits for
+ * both in the same poll (term_key_also).
  */
 #include <curses.h>
 #include <errno.h>
@@ -163,22 +165,33 @@ static int translate(int ch)
 	}
 }
 
-int term_key(int timeout_ms)
+int term_key_also(int timeout_ms, struct pollfd *also)
 {
-	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN } };
 	int n, ch;
 
+	if (also)
+		also->revents = 0;
 	ch = getch();	/* keys ncurses already holds (and KEY_RESIZE) first */
 	if (ch != ERR)
 		return translate(ch);
-	n = poll(&p, 1, timeout_ms < 0 ? 0 : timeout_ms);
+	if (also && also->fd >= 0)
+		p[1] = *also;
+	n = poll(p, also && also->fd >= 0 ? 2 : 1, timeout_ms < 0 ? 0 : timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? ((ch = getch()) != ERR ? translate(ch) : TERM_KEY_NONE)
 				      : TERM_KEY_ERROR;
-	if (n == 0)
+	if (also && also->fd >= 0)
+		also->revents = p[1].revents;
+	if (n == 0 || !p[0].revents)
 		return TERM_KEY_NONE;
-	if (p.revents & (POLLHUP | POLLERR | POLLNVAL) && !(p.revents & POLLIN))
+	if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL) && !(p[0].revents & POLLIN))
 		return TERM_KEY_ERROR;
 	ch = getch();
 	return ch == ERR ? TERM_KEY_ERROR : translate(ch);
+}
+
+int term_key(int timeout_ms)
+{
+	return term_key_also(timeout_ms, NULL);
 }

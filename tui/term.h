@@ -27,6 +27,11 @@ void term_draw(const struct canvas *cv);
 /* Wait up to timeout_ms for a key: a character, a TERM_K_*, or one of the
  * negative codes above. */
 int term_key(int timeout_ms);
+/* The same, also waking when also->fd (if >= 0) has also->events: then
+ * also->revents says so (and the answer is TERM_KEY_NONE unless a key
+ * came too). */
+struct pollfd;
+int term_key_also(int timeout_ms, struct pollfd *also);
 /* Set by SIGTERM, SIGINT, SIGHUP, SIGQUIT: the caller should exit cleanly. */
 extern volatile int term_quit;
 /* Restore the terminal, print msg, exit(1): for allocation failure. */

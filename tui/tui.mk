@@ -3,8 +3,8 @@
 # confined to tui/term.c) and provisor exporter (libmicrohttpd).
 TUI_SRCS := tui/fmt.c tui/snap.c tui/status_text.c tui/status_json.c tui/status_prom.c \
 	    tui/canvas.c tui/layout.c tui/render.c tui/render_panes.c tui/render_meters.c \
-	    tui/hist.c tui/keys.c tui/topctl.c tui/nvml.c tui/term.c
-TUI_MAINS := tui/exporter.c tui/top.c
+	    tui/hist.c tui/keys.c tui/topctl.c tui/nvml.c tui/term.c tui/render_fleet.c
+TUI_MAINS := tui/exporter.c tui/top.c tui/top_fleet.c
 
 $(O)/libtui.a: $(call objs,$(TUI_SRCS))
 PROVISOR_LIBS += $(O)/libtui.a
@@ -26,6 +26,13 @@ $(BIN)/tests/fakesup: $(call objs,tests/tui/fakesup.c) $(TUI_FAKE) $(O)/libshm.a
 TESTS += $(BIN)/tests/tui_layout
 $(BIN)/tests/tui_layout: $(call objs,tests/tui/layout.c) $(O)/libtui.a $(O)/libctl.a $(O)/libshm.a
 LDLIBS_tests/tui_layout = $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
+
+# top --fleet's frame (pure, no database): every size, three database
+# states, help and detail; the DSN shown without its password.
+TESTS += $(BIN)/tests/tui_fleet
+$(BIN)/tests/tui_fleet: $(call objs,tests/tui/fleet_view.c) $(O)/libtui.a $(O)/libfleet.a $(O)/libctl.a $(O)/libshm.a
+LDLIBS_tests/tui_fleet = $(call pc_libs,libpq) $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
+EXTRA_CFLAGS_tests/tui/fleet_view.c = $(call pc_cflags,libpq)
 
 TESTS += $(BIN)/tests/tui_status
 $(BIN)/tests/tui_status: $(call objs,tests/tui/status.c) $(TUI_FAKE) $(O)/libshm.a | $(BIN)/provisor

@@ -14,6 +14,8 @@
 #                   fleet in the background; its pid in ${npid[NAME]}
 #   node_stop NAME; node_kill NAME (SIGKILL, its segment removed)
 #   wait_for SECONDS CMD...     poll CMD every 0.2 s (times $slow)
+#   node_json NAME FIELD; node_prom NAME METRIC   a node's own fleet view
+#   fleet_prom SERIES           a sample of status --fleet --prometheus
 set -u
 bin=${BIN:-bin}
 slow=${PROVISOR_TEST_SLOW:-1}
@@ -185,6 +187,21 @@ loop_max() {
   "$prov" status --name "$1" --json | tr -d '\n' |
     sed -n 's/.*"loop": *{[^}]*"max_seconds": *\([0-9.e+-]*\), *"max_what": *"\([^"]*\)".*/\1 \2/p' |
     awk '{ ms = $1 * 1000; $1 = ""; printf "%.3f%s\n", ms, $0 }'
+}
+
+# A node's own view of the fleet (its status segment's fleet block):
+# node_json NAME FIELD from status --json ("fleet": strings unquoted),
+# node_prom NAME METRIC from status --prometheus; empty when absent.
+node_json() {
+  "$prov" status --name "$1" --json 2>/dev/null | tr -d ' \n' |
+    sed -n "s/.*\"fleet\":{[^}]*\"$2\":\"*\([^,}\"]*\).*/\1/p"
+}
+node_prom() {
+  "$prov" status --name "$1" --prometheus 2>/dev/null | awk -v m="$2" '$1 == m { print $2 }'
+}
+# fleet_prom SERIES: one sample of status --fleet --prometheus (labels exact).
+fleet_prom() {
+  "$prov" status --fleet "$DSN" --prometheus 2>/dev/null | awk -v m="$1" '$1 == m { print $2 }'
 }
 
 finish() {

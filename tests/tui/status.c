@@ -8,7 +8,8 @@
  * beats (a child process beats the heartbeat every 20 ms, so that no
  * command, however slow, finds the writer silent), and the three
  * commands read the same records. Also: exit codes for a running instance
- * and for no instance.
+ * and for no instance; the fleet block, absent while the writer is not a
+ * fleet node and then the same, field by field, in all three views.
  */
 #include <ctype.h>
 #include <json-c/json.h>
@@ -217,6 +218,72 @@ static void check_loop(json_object *sup, const char *pr, const char *once, const
 	      "status has no loop line:\n%s", txt);
 }
 
+/* The fleet block: absent from all three views while the writer is not
+ * a fleet node (as it is at first), then, once it publishes one, the
+ * same figures in all three, to the unit. */
+static void check_fleet(const char *js, const char *pr, const char *txt)
+{
+	json_object *root = json_tokener_parse(js), *v;
+	char args[128], *j2, *p2, *t2;
+	int rc;
+
+	CHECK(root && !json_object_object_get_ex(root, "fleet", &v), "not a fleet node, and --json has fleet");
+	json_object_put(root);
+	CHECK(!strstr(pr, "provisor_fleet_"), "not a fleet node, and --prometheus has provisor_fleet_");
+	CHECK(!strstr(txt, "\nfleet: "), "not a fleet node, and the text has a fleet line");
+
+	f.sup.fleet = (struct shm_fleet){ .db_state = SHM_FLEET_UNREACHABLE, .registered = 1, .leases_held = 3,
+					  .unreported = 2, .max_jobs = 4, .reconnects = 5, .claimed = 17, .completed = 11,
+					  .refused = 1, .leases_lost = 2, .beat_wall_ns = 1700000000123000000ull,
+					  .beat_mono_ns = t_now_ns() - 4000000000ull,
+					  .down_mono_ns = t_now_ns() - 3000000000ull };
+	snprintf(f.sup.fleet.node, sizeof f.sup.fleet.node, "rig7.\x1b[2Jnode");
+	shm_write_sup(&f.seg, &f.sup);
+	snprintf(args, sizeof args, "status --name %s --json", name);
+	j2 = run(args, &rc);
+	snprintf(args, sizeof args, "status --name %s --prometheus", name);
+	p2 = run(args, &rc);
+	snprintf(args, sizeof args, "status --name %s", name);
+	t2 = run(args, &rc);
+	root = json_tokener_parse(j2);
+	CHECK(root, "status --json is not JSON:\n%s", j2);
+	json_object *fl = get(root, "fleet");
+	CHECK(!strcmp(json_object_get_string(get(fl, "node")), "rig7.\x1b[2Jnode"), "fleet.node");
+	CHECK(!strcmp(json_object_get_string(get(fl, "database")), "unreachable"), "fleet.database");
+	CHECK(json_object_get_boolean(get(fl, "registered")), "fleet.registered");
+	double down = json_object_get_double(get(fl, "unreachable_seconds"));
+	double age = json_object_get_double(get(fl, "last_heartbeat_age_seconds"));
+	CHECK(down >= 3 && down < 3 + 60.0 * t_slow() && age >= 4 && age < 4 + 60.0 * t_slow(),
+	      "fleet: unreachable for %g s, heartbeat %g s ago", down, age);
+	CHECK(fabs(json_object_get_double(get(fl, "last_heartbeat_wall_seconds")) - 1700000000.123) < 1e-3,
+	      "fleet.last_heartbeat_wall_seconds");
+	static const struct { const char *json, *prom; uint64_t want; } n[] = {
+		{ "leases_held", "provisor_fleet_leases_held", 3 },
+		{ "results_unreported", "provisor_fleet_results_unreported", 2 },
+		{ "max_jobs", "provisor_fleet_max_jobs", 4 },
+		{ "reconnects", "provisor_fleet_reconnects_total", 5 },
+		{ "jobs_claimed", "provisor_fleet_jobs_claimed_total", 17 },
+		{ "completions", "provisor_fleet_completions_total", 11 },
+		{ "completions_refused", "provisor_fleet_completions_refused_total", 1 },
+		{ "leases_lost", "provisor_fleet_leases_lost_total", 2 },
+	};
+	for (size_t i = 0; i < sizeof n / sizeof n[0]; i++) {
+		CHECK_EQ_U64(json_object_get_uint64(get(fl, n[i].json)), n[i].want);
+		CHECK_EQ_U64(prom(p2, n[i].prom), n[i].want);
+	}
+	CHECK(prom(p2, "provisor_fleet_info{node=\"rig7.\\\\x1b[2Jnode\"}") == 1, "provisor_fleet_info");
+	CHECK(prom(p2, "provisor_fleet_database_state{state=\"unreachable\"}") == 1 &&
+	      prom(p2, "provisor_fleet_database_state{state=\"connected\"}") == 0, "provisor_fleet_database_state");
+	CHECK(prom(p2, "provisor_fleet_registered") == 1, "provisor_fleet_registered");
+	CHECK(fabs(prom(p2, "provisor_fleet_last_heartbeat_timestamp_seconds") - 1700000000.123) < 1e-3, "timestamp");
+	CHECK(strstr(t2, "\nfleet: node rig7.\\x1b[2Jnode, database unreachable for ") &&
+	      strstr(t2, ", registered, last heartbeat ") &&
+	      strstr(t2, "; 3 leases held of 4, 2 results awaiting report; 17 claimed, 11 completed, 1 refused (late), "
+			 "2 leases lost; 5 reconnects\n"), "the text's fleet line:\n%s", t2);
+	json_object_put(root);
+	free(j2), free(p2), free(t2);
+}
+
 int main(void)
 {
 	const char *bin = getenv("BIN") ? getenv("BIN") : "bin";
@@ -305,6 +372,7 @@ int main(void)
 	for (uint32_t i = 0; i < 3; i++)
 		check_slot(json_object_array_get_idx(get(root, "synth_slots"), i), pr, once, SHM_T_SYNTH, i);
 	check_jobs(root);
+	check_fleet(js, pr, txt);
 	CHECK_EQ_U64(json_object_get_uint64(get(root, "events_total")), shm_event_head(&f.seg));
 	CHECK_EQ_U64(prom(pr, "provisor_events_total"), shm_event_head(&f.seg));
 	printf("info: %llu partitions done, %llu failed, %llu events, all three views agree\n",
