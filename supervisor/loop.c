@@ -7,7 +7,12 @@
  * Timing: one clock read when the wait returns and one after each
  * dispatch and after the hook (vDSO, tens of nanoseconds each); the
  * difference of two reads is that step's time. The wait itself (and the
- * submission it does) is not part of an iteration.
+ * submission it does) is not part of an iteration. And the loop thread's
+ * CPU clock at both ends of an iteration (a system call each, a few
+ * hundred nanoseconds): an iteration's wall time counts whatever the
+ * machine ran while the loop was descheduled, its CPU time only the
+ * loop's own work, so the most CPU time one took bounds what the loop
+ * makes anything wait where a core is free.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,6 +57,25 @@ static uint64_t loop_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t loop_cpu_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void loop_account_cpu(struct loop_stats *st, uint64_t cpu_ns, uint32_t what)
+{
+	if (cpu_ns <= st->cpu_max_ns)
+		return;
+	st->cpu_max_ns = cpu_ns;
+	const char *name = loop_what_name(what, st->cpu_max_what, sizeof st->cpu_max_what);
+	if (name != st->cpu_max_what)
+		snprintf(st->cpu_max_what, sizeof st->cpu_max_what, "%s", name);
 }
 
 int loop_account(struct loop_stats *st, uint64_t ns, uint64_t start_ns, uint32_t what)
@@ -117,7 +141,7 @@ int loop_run(struct loop *l, loop_fn fn, void *ctx)
 			return rc;
 		}
 		/* The iteration starts now; each step ends at the next clock read. */
-		uint64_t start = loop_now(), t = start, longest = 0, now;
+		uint64_t start = loop_now(), t = start, longest = 0, now, cpu0 = loop_cpu_now();
 		uint32_t what = LOOP_AFTER;
 		unsigned n = io_uring_peek_batch_cqe(&l->ring, cqes, 64);
 		for (unsigned i = 0; i < n; i++) {
@@ -137,6 +161,7 @@ int loop_run(struct loop *l, loop_fn fn, void *ctx)
 				what = LOOP_AFTER;
 			t = now;
 		}
+		loop_account_cpu(&l->st, loop_cpu_now() - cpu0, what);
 		if (loop_account(&l->st, t - start, start, what) && l->slow)
 			l->slow(ctx, t - start, l->st.slow_what, n);
 	}

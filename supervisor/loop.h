@@ -87,6 +87,8 @@ struct loop_stats {
 	uint64_t slow_mono_ns;	/* start (CLOCK_MONOTONIC), */
 	char slow_what[LOOP_WHAT_NAME];	/* and its slowest step */
 	char max_what[LOOP_WHAT_NAME];	/* the longest iteration's slowest step */
+	uint64_t cpu_max_ns;	/* the most CPU time (the loop thread's) one iteration took: */
+	char cpu_max_what[LOOP_WHAT_NAME];	/* its slowest step; wall time less any descheduling */
 };
 
 struct loop {
@@ -115,5 +117,8 @@ const char *loop_what_name(uint32_t what, char *buf, size_t len);
 /* Count one iteration of ns that started at start_ns, whose slowest
  * step was what (loop_run does; exposed for tests). 1 when it was slow. */
 int loop_account(struct loop_stats *st, uint64_t ns, uint64_t start_ns, uint32_t what);
+/* An iteration took cpu_ns of the loop thread's CPU time, its slowest
+ * step what: kept when it is the most yet. */
+void loop_account_cpu(struct loop_stats *st, uint64_t cpu_ns, uint32_t what);
 
 #endif

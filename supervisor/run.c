@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <poll.h>
 #include <signal.h>
@@ -589,6 +590,10 @@ int sup_main(const struct conf *c)
 	sup_notify(s, "READY=1");
 	int rc = loop_run(&s->loop, dispatch, s);
 	slow_flush(s, shm_now_mono(), 1);
+	const struct loop_stats *ls = &s->loop.st;
+	sup_log("loop: %" PRIu64 " iterations, the longest %.3f ms (%s), the most CPU time one took %.3f ms (%s)",
+		ls->hist.n, ls->hist.max_ns / 1e6, ls->max_what[0] ? ls->max_what : "-", ls->cpu_max_ns / 1e6,
+		ls->cpu_max_what[0] ? ls->cpu_max_what : "-");
 	teardown(s);
 	sup_log("stopped");
 	sup_log_close();

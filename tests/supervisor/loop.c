@@ -49,6 +49,13 @@ int main(void)
 	CHECK_EQ_U64(st.hist.max_ns, 11000 * MS);
 	for (unsigned b = 1; b < SHM_LOOP_NBUCKETS - 1; b++)
 		CHECK(shm_loop_le_ns[b] > shm_loop_le_ns[b - 1], "bucket bounds increase");
+	/* the most CPU time one iteration took, and what it did */
+	loop_account_cpu(&st, 3 * MS, EV_TICK);
+	loop_account_cpu(&st, 1 * MS, 99);
+	CHECK(st.cpu_max_ns == 3 * MS && !strcmp(st.cpu_max_what, loop_what_name(EV_TICK, buf, sizeof buf)),
+	      "cpu max: %llu %s", (unsigned long long)st.cpu_max_ns, st.cpu_max_what);
+	loop_account_cpu(&st, 4 * MS, 99);
+	CHECK(st.cpu_max_ns == 4 * MS && !strcmp(st.cpu_max_what, "op 99"), "a new cpu max: %s", st.cpu_max_what);
 	printf("info: loop names, buckets and the slow record as documented\n");
 	return 0;
 }
