@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "fleet/fleet.h"
+#include "tui/status.h"
 #include "util/text.h"
 #include "util/vocab.h"
 
@@ -76,23 +77,6 @@ static void cmd_fleet_status_text(const struct fleet_status *st)
 		       st->kinds[i].queued, st->kinds[i].running, st->kinds[i].done, st->kinds[i].failed);
 }
 
-/* A label value from text the database holds: cleaned (util_clean),
- * then escaped as the exposition format wants. */
-static const char *cmd_fleet_label(char *buf, size_t len, const char *raw)
-{
-	char clean[4 * 128 + 8];
-	size_t o = 0;
-
-	util_clean(clean, sizeof clean, raw);
-	for (const char *p = clean; *p && o + 3 <= len; p++) {
-		if (*p == '\\' || *p == '"')
-			buf[o++] = '\\';
-		buf[o++] = *p;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 static void cmd_fleet_head(const char *name, const char *help)
 {
 	printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
@@ -106,7 +90,7 @@ static void cmd_fleet_per_node(const struct fleet_status *st, const char *name, 
 
 	cmd_fleet_head(name, help);
 	for (size_t i = 0; i < st->nnodes; i++)
-		printf("%s{node=\"%s\"} %.17g\n", name, cmd_fleet_label(lab, sizeof lab, st->nodes[i].name),
+		printf("%s{node=\"%s\"} %.17g\n", name, status_prom_label(lab, sizeof lab, st->nodes[i].name),
 		       get(&st->nodes[i]));
 }
 
@@ -143,7 +127,7 @@ static void cmd_fleet_status_prom(const struct fleet_status *st)
 	for (size_t i = 0; i < st->nnodes; i++)
 		for (size_t s = 0; s < 4; s++)
 			printf("provisor_fleet_node_state{node=\"%s\",state=\"%s\"} %d\n",
-			       cmd_fleet_label(lab, sizeof lab, st->nodes[i].name), states[s],
+			       status_prom_label(lab, sizeof lab, st->nodes[i].name), states[s],
 			       !strcmp(st->nodes[i].state, states[s]));
 	cmd_fleet_per_node(st, "provisor_fleet_node_heartbeat_age_seconds",
 			   "Seconds since the node's last heartbeat, by the database's clock.", cmd_fleet_age);
@@ -164,14 +148,14 @@ static void cmd_fleet_status_prom(const struct fleet_status *st)
 			   "Jobs the node completed: the results the database holds from it.", cmd_fleet_done);
 	cmd_fleet_head("provisor_fleet_queue_depth", "Jobs queued (waiting for a node to claim them), by kind.");
 	for (size_t i = 0; i < nk; i++)
-		printf("provisor_fleet_queue_depth{kind=\"%s\"} %lld\n", cmd_fleet_label(lab, sizeof lab, k[i].kind),
+		printf("provisor_fleet_queue_depth{kind=\"%s\"} %lld\n", status_prom_label(lab, sizeof lab, k[i].kind),
 		       k[i].queued);
 	cmd_fleet_head("provisor_fleet_jobs", "Jobs in the fleet's queue by kind and state (queued, running, done, "
 		       "failed).");
 	for (size_t i = 0; i < nk; i++) {
 		const long long v[4] = { k[i].queued, k[i].running, k[i].done, k[i].failed };
 		static const char *const js[4] = { "queued", "running", "done", "failed" };
-		cmd_fleet_label(lab, sizeof lab, k[i].kind);
+		status_prom_label(lab, sizeof lab, k[i].kind);
 		for (int s = 0; s < 4; s++)
 			printf("provisor_fleet_jobs{kind=\"%s\",state=\"%s\"} %lld\n", lab, js[s], v[s]);
 	}

@@ -28,6 +28,10 @@ int status_text(FILE *f, const struct snap *s);
 int status_text_opts(FILE *f, const struct snap *s, const struct status_opts *o);
 int status_json(FILE *f, const struct snap *s);
 int status_prom(FILE *f, const struct snap *s);
+/* A Prometheus label value from untrusted text (a node's name, a kind
+ * from the database): cleaned (util_clean), then \\ and " escaped; into
+ * buf, which it returns. */
+const char *status_prom_label(char *buf, size_t len, const char *raw);
 
 /* A done job's result file, STATE/results/job-ID.result, where STATE is
  * the directory of the control socket the segment publishes (the

@@ -20,10 +20,9 @@
 #include "tui/status.h"
 #include "util/text.h"
 
-/* A label value from untrusted text: sanitised, then escaped. */
-static const char *label_value(char *buf, size_t len, const char *raw)
+const char *status_prom_label(char *buf, size_t len, const char *raw)
 {
-	char clean[4 * 64 + 8];	/* a fleet node's name is the longest */
+	char clean[4 * 128 + 8];	/* a fleet node's name, 4 bytes a character at worst */
 	size_t o = 0;
 
 	util_clean(clean, sizeof clean, raw);
@@ -143,7 +142,7 @@ static void loop(FILE *f, const struct snap *s)
 	head(f, "provisor_loop_last_slow_iteration_seconds", "gauge",
 	     "Duration of the last iteration over 50 ms; label what: the step that took longest.");
 	fprintf(f, "provisor_loop_last_slow_iteration_seconds{what=\"%s\"} %.9f\n",
-		label_value(what, sizeof what, v->loop_slow_what), (double)v->loop_slow_ns / 1e9);
+		status_prom_label(what, sizeof what, v->loop_slow_what), (double)v->loop_slow_ns / 1e9);
 	if (v->loop_slow_mono_ns < s->start_mono_ns)
 		return;		/* not a time of this segment's supervisor */
 	head(f, "provisor_loop_last_slow_iteration_timestamp_seconds", "gauge",
@@ -160,7 +159,7 @@ static void supervisor(FILE *f, const struct snap *s)
 	head(f, "provisor_supervisor_info", "gauge",
 	     "Identity of the supervisor that owns the status segment (value 1).");
 	fprintf(f, "provisor_supervisor_info{name=\"%s\",pid=\"%u\",boot_id=\"%s\",state=\"%s\"} 1\n",
-		label_value(name, sizeof name, s->name), s->sup_pid, boot, s->sup_ok ? fmt_sup_state(s->sup.state) : "unknown");
+		status_prom_label(name, sizeof name, s->name), s->sup_pid, boot, s->sup_ok ? fmt_sup_state(s->sup.state) : "unknown");
 	head(f, "provisor_supervisor_heartbeat_age_seconds", "gauge",
 	     "Seconds since the supervisor's last heartbeat.");
 	fprintf(f, "provisor_supervisor_heartbeat_age_seconds %.3f\n", (double)s->hb_age_ns / 1e9);
@@ -221,7 +220,7 @@ static void fleet(FILE *f, const struct snap *s)
 		return;
 	snprintf(raw, sizeof raw, "%.*s", (int)sizeof v->node, v->node);
 	head(f, "provisor_fleet_info", "gauge", "The node's name in its fleet (value 1); only on a fleet node.");
-	fprintf(f, "provisor_fleet_info{node=\"%s\"} 1\n", label_value(node, sizeof node, raw));
+	fprintf(f, "provisor_fleet_info{node=\"%s\"} 1\n", status_prom_label(node, sizeof node, raw));
 	head(f, "provisor_fleet_database_state", "gauge",
 	     "1 for the state of the node's connection to the fleet's database (connecting, connected, "
 	     "unreachable), 0 for the others.");
@@ -278,7 +277,7 @@ static void degraded(FILE *f, const struct snap *s)
 	     "1 while the supervisor runs short of what it was asked to run (reason: why), else 0.");
 	snprintf(why, sizeof why, "%.*s", (int)sizeof s->sup.degraded_reason, s->sup.degraded_reason);
 	fprintf(f, "provisor_supervisor_degraded{reason=\"%s\"} %d\n",
-		deg ? label_value(why, sizeof why, why) : "", deg);
+		deg ? status_prom_label(why, sizeof why, why) : "", deg);
 	head(f, "provisor_worker_disabled", "gauge",
 	     "1 for a disabled worker slot, by why it is disabled (operator, crash-loop, no-device, wrong-result).");
 	for (uint32_t t = SHM_T_GPU; t <= SHM_T_SYNTH; t++) {

@@ -139,14 +139,20 @@ rconf=$(fleet_conf restart "heartbeat = 200ms" "lease = 5s" "claim_interval = 20
 sed -i "s|^dsn = .*|dsn = host=$T/relay dbname=postgres user=provisor|" "$rconf"
 node_start "fk4-$$" --config "$rconf"
 sql "INSERT INTO provisor_jobs (kind, log_size, partitions, seed)
-     SELECT 'porep', 12, 6, decode(lpad(to_hex(i), 4, '0'), 'hex') FROM generate_series(201, 202) AS i" >/dev/null
+     SELECT 'porep', 12, 12, decode(lpad(to_hex(i), 4, '0'), 'hex') FROM generate_series(201, 202) AS i" >/dev/null
+# Frozen once the node holds both (its own view: both claims answered,
+# so the database has both as its): a freeze timed on the database alone
+# could catch a claim's answer in the relay, and the node would never
+# have the job. Twelve partitions a job, so that neither is done before
+# the freeze.
 held=
-for _ in $(seq $((300 * slow))); do
-  kill -STOP "$proxy"
-  held=$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.fk4-$$'")
-  [ "$held" = 2 ] && break
-  kill -CONT "$proxy"
-  sleep 0.05
+for _ in $(seq $((500 * slow))); do
+  if [ "$(node_json "fk4-$$" leases_held)" = 2 ]; then
+    kill -STOP "$proxy"
+    held=$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.fk4-$$'")
+    break
+  fi
+  sleep 0.02
 done
 [ "$held" = 2 ] || fail "fk4 never held both jobs"
 ended_here() { [ "$("$prov" jobs --name "fk4-$$" --state done 2>/dev/null | grep -c .)" -ge 2 ]; }
