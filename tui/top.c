@@ -29,8 +29,6 @@
 #include "tui/top.h"
 #include "tui/topctl.h"
 
-#define TOP_MAX_ERRORS 10	/* input errors in a row: the terminal is gone */
-#define TOP_MSG_MS 4000		/* a status line message stays this long */
 
 static int exit_code(const struct snap *s)
 {
@@ -113,7 +111,7 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 	struct layout l;
 	struct nvml nv;
 	uint64_t due = 0, msg_until = 0;
-	int errors = 0, rows, cols, quit = 0;
+	int errors = 0, quit = 0;
 
 	if (nvml_open(&nv) == 0)
 		v.nv = &nv;
@@ -129,16 +127,7 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 				nvml_sample(&nv);
 			due = now_ms() + v.tenths * 100;
 		}
-		if (v.msg[0] && !msg_until)
-			msg_until = now_ms() + TOP_MSG_MS;
-		else if (v.msg[0] && now_ms() >= msg_until)
-			v.msg[0] = '\0', msg_until = 0;
-		term_size(&rows, &cols);
-		if (rows != cv.rows || cols != cv.cols) {
-			cv_free(&cv);	/* the old size's cells */
-			if (cv_init(&cv, rows, cols) < 0)
-				term_fatal("out of memory");
-		}
+		top_frame_begin(&v, &cv, &msg_until, now_ms());
 		if (render_frame(&cv, s, &v, &l) < 0)
 			term_fatal("out of memory");
 		term_draw(&cv);
@@ -172,6 +161,22 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 		return 1;
 	}
 	return 0;
+}
+
+void top_frame_begin(struct top_view *v, struct canvas *cv, uint64_t *msg_until, uint64_t now)
+{
+	int rows, cols;
+
+	if (v->msg[0] && !*msg_until)
+		*msg_until = now + TOP_MSG_MS;
+	else if (v->msg[0] && now >= *msg_until)
+		v->msg[0] = '\0', *msg_until = 0;
+	term_size(&rows, &cols);
+	if (rows != cv->rows || cols != cv->cols) {
+		cv_free(cv);	/* the old size's cells */
+		if (cv_init(cv, rows, cols) < 0)
+			term_fatal("out of memory");
+	}
 }
 
 int top_main(struct top_opts *o)

@@ -6,6 +6,14 @@
 #ifndef TUI_TOP_H
 #define TUI_TOP_H
 
+#include <stdint.h>
+
+#define TOP_MAX_ERRORS 10	/* input errors in a row: the terminal is gone */
+#define TOP_MSG_MS 4000		/* a status line message stays this long */
+
+struct canvas;
+struct top_view;
+
 struct top_opts {
 	const char *name;	/* the instance */
 	unsigned tenths;	/* refresh, 1..600 tenths of a second */
@@ -20,5 +28,10 @@ int top_main(struct top_opts *o);
 /* The same for a fleet (o->fleet): 0, 1 when --once got no answer from
  * the database, 2 for a bad DSN. */
 int top_fleet_main(struct top_opts *o);
+
+/* Before each frame of either view: the status line's message goes
+ * TOP_MSG_MS after it first showed (*msg_until, 0: none showing), and
+ * the canvas takes the terminal's size. */
+void top_frame_begin(struct top_view *v, struct canvas *cv, uint64_t *msg_until, uint64_t now_ms);
 
 #endif

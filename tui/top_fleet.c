@@ -39,8 +39,6 @@
 #define TOPF_BACKOFF_MIN_MS 500
 #define TOPF_BACKOFF_MAX_MS 5000
 #define TOPF_TICK_MS 500		/* ages and the retry countdown move on screen */
-#define TOPF_MSG_MS 4000
-#define TOPF_MAX_ERRORS 10		/* input errors in a row: the terminal is gone */
 
 static uint64_t topf_now_ms(void)
 {
@@ -169,7 +167,7 @@ static int topf_loop(const struct top_opts *o, struct topf *t, struct top_fleet 
 	struct fleet_status got;
 	struct layout l;
 	uint64_t msg_until = 0, now;
-	int errors = 0, rows, cols, quit = 0, rc;
+	int errors = 0, quit = 0, rc;
 
 	if (term_open(o->color, o->ascii) < 0)
 		return 1;
@@ -180,16 +178,7 @@ static int topf_loop(const struct top_opts *o, struct topf *t, struct top_fleet 
 			if ((rc = fleet_watch_begin(&t->w, now)) != FLEET_WATCH_BUSY)
 				topf_ended(t, rc, &got, now, v.tenths);
 		}
-		if (v.msg[0] && !msg_until)
-			msg_until = now + TOPF_MSG_MS;
-		else if (v.msg[0] && now >= msg_until)
-			v.msg[0] = '\0', msg_until = 0;
-		term_size(&rows, &cols);
-		if (rows != cv.rows || cols != cv.cols) {
-			cv_free(&cv);
-			if (cv_init(&cv, rows, cols) < 0)
-				term_fatal("out of memory");
-		}
+		top_frame_begin(&v, &cv, &msg_until, now);
 		topf_model(t, f, now);
 		render_fleet(&cv, f, &v, &l);
 		term_draw(&cv);
@@ -200,7 +189,7 @@ static int topf_loop(const struct top_opts *o, struct topf *t, struct top_fleet 
 		if (t->busy && (rc = fleet_watch_step(&t->w, topf_now_ms(), p.revents != 0, &got)) != FLEET_WATCH_BUSY)
 			topf_ended(t, rc, &got, topf_now_ms(), v.tenths);
 		if (key == TERM_KEY_ERROR) {
-			if (++errors >= TOPF_MAX_ERRORS)
+			if (++errors >= TOP_MAX_ERRORS)
 				break;
 			continue;
 		}
@@ -221,7 +210,7 @@ static int topf_loop(const struct top_opts *o, struct topf *t, struct top_fleet 
 	}
 	term_close();
 	cv_free(&cv);
-	if (errors >= TOPF_MAX_ERRORS) {
+	if (errors >= TOP_MAX_ERRORS) {
 		fprintf(stderr, "provisor top: terminal input lost, exiting\n");
 		return 1;
 	}
