@@ -2,27 +2,51 @@
  * hcu_hterm: the H-term pipeline of the CUDA backend, split so that all of
  * its arithmetic and its order of steps can run on the host too.
  *
- * - hcu_*_at(): the work of one device thread (one butterfly, one swap, one
- *   element), __host__ __device__. The kernels in hterm_cuda.cu are grid-
- *   stride loops around them; tests/gpuworker/hcu_hterm.c runs the same
- *   functions in plain loops.
+ * - hcu_load_at(), hcu_bfly_at(), hcu_store_at(): the work of one device
+ *   thread in one pass, __host__ __device__. hterm_cuda.cu's one kernel,
+ *   hcu_k_pass, is these three with __syncthreads() between them;
+ *   tests/gpuworker/hcu_hterm.c runs the same functions in plain loops (one
+ *   iteration per thread, a local array per block for shared memory, the
+ *   end of a loop for each barrier).
  * - hcu_plan: the small per-size tables, computed on the host.
- * - hcu_hterm_drive(): the sequence of steps, written once, over a table of
+ * - hcu_hterm_drive(): the sequence of passes, written once, over a table of
  *   operations (device launches in hterm_cuda.cu, loops in the test).
  *
  * The transforms (definitions as field/ntt.h documents; w = w_k, g = 7):
- *   F(x)[j] = sum_i x[i] w^(ij): bit-reverse, then k radix-2 Cooley-Tukey
- *   stages with twiddles tw[m] = w^m, m < n/2.
- *   inverse(x)[i] = n^-1 F(x)[(n-i) mod n], so every transform is F plus a
- *   "reverse and scale" pass; coset factors fold into that pass:
- *     iNTT then coset prep:  x[i] = n^-1 g^i  F(x)[(n-i) mod n]   (table GS)
- *     coset iNTT:            x[i] = n^-1 g^-i F(x)[(n-i) mod n]   (table GI)
- * Pipeline: for v in a, b, c: F, reverse-scale GS, F (coset evaluations);
- * a = (a*b - c) * (g^n - 1)^-1; F(a), reverse-scale GI -> H in a.
+ *   forward  F(x)[j] = sum_i x[i] w^(ij)
+ *   inverse  x[i]    = n^-1 sum_j y[j] w^(-ij)
+ * A forward transform is decimation in frequency (Gentleman-Sande):
+ * natural order in, bit-reversed order out. An inverse transform is
+ * decimation in time (Cooley-Tukey) with the twiddles w^-m: bit-reversed
+ * in, natural out. So the order flips at each transform and no pass does a
+ * bit reversal of its own; the one reversal the chain needs (it runs
+ * natural -> natural through three transforms) is a gather folded into the
+ * first pass, which reads its input from the upload buffer at bit-reversed
+ * positions (32-byte elements: one DRAM sector each, so a gather costs
+ * sectors, not whole lines).
  *
- * Power tables are two-level: value(i) = hi[i >> lbits] * lo[i & mask],
- * so the host computes about 2*sqrt(n) powers and the device one product
- * per element; the product is the same field element however it is formed.
+ * Pipeline, for v in a, b, c (n^-1 and the coset factors folded in):
+ *   iNTT (DIT, w^-1): pass 1 gathers v (and converts bytes to Montgomery
+ *     form when the input is bytes); the last pass writes x[i] n^-1 g^i
+ *     (table GS): the coset's coefficients, natural order
+ *   coset NTT (DIF, w): coset evaluations in bit-reversed order; for c the
+ *     last pass also does a = (a*b - c) * (g^n - 1)^-1 in that order
+ *   then on a: coset iNTT (DIT, w^-1), the last pass writing H[i] n^-1 g^-i
+ *     (table GI), natural order, as Montgomery elements or as bytes.
+ *
+ * Passes: a transform of 2^k is ceil(k / B) passes (B = the largest block
+ * log, HCU_LOG_BLOCK on the device), their sizes as even as possible; a
+ * pass over bits [L, L+b) runs n / 2^b blocks of 2^(b-1) threads, each
+ * block a 2^b-point sub-transform in shared memory (2^b * 32 bytes) whose
+ * elements lie 2^L apart: b radix-2 stages per global read and write.
+ * The H-term is 7 transforms: 7 ceil(k / B) passes over one vector.
+ *
+ * Twiddles: one table w^m, m < n/2 (materialized on the device once per
+ * k); the inverse twiddle w^-m is -w^(n/2 - m) (w^(n/2) = -1), so no second
+ * table. Power tables are two-level: value(i) = hi[i >> lbits] *
+ * lo[i & mask], so the host computes about 2 sqrt(n) powers and the device
+ * one product per element; the product is the same field element however
+ * it is formed.
  */
 #ifndef GPUWORKER_HCU_HTERM_CUH
 #define GPUWORKER_HCU_HTERM_CUH
@@ -33,6 +57,10 @@
 #include "gpuworker/hcu_fr.cuh"
 
 #define HCU_MAX_LOG 27	/* VOCAB_LOG_MAX: indices stay below 2^32 */
+/* The device's largest block: 2^10 elements, 512 threads, 32 KiB of shared
+ * memory (under the 48 KiB a block gets without opting in), so k = 20 is
+ * 2 passes and k = 24..27 are 3. */
+#define HCU_LOG_BLOCK 10
 
 HCU_FN uint32_t hcu_bitrev(uint32_t i, unsigned k)
 {
@@ -57,63 +85,140 @@ HCU_FN void hcu_pow_at(hcu_fr *out, struct hcu_pow t, uint32_t i)
 	hcu_mul(out, &t.hi[i >> t.lbits], &t.lo[i & ((1u << t.lbits) - 1)]);
 }
 
-/* Bit-reversal permutation, thread i of n: swaps with its partner once. */
-HCU_FN void hcu_bitrev_at(hcu_fr *x, uint32_t i, unsigned k)
-{
-	uint32_t j = hcu_bitrev(i, k);
+/* How a pass reads its block: in place, or gathered from the upload
+ * buffer at bit-reversed positions (as Montgomery elements, or as
+ * canonical 32-byte little-endian encodings, converted here). */
+enum { HCU_LD_PLAIN, HCU_LD_GATHER, HCU_LD_GATHER_BYTES };
+/* How it writes: in place; in place times the power table (GS); into a
+ * as (a*b - c) zinv with the block as c; H times the power table (GI)
+ * into dst, as Montgomery elements or as encodings. */
+enum { HCU_ST_PLAIN, HCU_ST_SCALE, HCU_ST_POINTWISE, HCU_ST_H, HCU_ST_H_BYTES };
 
-	if (i < j) {
-		hcu_fr t = x[i];
-		x[i] = x[j];
-		x[j] = t;
+/* One pass: bits [L, L+b) of a transform of 2^k. */
+struct hcu_pass {
+	unsigned k, L, b;
+	int dif;	/* 1: forward DIF, twiddles w^m; 0: inverse DIT, w^-m */
+	int load, store;
+};
+
+/* What a pass reads and writes besides its vector x. */
+struct hcu_io {
+	hcu_fr *x;
+	const hcu_fr *src;	/* HCU_LD_GATHER*: the input, natural order */
+	hcu_fr *dst;		/* HCU_ST_POINTWISE: a; HCU_ST_H*: H's buffer */
+	const hcu_fr *pb;	/* HCU_ST_POINTWISE: b */
+	const hcu_fr *tw;	/* w^m, m < n/2 */
+	struct hcu_pow scale;	/* HCU_ST_SCALE: GS; HCU_ST_H*: GI */
+	hcu_fr zinv;		/* (g^n - 1)^-1 */
+	unsigned *bad;		/* HCU_LD_GATHER_BYTES: set to 1 on an encoding >= r */
+};
+
+/* The global index of element t of block blk in a pass over bits
+ * [L, L+b): the block's fixed bits above and below, t in between. */
+HCU_FN uint32_t hcu_pass_idx(uint32_t blk, uint32_t t, unsigned L, unsigned b)
+{
+	return ((blk >> L) << (L + b)) | (t << L) | (blk & ((1u << L) - 1));
+}
+
+/* The local bit that step i of a pass works on: DIF from the top, DIT
+ * from the bottom (each pass, and the passes in turn, run the stages of
+ * a whole transform in its order). */
+HCU_FN unsigned hcu_pass_bit(const struct hcu_pass *p, unsigned i)
+{
+	return p->dif ? p->b - 1 - i : i;
+}
+
+/* w^m (forward) or w^-m = -w^(n/2 - m) (inverse), m < n/2. */
+HCU_FN void hcu_twiddle(hcu_fr *out, const hcu_fr *tw, uint32_t m, unsigned k, int fwd)
+{
+	if (fwd || m == 0) {
+		*out = tw[m];
+	} else {
+		hcu_fr z = { { 0, 0, 0, 0 } };
+		hcu_sub(out, &z, &tw[(1u << (k - 1)) - m]);
 	}
 }
 
-/* Butterfly t of n/2 in Cooley-Tukey stage s (spans of 2^(s+1)). The
- * twiddle of position j in a span of 2^(s+1) is w_n^(j * n / 2^(s+1)). */
-HCU_FN void hcu_stage_at(hcu_fr *x, const hcu_fr *tw, uint32_t t, unsigned s,
-			 unsigned k)
+/* Thread tau of a block loads its two elements, t = tau and tau + 2^(b-1). */
+HCU_FN void hcu_load_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io *io,
+			uint32_t blk, uint32_t tau)
 {
-	uint32_t half = 1u << s, j = t & (half - 1);
-	uint32_t i0 = ((t >> s) << (s + 1)) | j, i1 = i0 + half;
-	hcu_fr u = x[i0], v;
+	for (uint32_t t = tau; t < (1u << p->b); t += 1u << (p->b - 1)) {
+		uint32_t g = hcu_pass_idx(blk, t, p->L, p->b);
 
-	hcu_mul(&v, &x[i1], &tw[(size_t)j << (k - 1 - s)]);
-	hcu_add(&x[i0], &u, &v);
-	hcu_sub(&x[i1], &u, &v);
-}
+		if (p->load == HCU_LD_PLAIN) {
+			y[t] = io->x[g];
+		} else if (p->load == HCU_LD_GATHER) {
+			y[t] = io->src[hcu_bitrev(g, p->k)];
+		} else {
+			hcu_fr v = io->src[hcu_bitrev(g, p->k)];
 
-/* Thread i of n/2 + 1: x[i] = s(i) x[(n-i) mod n] and x[n-i] = s(n-i) x[i];
- * positions 0 and n/2 map to themselves. Pairs are disjoint: no races. */
-HCU_FN void hcu_revscale_at(hcu_fr *x, uint32_t i, unsigned k, struct hcu_pow s)
-{
-	uint32_t n = 1u << k, j = (n - i) & (n - 1);
-	hcu_fr si, sj, a, b;
-
-	hcu_pow_at(&si, s, i);
-	if (i == j) {
-		hcu_mul(&x[i], &x[i], &si);
-		return;
+			if (!hcu_canonical(&v)) {
+				*io->bad = 1;	/* every writer stores the same value */
+				v.l[0] = v.l[1] = v.l[2] = v.l[3] = 0;
+			}
+			hcu_to_mont(&y[t], &v);
+		}
 	}
-	hcu_pow_at(&sj, s, j);
-	a = x[i];
-	b = x[j];
-	hcu_mul(&x[i], &b, &si);
-	hcu_mul(&x[j], &a, &sj);
 }
 
-/* a[i] = (a[i] * b[i] - c[i]) * zinv. */
-HCU_FN void hcu_pointwise_at(hcu_fr *a, const hcu_fr *b, const hcu_fr *c,
-			     uint32_t i, const hcu_fr *zinv)
+/* Thread tau's butterfly at local bit lb (step hcu_pass_bit) of block
+ * blk. The pair is global bit s = L + lb apart; its twiddle exponent is
+ * (i0 mod 2^s) * n / 2^(s+1), the same for DIT and DIF. */
+HCU_FN void hcu_bfly_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io *io,
+			uint32_t blk, uint32_t tau, unsigned lb)
 {
-	hcu_fr t;
+	uint32_t i0 = ((tau >> lb) << (lb + 1)) | (tau & ((1u << lb) - 1)), i1 = i0 | (1u << lb);
+	unsigned s = p->L + lb;
+	uint32_t g0 = hcu_pass_idx(blk, i0, p->L, p->b);
+	uint32_t m = (g0 & ((1u << s) - 1)) << (p->k - 1 - s);
+	hcu_fr w, u = y[i0], v = y[i1];
 
-	hcu_mul(&t, &a[i], &b[i]);
-	hcu_sub(&t, &t, &c[i]);
-	hcu_mul(&a[i], &t, zinv);
+	hcu_twiddle(&w, io->tw, m, p->k, p->dif);
+	if (p->dif) {
+		hcu_add(&y[i0], &u, &v);
+		hcu_sub(&v, &u, &v);
+		hcu_mul(&y[i1], &v, &w);
+	} else {
+		hcu_mul(&v, &v, &w);
+		hcu_add(&y[i0], &u, &v);
+		hcu_sub(&y[i1], &u, &v);
+	}
 }
 
-/* ---- host side: the plan and the driver (plain host functions) ---- */
+/* Thread tau writes its two elements back, with the pass's fused step. */
+HCU_FN void hcu_store_at(const hcu_fr *y, const struct hcu_pass *p, const struct hcu_io *io,
+			 uint32_t blk, uint32_t tau)
+{
+	for (uint32_t t = tau; t < (1u << p->b); t += 1u << (p->b - 1)) {
+		uint32_t g = hcu_pass_idx(blk, t, p->L, p->b);
+		hcu_fr s, v;
+
+		switch (p->store) {
+		case HCU_ST_PLAIN:
+			io->x[g] = y[t];
+			break;
+		case HCU_ST_SCALE:
+			hcu_pow_at(&s, io->scale, g);
+			hcu_mul(&io->x[g], &y[t], &s);
+			break;
+		case HCU_ST_POINTWISE:
+			hcu_mul(&v, &io->dst[g], &io->pb[g]);
+			hcu_sub(&v, &v, &y[t]);
+			hcu_mul(&io->dst[g], &v, &io->zinv);
+			break;
+		default:
+			hcu_pow_at(&s, io->scale, g);
+			hcu_mul(&v, &y[t], &s);
+			if (p->store == HCU_ST_H_BYTES)
+				hcu_from_mont(&v, &v);
+			io->dst[g] = v;
+			break;
+		}
+	}
+}
+
+/* ---- the plan (plain host functions) ---- */
 
 enum { HCU_TAB_W = 0, HCU_TAB_GS = 1, HCU_TAB_GI = 2, HCU_NTABS = 3 };
 
@@ -213,39 +318,89 @@ static inline struct hcu_pow hcu_plan_pow(const struct hcu_plan *p, const hcu_fr
 	return r;
 }
 
+/* ---- the pass split and the driver (plain host functions) ---- */
+
+/* Passes of a transform of 2^k in blocks of at most 2^bmax. */
+static inline unsigned hcu_npass(unsigned k, unsigned bmax)
+{
+	return (k + bmax - 1) / bmax;
+}
+
+/* Bits of pass q (of hcu_npass), counted in the order the passes run:
+ * the larger ones first, none differing by more than one. */
+static inline unsigned hcu_pass_size(unsigned k, unsigned bmax, unsigned q)
+{
+	unsigned np = hcu_npass(k, bmax);
+
+	return k / np + (q < k % np);
+}
+
+/* Pass q of a forward (dif) or inverse transform of 2^k: DIT passes run
+ * from bit 0 up, DIF passes from bit k-1 down. */
+static inline struct hcu_pass hcu_pass_of(unsigned k, unsigned bmax, unsigned q, int dif,
+					  int load, int store)
+{
+	struct hcu_pass p;
+	unsigned below = 0;
+
+	for (unsigned i = 0; i < q; i++)
+		below += hcu_pass_size(k, bmax, i);
+	p.k = k;
+	p.b = hcu_pass_size(k, bmax, q);
+	p.L = dif ? k - below - p.b : below;
+	p.dif = dif;
+	p.load = load;
+	p.store = store;
+	return p;
+}
+
 /* The steps of the pipeline; vec is 0, 1, 2 for a, b, c. Each returns 0 or
- * -1 (the implementation has recorded why). */
+ * -1 (the implementation has recorded why).
+ *   input(vec):    before vec's first pass, which gathers from its upload
+ *   consumed(vec): after it, when vec's upload buffer may be reused
+ *   pass(vec, p):  one pass over vec (HCU_ST_POINTWISE: vec is c, and it
+ *                  writes a; HCU_ST_H*: vec is a, and it writes H's buffer) */
 struct hcu_ops {
-	int (*bitrev)(void *ctx, int vec);
-	int (*stage)(void *ctx, int vec, unsigned s);
-	int (*revscale)(void *ctx, int vec, int table);
-	int (*pointwise)(void *ctx);
+	int (*input)(void *ctx, int vec);
+	int (*consumed)(void *ctx, int vec);
+	int (*pass)(void *ctx, int vec, const struct hcu_pass *p);
 };
 
-static inline int hcu_forward(const struct hcu_ops *o, void *ctx, int vec, unsigned k)
+/* One transform of vec: first pass loading with load, last storing with
+ * store (one pass may do both). */
+static inline int hcu_transform(const struct hcu_ops *o, void *ctx, int vec, unsigned k,
+				unsigned bmax, int dif, int load, int store)
 {
-	if (o->bitrev(ctx, vec))
-		return -1;
-	for (unsigned s = 0; s < k; s++)
-		if (o->stage(ctx, vec, s))
+	unsigned np = hcu_npass(k, bmax);
+
+	for (unsigned q = 0; q < np; q++) {
+		struct hcu_pass p = hcu_pass_of(k, bmax, q, dif, q == 0 ? load : HCU_LD_PLAIN,
+						q == np - 1 ? store : HCU_ST_PLAIN);
+
+		if (o->pass(ctx, vec, &p))
 			return -1;
+		if (q == 0 && load != HCU_LD_PLAIN && o->consumed(ctx, vec))
+			return -1;
+	}
 	return 0;
 }
 
-/* The whole H-term, as hterm.h defines it; H ends up in vector 0. */
-static inline int hcu_hterm_drive(const struct hcu_ops *o, void *ctx, unsigned k)
+/* The whole H-term, as hterm.h defines it, into H's buffer. bytes: the
+ * inputs are canonical encodings and H is written as encodings. */
+static inline int hcu_hterm_drive(const struct hcu_ops *o, void *ctx, unsigned k,
+				  unsigned bmax, int bytes)
 {
+	int ld = bytes ? HCU_LD_GATHER_BYTES : HCU_LD_GATHER;
+
 	for (int v = 0; v < 3; v++) {
-		if (hcu_forward(o, ctx, v, k) ||	/* iNTT ...            */
-		    o->revscale(ctx, v, HCU_TAB_GS) ||	/* ... and g^i: coset  */
-		    hcu_forward(o, ctx, v, k))		/* coset NTT           */
+		if (o->input(ctx, v) ||
+		    hcu_transform(o, ctx, v, k, bmax, 0, ld, HCU_ST_SCALE) ||	/* iNTT, g^i */
+		    hcu_transform(o, ctx, v, k, bmax, 1, HCU_LD_PLAIN,		/* coset NTT */
+				  v == 2 ? HCU_ST_POINTWISE : HCU_ST_PLAIN))
 			return -1;
 	}
-	if (o->pointwise(ctx) ||
-	    hcu_forward(o, ctx, 0, k) ||		/* coset iNTT */
-	    o->revscale(ctx, 0, HCU_TAB_GI))
-		return -1;
-	return 0;
+	return hcu_transform(o, ctx, 0, k, bmax, 0, HCU_LD_PLAIN,		/* coset iNTT */
+			     bytes ? HCU_ST_H_BYTES : HCU_ST_H);
 }
 
 #endif

@@ -13,6 +13,7 @@
 #define GPUWORKER_HTERM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "field/fr.h"
 #include "util/vocab.h"
 
@@ -34,6 +35,28 @@ void hterm_set_threads(unsigned n);
  * Returns 0, or -1 with the CUDA error string in err. */
 int hterm_cuda(int dev, fr_t *a, const fr_t *b, const fr_t *c, unsigned k,
 	       char *err, size_t errlen);
+/* The same from canonical encodings (32 bytes little-endian each, as
+ * fr_to_bytes writes them) to H's encodings in h (which may be a): the
+ * device converts on the way in and out, so the host only copies. Returns
+ * 0, -1 (err), or HTERM_NONCANONICAL when an input encoding is >= r (h
+ * then holds nothing useful). */
+#define HTERM_NONCANONICAL 2
+int hterm_cuda_bytes(int dev, uint8_t *h, const uint8_t *a, const uint8_t *b, const uint8_t *c,
+		     unsigned k, char *err, size_t errlen);
+/* Where the last hterm_cuda or hterm_cuda_bytes call spent its time:
+ * setup (the context for this k made, 0 once it is kept), the uploads
+ * (first to last, on their own stream: they overlap the kernels), the
+ * kernels (every pass of every transform; the quotient is fused into
+ * them), and H's way back (its copy and the host's). passes: global
+ * passes over one vector. All zero after a failure or without CUDA. */
+struct hterm_cuda_times {
+	double setup_ms, up_ms, kernels_ms, down_ms;
+	unsigned passes;
+};
+void hterm_cuda_times(struct hterm_cuda_times *t);
+/* Frees the per-k device contexts (buffers, twiddles, pinned slots,
+ * streams) that hterm_cuda keeps between calls. */
+void hterm_cuda_fini(void);
 /* Number of CUDA devices that answer, or -1 with why in err (no driver,
  * built without CUDA, ...). */
 int hterm_cuda_devices(char *err, size_t errlen);
