@@ -7,7 +7,10 @@
  *
  * For each k it builds deterministic random satisfied inputs (a, b random,
  * c = a*b), runs hterm_cpu and hterm_cuda (timed including the copies to
- * and from the device), and prints cpu ms, cuda ms and their ratio. Exits
+ * and from the device), and prints cpu ms, cuda ms and their ratio, then
+ * the CUDA call's phases (setup of the per-k context on its first call,
+ * uploads, kernels, H's way back) and its global passes; then the same
+ * inputs as encodings through hterm_cuda_bytes, H's encodings compared. Exits
  * 1 on any mismatch or backend failure, 77 (with the reason as the last
  * line) when no CUDA device answers, 2 on bad usage.
  */
@@ -97,11 +100,14 @@ static int hc_fault(int dev)
 	return ok ? 0 : 1;
 }
 
-/* One size: 0 when both backends ran and H matched byte for byte. */
+/* One size: 0 when both backends ran and H matched byte for byte, in
+ * Montgomery form (hterm_cuda) and as encodings (hterm_cuda_bytes, the
+ * device converting both ways). */
 static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3], fr_t *gpu)
 {
 	size_t n = (size_t)1 << k, bytes = n * sizeof(fr_t);
 	uint64_t s = seed ^ ((uint64_t)k << 56), t0, t1, t2;
+	struct hterm_cuda_times tm;
 	char err[512];
 
 	for (size_t i = 0; i < n; i++) {
@@ -124,13 +130,18 @@ static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3],
 		return -1;
 	}
 	t2 = hc_now_ns();
+	hterm_cuda_times(&tm);
 
 	double cms = (t1 - t0) / 1e6, gms = (t2 - t1) / 1e6;
 	int same = memcmp(cpu[0], gpu, bytes) == 0;
 	int top = fr_is_zero(&gpu[n - 1]);
 
-	printf("k=%2u  n=%9zu  cpu %10.2f ms  cuda %9.2f ms  cpu/cuda %7.1fx  %s%s\n",
-	       k, n, cms, gms, gms > 0 ? cms / gms : 0.0, same ? "H identical" : "H DIFFERS",
+	/* up, kern, down: the phases of the CUDA call (hterm.h's
+	 * hterm_cuda_times; the uploads overlap the kernels). */
+	printf("k=%2u  n=%9zu  cpu %10.2f ms  cuda %9.2f ms  cpu/cuda %7.1fx  setup %7.2f  up %7.2f  "
+	       "kern %7.2f  down %7.2f ms  %2u passes  %s%s\n",
+	       k, n, cms, gms, gms > 0 ? cms / gms : 0.0, tm.setup_ms, tm.up_ms, tm.kernels_ms,
+	       tm.down_ms, tm.passes, same ? "H identical" : "H DIFFERS",
 	       top ? "" : ", top coefficient NOT zero");
 	if (!same) {
 		for (size_t i = 0; i < n; i++)
@@ -138,7 +149,32 @@ static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3],
 				printf("       first difference at H[%zu]\n", i);
 				break;
 			}
+		return -1;
 	}
+
+	/* Encodings in, encodings out: the host only copies. */
+	uint8_t *enc[3] = { (uint8_t *)in[0], (uint8_t *)in[1], (uint8_t *)in[2] };
+	for (int v = 0; v < 3; v++)
+		for (size_t i = 0; i < n; i++) {
+			fr_t t = in[v][i];
+			fr_to_bytes(enc[v] + i * FR_BYTES, &t);
+		}
+	for (size_t i = 0; i < n; i++) {
+		fr_t t = cpu[0][i];
+		fr_to_bytes((uint8_t *)cpu[1] + i * FR_BYTES, &t);
+	}
+	t1 = hc_now_ns();
+	int rc = hterm_cuda_bytes(dev, (uint8_t *)gpu, enc[0], enc[1], enc[2], k, err, sizeof(err));
+	t2 = hc_now_ns();
+	if (rc != 0) {
+		printf("k=%2u  FAIL: hterm_cuda_bytes: %s\n", k, err);
+		return -1;
+	}
+	hterm_cuda_times(&tm);
+	same = memcmp(cpu[1], gpu, bytes) == 0;
+	printf("      bytes in and out: cuda %9.2f ms  up %7.2f  kern %7.2f  down %7.2f ms  %s\n",
+	       (t2 - t1) / 1e6, tm.up_ms, tm.kernels_ms, tm.down_ms,
+	       same ? "H's encodings identical" : "H's encodings DIFFER");
 	return same && top ? 0 : -1;
 }
 
@@ -216,5 +252,6 @@ int main(int argc, char **argv)
 		free(cpu[i]);
 	}
 	free(gpu);
+	hterm_cuda_fini();
 	return bad ? 1 : 0;
 }
