@@ -17,9 +17,9 @@
  * two elements and one butterfly per stage each, 2^b * 32 bytes of
  * shared memory (32 KiB at b = 10). A transform of 2^k is ceil(k / 10)
  * such passes, the H-term 7 transforms: 14 passes at k = 20, 21 at
- * k = 24 (against 2 + 7(k + 1) = 181 before: a bit reversal, k radix-2
- * stages and a scaling pass per transform). hcu_hterm.cuh says why this
- * order needs no bit-reversal pass.
+ * k = 24 (against 7(k + 1) + 6 = 181 before: per transform a bit reversal
+ * and k radix-2 stages, then four scalings, the quotient and the twiddle
+ * table). hcu_hterm.cuh says why this order needs no bit-reversal pass.
  *
  * Context: per device and k, made at the first call for that k and kept
  * (HCU_CTX_MAX of them, the least recently used evicted first, and all
