@@ -74,6 +74,43 @@ HCU_FN uint32_t hcu_bitrev(uint32_t i, unsigned k)
 #endif
 }
 
+/* Global-memory element loads and stores. On the device two 128-bit
+ * accesses each (every device buffer is cudaMalloc'd and every element
+ * 32 bytes, so 16-byte alignment holds), read-only ones through the
+ * non-coherent cache; on the host plain copies. hcu_fr itself stays
+ * 8-aligned like fr_t, which the host casts to and from. */
+HCU_FN hcu_fr hcu_ld(const hcu_fr *p)
+{
+#ifdef __CUDA_ARCH__
+	ulonglong2 lo = ((const ulonglong2 *)p)[0], hi = ((const ulonglong2 *)p)[1];
+	hcu_fr r = { { lo.x, lo.y, hi.x, hi.y } };
+	return r;
+#else
+	return *p;
+#endif
+}
+
+HCU_FN hcu_fr hcu_ldg(const hcu_fr *p)
+{
+#ifdef __CUDA_ARCH__
+	ulonglong2 lo = __ldg((const ulonglong2 *)p), hi = __ldg((const ulonglong2 *)p + 1);
+	hcu_fr r = { { lo.x, lo.y, hi.x, hi.y } };
+	return r;
+#else
+	return *p;
+#endif
+}
+
+HCU_FN void hcu_st(hcu_fr *p, const hcu_fr *v)
+{
+#ifdef __CUDA_ARCH__
+	((ulonglong2 *)p)[0] = make_ulonglong2(v->l[0], v->l[1]);
+	((ulonglong2 *)p)[1] = make_ulonglong2(v->l[2], v->l[3]);
+#else
+	*p = *v;
+#endif
+}
+
 /* A two-level power table as the device sees it (pointers into one block). */
 struct hcu_pow {
 	const hcu_fr *lo, *hi;
@@ -82,7 +119,9 @@ struct hcu_pow {
 
 HCU_FN void hcu_pow_at(hcu_fr *out, struct hcu_pow t, uint32_t i)
 {
-	hcu_mul(out, &t.hi[i >> t.lbits], &t.lo[i & ((1u << t.lbits) - 1)]);
+	hcu_fr hi = hcu_ldg(&t.hi[i >> t.lbits]), lo = hcu_ldg(&t.lo[i & ((1u << t.lbits) - 1)]);
+
+	hcu_mul(out, &hi, &lo);
 }
 
 /* How a pass reads its block: in place, or gathered from the upload
@@ -132,10 +171,10 @@ HCU_FN unsigned hcu_pass_bit(const struct hcu_pass *p, unsigned i)
 HCU_FN void hcu_twiddle(hcu_fr *out, const hcu_fr *tw, uint32_t m, unsigned k, int fwd)
 {
 	if (fwd || m == 0) {
-		*out = tw[m];
+		*out = hcu_ldg(&tw[m]);
 	} else {
-		hcu_fr z = { { 0, 0, 0, 0 } };
-		hcu_sub(out, &z, &tw[(1u << (k - 1)) - m]);
+		hcu_fr z = { { 0, 0, 0, 0 } }, t = hcu_ldg(&tw[(1u << (k - 1)) - m]);
+		hcu_sub(out, &z, &t);
 	}
 }
 
@@ -147,11 +186,11 @@ HCU_FN void hcu_load_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io
 		uint32_t g = hcu_pass_idx(blk, t, p->L, p->b);
 
 		if (p->load == HCU_LD_PLAIN) {
-			y[t] = io->x[g];
+			y[t] = hcu_ld(&io->x[g]);
 		} else if (p->load == HCU_LD_GATHER) {
-			y[t] = io->src[hcu_bitrev(g, p->k)];
+			y[t] = hcu_ldg(&io->src[hcu_bitrev(g, p->k)]);
 		} else {
-			hcu_fr v = io->src[hcu_bitrev(g, p->k)];
+			hcu_fr v = hcu_ldg(&io->src[hcu_bitrev(g, p->k)]);
 
 			if (!hcu_canonical(&v)) {
 				*io->bad = 1;	/* every writer stores the same value */
@@ -192,27 +231,31 @@ HCU_FN void hcu_store_at(const hcu_fr *y, const struct hcu_pass *p, const struct
 {
 	for (uint32_t t = tau; t < (1u << p->b); t += 1u << (p->b - 1)) {
 		uint32_t g = hcu_pass_idx(blk, t, p->L, p->b);
-		hcu_fr s, v;
+		hcu_fr s, u, v;
 
 		switch (p->store) {
 		case HCU_ST_PLAIN:
-			io->x[g] = y[t];
+			hcu_st(&io->x[g], &y[t]);
 			break;
 		case HCU_ST_SCALE:
 			hcu_pow_at(&s, io->scale, g);
-			hcu_mul(&io->x[g], &y[t], &s);
+			hcu_mul(&v, &y[t], &s);
+			hcu_st(&io->x[g], &v);
 			break;
 		case HCU_ST_POINTWISE:
-			hcu_mul(&v, &io->dst[g], &io->pb[g]);
+			u = hcu_ld(&io->dst[g]);
+			v = hcu_ldg(&io->pb[g]);
+			hcu_mul(&v, &u, &v);
 			hcu_sub(&v, &v, &y[t]);
-			hcu_mul(&io->dst[g], &v, &io->zinv);
+			hcu_mul(&v, &v, &io->zinv);
+			hcu_st(&io->dst[g], &v);
 			break;
 		default:
 			hcu_pow_at(&s, io->scale, g);
 			hcu_mul(&v, &y[t], &s);
 			if (p->store == HCU_ST_H_BYTES)
 				hcu_from_mont(&v, &v);
-			io->dst[g] = v;
+			hcu_st(&io->dst[g], &v);
 			break;
 		}
 	}

@@ -75,7 +75,7 @@ static char hcu_poison[256];
 __global__ void __launch_bounds__(1u << (HCU_LOG_BLOCK - 1))
 hcu_k_pass(struct hcu_pass p, struct hcu_io io)
 {
-	extern __shared__ uint64_t hcu_sh[];
+	extern __shared__ __align__(16) uint64_t hcu_sh[];
 	hcu_fr *y = (hcu_fr *)hcu_sh;
 	uint32_t blk = blockIdx.x, tau = threadIdx.x;
 
