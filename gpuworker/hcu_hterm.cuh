@@ -397,6 +397,15 @@ static inline struct hcu_pass hcu_pass_of(unsigned k, unsigned bmax, unsigned q,
 	return p;
 }
 
+/* Two upload buffers serve three inputs and H: a uploads into 0, b into
+ * 1, c into 0 again once a's first pass (its consumed step) has read it,
+ * and H goes to 1, which b's first pass read long before. */
+static inline int hcu_upload_buf(int vec)
+{
+	return vec == 1;
+}
+#define HCU_H_BUF 1
+
 /* The steps of the pipeline; vec is 0, 1, 2 for a, b, c. Each returns 0 or
  * -1 (the implementation has recorded why).
  *   input(vec):    before vec's first pass, which gathers from its upload

@@ -448,7 +448,7 @@ static int hcu_op_input(void *ctx, int vec)
 	if (vec == 2 && hcu_check(x->d, cudaStreamWaitEvent(x->xs, x->ev[HCU_EV_FREE0], 0),
 				  "cudaStreamWaitEvent"))
 		return -1;
-	if (hcu_upload(x, x->up[vec == 1], x->in[vec], bytes, x->ev[HCU_EV_UP0 + vec]) ||
+	if (hcu_upload(x, x->up[hcu_upload_buf(vec)], x->in[vec], bytes, x->ev[HCU_EV_UP0 + vec]) ||
 	    hcu_check(x->d, cudaStreamWaitEvent(x->cs, x->ev[HCU_EV_UP0 + vec], 0), "cudaStreamWaitEvent"))
 		return -1;
 	if (vec == 0 && hcu_check(x->d, cudaEventRecord(x->ev[HCU_EV_T_K0], x->cs), "cudaEventRecord"))
@@ -471,7 +471,7 @@ static int hcu_op_pass(void *ctx, int vec, const struct hcu_pass *p)
 
 	memset(&io, 0, sizeof(io));
 	io.x = x->v[vec];
-	io.src = x->up[vec == 1];
+	io.src = x->up[hcu_upload_buf(vec)];
 	io.pb = x->v[1];
 	io.tw = x->tw;
 	io.zinv = x->plan.zinv;
@@ -482,7 +482,7 @@ static int hcu_op_pass(void *ctx, int vec, const struct hcu_pass *p)
 		io.dst = x->v[0];
 	if (p->store == HCU_ST_H || p->store == HCU_ST_H_BYTES) {
 		io.scale = hcu_plan_pow(&x->plan, x->tab, HCU_TAB_GI);
-		io.dst = x->up[1];	/* b's upload, read by b's first pass long before */
+		io.dst = x->up[HCU_H_BUF];
 	}
 	hcu_k_pass<<<1u << (p->k - p->b), 1u << (p->b - 1), sizeof(hcu_fr) << p->b, x->cs>>>(*p, io);
 	return hcu_launched(x->d, "launch hcu_k_pass");
@@ -512,7 +512,7 @@ static int hcu_run(struct hcu_ctx *x, void *h)
 						      cudaMemcpyDeviceToHost, x->cs), "cudaMemcpyAsync(flag)")))
 		return -1;
 	uint64_t t0 = hcu_now_ns();
-	if (hcu_download(x, h, x->up[1], bytes) ||
+	if (hcu_download(x, h, x->up[HCU_H_BUF], bytes) ||
 	    hcu_check(d, cudaStreamSynchronize(x->cs), "cudaStreamSynchronize"))
 		return -1;
 	hcu_times.down_ms = (hcu_now_ns() - t0) / 1e6;

@@ -13,7 +13,9 @@
  * block, one block, one block + 1, two passes) and with small blocks that
  * make the same sizes three, four, ... k passes of uneven sizes; with
  * Montgomery inputs and with encodings in and out (the device's
- * conversions, and an encoding >= r flagged). A twiddle table with one
+ * conversions, and an encoding >= r flagged); through the device's two
+ * upload buffers, as hterm_cuda.cu shares them between a, b, c and H,
+ * each scribbled over once its reader is done. A twiddle table with one
  * wrong entry must fail. What stays unchecked here is only the CUDA
  * mechanics (launch geometry, copies, streams) and the PTX carry chains,
  * which tests/gpu/run.sh covers on a machine with a GPU.
@@ -31,17 +33,35 @@ struct emu {
 	unsigned k, bmax;
 	const struct hcu_plan *plan;
 	hcu_fr *v[3];		/* the work vectors */
-	const hcu_fr *in[3];	/* the uploads, natural order */
-	hcu_fr *h;		/* H's buffer */
+	const hcu_fr *in[3];	/* the caller's inputs, natural order */
+	hcu_fr *up[2];		/* the device's two upload buffers */
+	int consumed[3];	/* the first pass of each input has read it */
+	hcu_fr *h;		/* the caller's H */
 	hcu_fr *tw;
 	unsigned bad;
 	unsigned passes;	/* counted */
 };
 
+/* The upload into the buffer the device uses: only once whatever was in
+ * it has been read (c's replaces a's). */
 static int emu_input(void *ctx, int vec)
 {
-	(void)ctx;
-	(void)vec;
+	struct emu *e = ctx;
+	int u = hcu_upload_buf(vec);
+
+	for (int w = 0; w < vec; w++)
+		CHECK(hcu_upload_buf(w) != u || e->consumed[w], "input %d overwrites input %d unread", vec, w);
+	memcpy(e->up[u], e->in[vec], sizeof(hcu_fr) << e->k);
+	return 0;
+}
+
+static int emu_consumed(void *ctx, int vec)
+{
+	struct emu *e = ctx;
+
+	e->consumed[vec] = 1;
+	/* Scribble over it: a later pass that still reads it must fail. */
+	memset(e->up[hcu_upload_buf(vec)], 0x5a, sizeof(hcu_fr) << e->k);
 	return 0;
 }
 
@@ -49,7 +69,7 @@ static int emu_pass(void *ctx, int vec, const struct hcu_pass *p)
 {
 	struct emu *e = ctx;
 	static hcu_fr y[1u << HCU_LOG_BLOCK];	/* one block's shared memory */
-	struct hcu_io io = { e->v[vec], e->in[vec], NULL, e->v[1], e->tw, { NULL, NULL, 0 },
+	struct hcu_io io = { e->v[vec], e->up[hcu_upload_buf(vec)], NULL, e->v[1], e->tw, { NULL, NULL, 0 },
 			     e->plan->zinv, &e->bad };
 	uint32_t half = 1u << (p->b - 1);
 
@@ -59,7 +79,9 @@ static int emu_pass(void *ctx, int vec, const struct hcu_pass *p)
 		io.scale = hcu_plan_pow(e->plan, e->plan->tab, HCU_TAB_GS);
 	if (p->store == HCU_ST_H || p->store == HCU_ST_H_BYTES) {
 		io.scale = hcu_plan_pow(e->plan, e->plan->tab, HCU_TAB_GI);
-		io.dst = e->h;
+		io.dst = e->up[HCU_H_BUF];
+		for (int w = 0; w < 3; w++)
+			CHECK(hcu_upload_buf(w) != HCU_H_BUF || e->consumed[w], "H overwrites input %d unread", w);
 	}
 	if (p->store == HCU_ST_POINTWISE)
 		io.dst = e->v[0];
@@ -76,7 +98,7 @@ static int emu_pass(void *ctx, int vec, const struct hcu_pass *p)
 	return 0;
 }
 
-static const struct hcu_ops emu_ops = { emu_input, emu_input, emu_pass };
+static const struct hcu_ops emu_ops = { emu_input, emu_consumed, emu_pass };
 
 /* Flip one twiddle (broken >= 0) to show the comparison can fail. */
 static long emu_broken = -1;
@@ -88,8 +110,8 @@ static unsigned emu_hterm(hcu_fr *h, const hcu_fr *in[3], unsigned k, unsigned b
 {
 	struct hcu_plan plan;
 	size_t n = (size_t)1 << k, half = n / 2;
-	struct emu e = { k, bmax, &plan, { NULL, NULL, NULL }, { in[0], in[1], in[2] }, h,
-			 NULL, 0, 0 };
+	struct emu e = { k, bmax, &plan, { NULL, NULL, NULL }, { in[0], in[1], in[2] },
+			 { NULL, NULL }, { 0, 0, 0 }, h, NULL, 0, 0 };
 
 	CHECK(hcu_plan_init(&plan, k) == 0, "hcu_plan_init(%u)", k);
 	e.tw = malloc(half * sizeof(hcu_fr));
@@ -97,6 +119,10 @@ static unsigned emu_hterm(hcu_fr *h, const hcu_fr *in[3], unsigned k, unsigned b
 	for (int i = 0; i < 3; i++) {
 		e.v[i] = malloc(n * sizeof(hcu_fr));
 		CHECK(e.v[i], "malloc");
+	}
+	for (int i = 0; i < 2; i++) {
+		e.up[i] = malloc(n * sizeof(hcu_fr));
+		CHECK(e.up[i], "malloc");
 	}
 	struct hcu_pow w = hcu_plan_pow(&plan, plan.tab, HCU_TAB_W);
 	for (uint32_t m = 0; m < half; m++)
@@ -106,8 +132,12 @@ static unsigned emu_hterm(hcu_fr *h, const hcu_fr *in[3], unsigned k, unsigned b
 	CHECK(hcu_hterm_drive(&emu_ops, &e, k, bmax, bytes) == 0, "drive");
 	CHECK(e.passes == 7 * hcu_npass(k, bmax), "k=%u bmax=%u: %u passes, want 7 * %u", k, bmax,
 	      e.passes, hcu_npass(k, bmax));
+	CHECK(e.consumed[0] && e.consumed[1] && e.consumed[2], "an input never marked read");
+	memcpy(h, e.up[HCU_H_BUF], n * sizeof(hcu_fr));	/* the download */
 	for (int i = 0; i < 3; i++)
 		free(e.v[i]);
+	for (int i = 0; i < 2; i++)
+		free(e.up[i]);
 	free(e.tw);
 	hcu_plan_free(&plan);
 	return e.bad;
