@@ -10,7 +10,7 @@
  * and from the device), and prints cpu ms, cuda ms and their ratio, then
  * the CUDA call's phases (setup of the per-k context on its first call,
  * uploads, kernels, H's way back) and its global passes; then the same
- * inputs as encodings through hterm_cuda_bytes, H's encodings compared. Exits
+ * inputs as encodings through hterm_cuda_enc, H's encodings compared. Exits
  * 1 on any mismatch or backend failure, 77 (with the reason as the last
  * line) when no CUDA device answers, 2 on bad usage.
  */
@@ -101,7 +101,7 @@ static int hc_fault(int dev)
 }
 
 /* One size: 0 when both backends ran and H matched byte for byte, in
- * Montgomery form (hterm_cuda) and as encodings (hterm_cuda_bytes, the
+ * Montgomery form (hterm_cuda) and as encodings (hterm_cuda_enc, the
  * device converting both ways). */
 static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3], fr_t *gpu)
 {
@@ -164,10 +164,11 @@ static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3],
 		fr_to_bytes((uint8_t *)cpu[1] + i * FR_BYTES, &t);
 	}
 	t1 = hc_now_ns();
-	int rc = hterm_cuda_bytes(dev, (uint8_t *)gpu, enc[0], enc[1], enc[2], k, err, sizeof(err));
+	int rc = hterm_cuda_enc(dev, gpu, enc[0], enc[1], enc[2], k,
+				HTERM_CUDA_IN_BYTES | HTERM_CUDA_OUT_BYTES, err, sizeof(err));
 	t2 = hc_now_ns();
 	if (rc != 0) {
-		printf("k=%2u  FAIL: hterm_cuda_bytes: %s\n", k, err);
+		printf("k=%2u  FAIL: hterm_cuda_enc: %s\n", k, err);
 		return -1;
 	}
 	hterm_cuda_times(&tm);

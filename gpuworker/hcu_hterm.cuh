@@ -437,12 +437,16 @@ static inline int hcu_transform(const struct hcu_ops *o, void *ctx, int vec, uns
 	return 0;
 }
 
-/* The whole H-term, as hterm.h defines it, into H's buffer. bytes: the
- * inputs are canonical encodings and H is written as encodings. */
+/* Which sides are canonical encodings rather than Montgomery elements
+ * (hterm.h's HTERM_CUDA_IN_BYTES and HTERM_CUDA_OUT_BYTES). */
+#define HCU_ENC_IN 1u
+#define HCU_ENC_OUT 2u
+
+/* The whole H-term, as hterm.h defines it, into H's buffer; enc: HCU_ENC_*. */
 static inline int hcu_hterm_drive(const struct hcu_ops *o, void *ctx, unsigned k,
-				  unsigned bmax, int bytes)
+				  unsigned bmax, unsigned enc)
 {
-	int ld = bytes ? HCU_LD_GATHER_BYTES : HCU_LD_GATHER;
+	int ld = enc & HCU_ENC_IN ? HCU_LD_GATHER_BYTES : HCU_LD_GATHER;
 
 	for (int v = 0; v < 3; v++) {
 		if (o->input(ctx, v) ||
@@ -452,7 +456,7 @@ static inline int hcu_hterm_drive(const struct hcu_ops *o, void *ctx, unsigned k
 			return -1;
 	}
 	return hcu_transform(o, ctx, 0, k, bmax, 0, HCU_LD_PLAIN,		/* coset iNTT */
-			     bytes ? HCU_ST_H_BYTES : HCU_ST_H);
+			     enc & HCU_ENC_OUT ? HCU_ST_H_BYTES : HCU_ST_H);
 }
 
 #endif

@@ -208,7 +208,7 @@ struct hcu_ctx {
 	int have_streams;
 	cudaEvent_t ev[HCU_NEV];
 	int nev;
-	int bytes;				/* this call: encodings in and out */
+	unsigned enc;				/* this call: HCU_ENC_* */
 	struct hcu_dev *d;			/* this call's error reporting */
 	const void *in[3];			/* this call's inputs */
 };
@@ -498,9 +498,11 @@ static int hcu_run(struct hcu_ctx *x, void *h)
 	size_t bytes = sizeof(hcu_fr) << x->k;
 	float up_ms = 0, k_ms = 0;
 
-	if (x->bytes && hcu_check(d, cudaMemsetAsync(x->bad, 0, sizeof(unsigned), x->cs), "cudaMemsetAsync"))
+	int in_bytes = (x->enc & HCU_ENC_IN) != 0;
+
+	if (in_bytes && hcu_check(d, cudaMemsetAsync(x->bad, 0, sizeof(unsigned), x->cs), "cudaMemsetAsync"))
 		return -1;
-	if (hcu_hterm_drive(&hcu_dev_ops, x, x->k, HCU_LOG_BLOCK, x->bytes))
+	if (hcu_hterm_drive(&hcu_dev_ops, x, x->k, HCU_LOG_BLOCK, x->enc))
 		return -1;
 	if (getenv("PROVISOR_HTERM_CUDA_FAULT")) {
 		hcu_k_fault<<<1, 32, 0, x->cs>>>(x->v[0] + ((size_t)1 << 40));
@@ -508,7 +510,7 @@ static int hcu_run(struct hcu_ctx *x, void *h)
 			return -1;
 	}
 	if (hcu_check(d, cudaEventRecord(x->ev[HCU_EV_T_K1], x->cs), "cudaEventRecord") ||
-	    (x->bytes && hcu_check(d, cudaMemcpyAsync(x->bad_host, x->bad, sizeof(unsigned),
+	    (in_bytes && hcu_check(d, cudaMemcpyAsync(x->bad_host, x->bad, sizeof(unsigned),
 						      cudaMemcpyDeviceToHost, x->cs), "cudaMemcpyAsync(flag)")))
 		return -1;
 	uint64_t t0 = hcu_now_ns();
@@ -522,7 +524,7 @@ static int hcu_run(struct hcu_ctx *x, void *h)
 		hcu_times.kernels_ms = k_ms;
 	(void)cudaGetLastError();
 	hcu_times.passes = 7 * hcu_npass(x->k, HCU_LOG_BLOCK);
-	if (x->bytes && *x->bad_host) {
+	if (in_bytes && *x->bad_host) {
 		hcu_msg(d->err, d->errlen, "hterm_cuda: an input element's encoding is not canonical (>= r)");
 		return HTERM_NONCANONICAL;
 	}
@@ -531,7 +533,7 @@ static int hcu_run(struct hcu_ctx *x, void *h)
 
 /* Both entry points: in[] and h are elements (bytes 0) or encodings. */
 static int hcu_call(int dev, void *h, const void *a, const void *b, const void *c, unsigned k,
-		    int bytes, char *err, size_t errlen)
+		    unsigned enc, char *err, size_t errlen)
 {
 	struct hcu_dev d;
 	struct hcu_ctx *x;
@@ -557,7 +559,7 @@ static int hcu_call(int dev, void *h, const void *a, const void *b, const void *
 		return -1;
 	hcu_times.setup_ms = (hcu_now_ns() - t0) / 1e6;
 	x->d = &d;
-	x->bytes = bytes;
+	x->enc = enc;
 	x->in[0] = a;
 	x->in[1] = b;
 	x->in[2] = c;
@@ -574,10 +576,16 @@ extern "C" int hterm_cuda(int dev, fr_t *a, const fr_t *b, const fr_t *c, unsign
 	return hcu_call(dev, a, a, b, c, k, 0, err, errlen);
 }
 
-extern "C" int hterm_cuda_bytes(int dev, uint8_t *h, const uint8_t *a, const uint8_t *b,
-				const uint8_t *c, unsigned k, char *err, size_t errlen)
+static_assert(HTERM_CUDA_IN_BYTES == HCU_ENC_IN && HTERM_CUDA_OUT_BYTES == HCU_ENC_OUT, "one encoding");
+
+extern "C" int hterm_cuda_enc(int dev, void *h, const void *a, const void *b, const void *c,
+			      unsigned k, unsigned how, char *err, size_t errlen)
 {
-	return hcu_call(dev, h, a, b, c, k, 1, err, errlen);
+	if (how & ~(HCU_ENC_IN | HCU_ENC_OUT)) {
+		hcu_msg(err, errlen, "hterm_cuda_enc: unknown bits in how (%#x)", how);
+		return -1;
+	}
+	return hcu_call(dev, h, a, b, c, k, how, err, errlen);
 }
 
 extern "C" void hterm_cuda_times(struct hterm_cuda_times *t)

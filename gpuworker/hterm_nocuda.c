@@ -18,10 +18,10 @@ int hterm_cuda(int dev, fr_t *a, const fr_t *b, const fr_t *c, unsigned k,
 	return -1;
 }
 
-int hterm_cuda_bytes(int dev, uint8_t *h, const uint8_t *a, const uint8_t *b, const uint8_t *c,
-		     unsigned k, char *err, size_t errlen)
+int hterm_cuda_enc(int dev, void *h, const void *a, const void *b, const void *c, unsigned k,
+		   unsigned how, char *err, size_t errlen)
 {
-	(void)dev; (void)h; (void)a; (void)b; (void)c; (void)k;
+	(void)dev; (void)h; (void)a; (void)b; (void)c; (void)k; (void)how;
 	snprintf(err, errlen, "%s", HTERM_NOCUDA);
 	return -1;
 }
