@@ -2,12 +2,12 @@
  * hcu_hterm: the H-term pipeline of the CUDA backend, split so that all of
  * its arithmetic and its order of steps can run on the host too.
  *
- * - hcu_load_at(), hcu_bfly_at(), hcu_store_at(): the work of one device
- *   thread in one pass, __host__ __device__. hterm_cuda.cu's one kernel,
- *   hcu_k_pass, is these three with __syncthreads() between them;
- *   tests/gpuworker/hcu_hterm.c runs the same functions in plain loops (one
- *   iteration per thread, a local array per block for shared memory, the
- *   end of a loop for each barrier).
+ * - hcu_load_at(), hcu_bfly_at(), hcu_elem_at(), hcu_store_at(): the work
+ *   of one device thread in one pass, __host__ __device__. hterm_cuda.cu's
+ *   one kernel, hcu_k_pass, runs them in the pass's order with
+ *   __syncthreads() between steps; tests/gpuworker/hcu_hterm.c runs the
+ *   same functions in plain loops (one iteration per thread, a local array
+ *   per block for shared memory, the end of a loop for each barrier).
  * - hcu_plan: the small per-size tables, computed on the host.
  * - hcu_hterm_drive(): the sequence of passes, written once, over a table of
  *   operations (device launches in hterm_cuda.cu, loops in the test).
@@ -26,20 +26,27 @@
  * sectors, not whole lines).
  *
  * Pipeline, for v in a, b, c (n^-1 and the coset factors folded in):
- *   iNTT (DIT, w^-1): pass 1 gathers v (and converts bytes to Montgomery
- *     form when the input is bytes); the last pass writes x[i] n^-1 g^i
- *     (table GS): the coset's coefficients, natural order
- *   coset NTT (DIF, w): coset evaluations in bit-reversed order; for c the
- *     last pass also does a = (a*b - c) * (g^n - 1)^-1 in that order
- *   then on a: coset iNTT (DIT, w^-1), the last pass writing H[i] n^-1 g^-i
- *     (table GI), natural order, as Montgomery elements or as bytes.
+ *   iNTT (DIT, w^-1), its first pass gathering v (and converting bytes to
+ *     Montgomery form when the input is bytes), then x[i] n^-1 g^i (table
+ *     GS): the coset's coefficients, natural order
+ *   coset NTT (DIF, w): coset evaluations in bit-reversed order; for c,
+ *     then (a*b - c) * (g^n - 1)^-1 in that order, into a
+ *   then on a: coset iNTT (DIT, w^-1), then H[i] n^-1 g^-i (table GI),
+ *     natural order, as Montgomery elements or as bytes, to H's buffer.
  *
- * Passes: a transform of 2^k is ceil(k / B) passes (B = the largest block
- * log, HCU_LOG_BLOCK on the device), their sizes as even as possible; a
- * pass over bits [L, L+b) runs n / 2^b blocks of 2^(b-1) threads, each
- * block a 2^b-point sub-transform in shared memory (2^b * 32 bytes) whose
- * elements lie 2^L apart: b radix-2 stages per global read and write.
- * The H-term is 7 transforms: 7 ceil(k / B) passes over one vector.
+ * Passes: the k bits of an index are cut into P = ceil(k / B) ranges (B =
+ * the largest block log, HCU_LOG_BLOCK on the device), their sizes as even
+ * as possible. A pass over a range [L, L+b) runs n / 2^b blocks of 2^(b-1)
+ * threads, each block holding the 2^b elements (2^L apart) whose indices
+ * differ only in those bits, in shared memory (2^b * 32 bytes), and running
+ * there every stage of the pass's steps that works on those bits. A DIT
+ * runs the ranges bottom up and a DIF top down, so the inverse's last range
+ * and the next forward's first are the same bits: one pass does both, with
+ * the coset factors between them; the same holds for c's last forward range
+ * and the coset iNTT's first, with the quotient between them. That makes
+ * 7P - 4 passes over one vector per H-term (hcu_hterm_drive says which):
+ * 3 for k <= 10, 10 for k = 11..20, 17 for k = 21..27, against 7P if
+ * every transform had its own passes.
  *
  * Twiddles: one table w^m, m < n/2 (materialized on the device once per
  * k); the inverse twiddle w^-m is -w^(n/2 - m) (w^(n/2) = -1), so no second
@@ -59,7 +66,7 @@
 #define HCU_MAX_LOG 27	/* VOCAB_LOG_MAX: indices stay below 2^32 */
 /* The device's largest block: 2^10 elements, 512 threads, 32 KiB of shared
  * memory (under the 48 KiB a block gets without opting in), so k = 20 is
- * 2 passes and k = 24..27 are 3. */
+ * 2 ranges and k = 24..27 are 3. */
 #define HCU_LOG_BLOCK 10
 
 HCU_FN uint32_t hcu_bitrev(uint32_t i, unsigned k)
@@ -128,26 +135,37 @@ HCU_FN void hcu_pow_at(hcu_fr *out, struct hcu_pow t, uint32_t i)
  * buffer at bit-reversed positions (as Montgomery elements, or as
  * canonical 32-byte little-endian encodings, converted here). */
 enum { HCU_LD_PLAIN, HCU_LD_GATHER, HCU_LD_GATHER_BYTES };
-/* How it writes: in place; in place times the power table (GS); into a
- * as (a*b - c) zinv with the block as c; H times the power table (GI)
- * into dst, as Montgomery elements or as encodings. */
-enum { HCU_ST_PLAIN, HCU_ST_SCALE, HCU_ST_POINTWISE, HCU_ST_H, HCU_ST_H_BYTES };
+/* What a pass does to its block in shared memory, in order, each step
+ * followed by a barrier:
+ *   HCU_OP_DIT, HCU_OP_DIF: b radix-2 stages of an inverse DIT (w^-m,
+ *     bottom bit first) or forward DIF (w^m, top bit first) transform;
+ *   HCU_OP_COSET: x[i] *= n^-1 g^i (table GS; natural order after the
+ *     inverse's last stages);
+ *   HCU_OP_QUOTIENT: x = (a*b - x) * zinv, a and b read at the same
+ *     (bit-reversed) positions: the block is c's coset values. */
+enum { HCU_OP_END, HCU_OP_DIT, HCU_OP_DIF, HCU_OP_COSET, HCU_OP_QUOTIENT };
+#define HCU_MAX_OPS 6
+/* How it writes: in place; into a (the quotient, on its way to H); H
+ * times n^-1 g^-i (table GI) into H's buffer, as Montgomery elements or
+ * as encodings. */
+enum { HCU_ST_PLAIN, HCU_ST_A, HCU_ST_H, HCU_ST_H_BYTES };
 
-/* One pass: bits [L, L+b) of a transform of 2^k. */
+/* One pass: bits [L, L+b) of vectors of 2^k, its steps in op[]. */
 struct hcu_pass {
 	unsigned k, L, b;
-	int dif;	/* 1: forward DIF, twiddles w^m; 0: inverse DIT, w^-m */
 	int load, store;
+	unsigned char op[HCU_MAX_OPS];	/* HCU_OP_*, HCU_OP_END after the last */
 };
 
 /* What a pass reads and writes besides its vector x. */
 struct hcu_io {
 	hcu_fr *x;
 	const hcu_fr *src;	/* HCU_LD_GATHER*: the input, natural order */
-	hcu_fr *dst;		/* HCU_ST_POINTWISE: a; HCU_ST_H*: H's buffer */
-	const hcu_fr *pb;	/* HCU_ST_POINTWISE: b */
+	hcu_fr *qa;		/* HCU_OP_QUOTIENT, HCU_ST_A: a */
+	const hcu_fr *qb;	/* HCU_OP_QUOTIENT: b */
+	hcu_fr *h;		/* HCU_ST_H*: H's buffer */
 	const hcu_fr *tw;	/* w^m, m < n/2 */
-	struct hcu_pow scale;	/* HCU_ST_SCALE: GS; HCU_ST_H*: GI */
+	struct hcu_pow gs, gi;	/* n^-1 g^i, n^-1 g^-i */
 	hcu_fr zinv;		/* (g^n - 1)^-1 */
 	unsigned *bad;		/* HCU_LD_GATHER_BYTES: set to 1 on an encoding >= r */
 };
@@ -159,12 +177,12 @@ HCU_FN uint32_t hcu_pass_idx(uint32_t blk, uint32_t t, unsigned L, unsigned b)
 	return ((blk >> L) << (L + b)) | (t << L) | (blk & ((1u << L) - 1));
 }
 
-/* The local bit that step i of a pass works on: DIF from the top, DIT
- * from the bottom (each pass, and the passes in turn, run the stages of
- * a whole transform in its order). */
-HCU_FN unsigned hcu_pass_bit(const struct hcu_pass *p, unsigned i)
+/* The local bit that stage i of a DIT or DIF step works on: DIF from the
+ * top, DIT from the bottom (each pass, and the passes in turn, run the
+ * stages of a whole transform in its order). */
+HCU_FN unsigned hcu_stage_bit(const struct hcu_pass *p, int op, unsigned i)
 {
-	return p->dif ? p->b - 1 - i : i;
+	return op == HCU_OP_DIF ? p->b - 1 - i : i;
 }
 
 /* w^m (forward) or w^-m = -w^(n/2 - m) (inverse), m < n/2. */
@@ -201,11 +219,11 @@ HCU_FN void hcu_load_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io
 	}
 }
 
-/* Thread tau's butterfly at local bit lb (step hcu_pass_bit) of block
- * blk. The pair is global bit s = L + lb apart; its twiddle exponent is
- * (i0 mod 2^s) * n / 2^(s+1), the same for DIT and DIF. */
+/* Thread tau's butterfly at local bit lb of block blk, in a DIT or DIF
+ * step (op). The pair is global bit s = L + lb apart; its twiddle
+ * exponent is (i0 mod 2^s) * n / 2^(s+1), the same for DIT and DIF. */
 HCU_FN void hcu_bfly_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io *io,
-			uint32_t blk, uint32_t tau, unsigned lb)
+			uint32_t blk, uint32_t tau, unsigned lb, int op)
 {
 	uint32_t i0 = ((tau >> lb) << (lb + 1)) | (tau & ((1u << lb) - 1)), i1 = i0 | (1u << lb);
 	unsigned s = p->L + lb;
@@ -213,8 +231,8 @@ HCU_FN void hcu_bfly_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io
 	uint32_t m = (g0 & ((1u << s) - 1)) << (p->k - 1 - s);
 	hcu_fr w, u = y[i0], v = y[i1];
 
-	hcu_twiddle(&w, io->tw, m, p->k, p->dif);
-	if (p->dif) {
+	hcu_twiddle(&w, io->tw, m, p->k, op == HCU_OP_DIF);
+	if (op == HCU_OP_DIF) {
 		hcu_add(&y[i0], &u, &v);
 		hcu_sub(&v, &u, &v);
 		hcu_mul(&y[i1], &v, &w);
@@ -225,38 +243,80 @@ HCU_FN void hcu_bfly_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io
 	}
 }
 
-/* Thread tau writes its two elements back, with the pass's fused step. */
+/* Thread tau's elementwise step (HCU_OP_COSET or HCU_OP_QUOTIENT) on its
+ * two elements. */
+HCU_FN void hcu_elem_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io *io,
+			uint32_t blk, uint32_t tau, int op)
+{
+	for (uint32_t t = tau; t < (1u << p->b); t += 1u << (p->b - 1)) {
+		uint32_t g = hcu_pass_idx(blk, t, p->L, p->b);
+		hcu_fr s, u;
+
+		if (op == HCU_OP_COSET) {
+			hcu_pow_at(&s, io->gs, g);
+			hcu_mul(&y[t], &y[t], &s);
+		} else {
+			s = hcu_ld(&io->qa[g]);
+			u = hcu_ldg(&io->qb[g]);
+			hcu_mul(&s, &s, &u);
+			hcu_sub(&s, &s, &y[t]);
+			hcu_mul(&y[t], &s, &io->zinv);
+		}
+	}
+}
+
+/* The barrier-separated steps of a pass between its load and its store:
+ * b for each DIT or DIF, one for each elementwise op. */
+HCU_FN unsigned hcu_pass_steps(const struct hcu_pass *p)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < HCU_MAX_OPS && p->op[i] != HCU_OP_END; i++)
+		n += p->op[i] == HCU_OP_DIT || p->op[i] == HCU_OP_DIF ? p->b : 1;
+	return n;
+}
+
+/* Thread tau's part of step j (< hcu_pass_steps) of block blk. */
+HCU_FN void hcu_step_at(hcu_fr *y, const struct hcu_pass *p, const struct hcu_io *io,
+			uint32_t blk, uint32_t tau, unsigned j)
+{
+	for (unsigned i = 0; i < HCU_MAX_OPS && p->op[i] != HCU_OP_END; i++) {
+		int op = p->op[i];
+
+		if (op == HCU_OP_DIT || op == HCU_OP_DIF) {
+			if (j < p->b) {
+				hcu_bfly_at(y, p, io, blk, tau, hcu_stage_bit(p, op, j), op);
+				return;
+			}
+			j -= p->b;
+		} else {
+			if (j == 0) {
+				hcu_elem_at(y, p, io, blk, tau, op);
+				return;
+			}
+			j--;
+		}
+	}
+}
+
+/* Thread tau writes its two elements. */
 HCU_FN void hcu_store_at(const hcu_fr *y, const struct hcu_pass *p, const struct hcu_io *io,
 			 uint32_t blk, uint32_t tau)
 {
 	for (uint32_t t = tau; t < (1u << p->b); t += 1u << (p->b - 1)) {
 		uint32_t g = hcu_pass_idx(blk, t, p->L, p->b);
-		hcu_fr s, u, v;
+		hcu_fr s, v;
 
-		switch (p->store) {
-		case HCU_ST_PLAIN:
+		if (p->store == HCU_ST_PLAIN) {
 			hcu_st(&io->x[g], &y[t]);
-			break;
-		case HCU_ST_SCALE:
-			hcu_pow_at(&s, io->scale, g);
-			hcu_mul(&v, &y[t], &s);
-			hcu_st(&io->x[g], &v);
-			break;
-		case HCU_ST_POINTWISE:
-			u = hcu_ld(&io->dst[g]);
-			v = hcu_ldg(&io->pb[g]);
-			hcu_mul(&v, &u, &v);
-			hcu_sub(&v, &v, &y[t]);
-			hcu_mul(&v, &v, &io->zinv);
-			hcu_st(&io->dst[g], &v);
-			break;
-		default:
-			hcu_pow_at(&s, io->scale, g);
+		} else if (p->store == HCU_ST_A) {
+			hcu_st(&io->qa[g], &y[t]);
+		} else {
+			hcu_pow_at(&s, io->gi, g);
 			hcu_mul(&v, &y[t], &s);
 			if (p->store == HCU_ST_H_BYTES)
 				hcu_from_mont(&v, &v);
-			hcu_st(&io->dst[g], &v);
-			break;
+			hcu_st(&io->h[g], &v);
 		}
 	}
 }
@@ -378,23 +438,35 @@ static inline unsigned hcu_pass_size(unsigned k, unsigned bmax, unsigned q)
 	return k / np + (q < k % np);
 }
 
-/* Pass q of a forward (dif) or inverse transform of 2^k: DIT passes run
- * from bit 0 up, DIF passes from bit k-1 down. */
-static inline struct hcu_pass hcu_pass_of(unsigned k, unsigned bmax, unsigned q, int dif,
-					  int load, int store)
+/* The pass over bit range r (0 the lowest) of a transform of 2^k: the
+ * ranges, bottom up, have hcu_pass_size(q) bits, q = 0, 1, ... An inverse
+ * (DIT) transform runs them bottom up, a forward (DIF) one top down, so
+ * the inverse's last pass and the forward's first cover the same bits and
+ * become one pass, as do the forward's last and the next inverse's first. */
+static inline struct hcu_pass hcu_range(unsigned k, unsigned bmax, unsigned r, int load, int store)
 {
 	struct hcu_pass p;
 	unsigned below = 0;
 
-	for (unsigned i = 0; i < q; i++)
+	for (unsigned i = 0; i < r; i++)
 		below += hcu_pass_size(k, bmax, i);
+	memset(&p, 0, sizeof(p));
 	p.k = k;
-	p.b = hcu_pass_size(k, bmax, q);
-	p.L = dif ? k - below - p.b : below;
-	p.dif = dif;
+	p.b = hcu_pass_size(k, bmax, r);
+	p.L = below;
 	p.load = load;
 	p.store = store;
 	return p;
+}
+
+/* Appends step op to p's program. */
+static inline void hcu_add_op(struct hcu_pass *p, int op)
+{
+	unsigned i = 0;
+
+	while (p->op[i] != HCU_OP_END)
+		i++;
+	p->op[i] = (unsigned char)op;	/* at most 5 steps: one END always stays */
 }
 
 /* Two upload buffers serve three inputs and H: a uploads into 0, b into
@@ -410,53 +482,84 @@ static inline int hcu_upload_buf(int vec)
  * -1 (the implementation has recorded why).
  *   input(vec):    before vec's first pass, which gathers from its upload
  *   consumed(vec): after it, when vec's upload buffer may be reused
- *   pass(vec, p):  one pass over vec (HCU_ST_POINTWISE: vec is c, and it
- *                  writes a; HCU_ST_H*: vec is a, and it writes H's buffer) */
+ *   pass(vec, p):  one pass over vec (with HCU_OP_QUOTIENT: vec is c, and
+ *                  a and b are read; HCU_ST_A writes a, HCU_ST_H* H's buffer) */
 struct hcu_ops {
 	int (*input)(void *ctx, int vec);
 	int (*consumed)(void *ctx, int vec);
 	int (*pass)(void *ctx, int vec, const struct hcu_pass *p);
 };
 
-/* One transform of vec: first pass loading with load, last storing with
- * store (one pass may do both). */
-static inline int hcu_transform(const struct hcu_ops *o, void *ctx, int vec, unsigned k,
-				unsigned bmax, int dif, int load, int store)
-{
-	unsigned np = hcu_npass(k, bmax);
-
-	for (unsigned q = 0; q < np; q++) {
-		struct hcu_pass p = hcu_pass_of(k, bmax, q, dif, q == 0 ? load : HCU_LD_PLAIN,
-						q == np - 1 ? store : HCU_ST_PLAIN);
-
-		if (o->pass(ctx, vec, &p))
-			return -1;
-		if (q == 0 && load != HCU_LD_PLAIN && o->consumed(ctx, vec))
-			return -1;
-	}
-	return 0;
-}
-
 /* Which sides are canonical encodings rather than Montgomery elements
  * (hterm.h's HTERM_CUDA_IN_BYTES and HTERM_CUDA_OUT_BYTES). */
 #define HCU_ENC_IN 1u
 #define HCU_ENC_OUT 2u
 
-/* The whole H-term, as hterm.h defines it, into H's buffer; enc: HCU_ENC_*. */
+/*
+ * The whole H-term, as hterm.h defines it, into H's buffer; enc: HCU_ENC_*.
+ * With P = ceil(k / bmax) ranges, for each of a, b, c:
+ *   ranges 0 .. P-2:  iNTT stages (DIT), the first gathering the input
+ *   range P-1:        the iNTT's last stages, the coset factors, the coset
+ *                     NTT's first stages (DIF): one pass
+ *   ranges P-2 .. 0:  the coset NTT's stages; for c the last of them also
+ *                     takes the quotient into a and runs the coset iNTT's
+ *                     first stages (DIT) on it
+ * then ranges 1 .. P-1 of the coset iNTT on a, the last writing H. That is
+ * 3 (2P - 1) + P - 1 = 7P - 4 passes: 3 when one block holds it all.
+ */
 static inline int hcu_hterm_drive(const struct hcu_ops *o, void *ctx, unsigned k,
 				  unsigned bmax, unsigned enc)
 {
+	unsigned P = hcu_npass(k, bmax);
 	int ld = enc & HCU_ENC_IN ? HCU_LD_GATHER_BYTES : HCU_LD_GATHER;
+	int sth = enc & HCU_ENC_OUT ? HCU_ST_H_BYTES : HCU_ST_H;
 
 	for (int v = 0; v < 3; v++) {
-		if (o->input(ctx, v) ||
-		    hcu_transform(o, ctx, v, k, bmax, 0, ld, HCU_ST_SCALE) ||	/* iNTT, g^i */
-		    hcu_transform(o, ctx, v, k, bmax, 1, HCU_LD_PLAIN,		/* coset NTT */
-				  v == 2 ? HCU_ST_POINTWISE : HCU_ST_PLAIN))
+		if (o->input(ctx, v))
+			return -1;
+		for (unsigned r = 0; r < P; r++) {
+			struct hcu_pass p = hcu_range(k, bmax, r, r == 0 ? ld : HCU_LD_PLAIN, HCU_ST_PLAIN);
+
+			hcu_add_op(&p, HCU_OP_DIT);
+			if (r == P - 1) {
+				hcu_add_op(&p, HCU_OP_COSET);
+				hcu_add_op(&p, HCU_OP_DIF);
+				if (P == 1 && v == 2) {	/* c's only pass: all the rest too */
+					hcu_add_op(&p, HCU_OP_QUOTIENT);
+					hcu_add_op(&p, HCU_OP_DIT);
+					p.store = sth;
+				}
+			}
+			if (o->pass(ctx, v, &p) || (r == 0 && o->consumed(ctx, v)))
+				return -1;
+		}
+		for (unsigned r = P - 1; r-- > 0;) {
+			struct hcu_pass p = hcu_range(k, bmax, r, HCU_LD_PLAIN, HCU_ST_PLAIN);
+
+			hcu_add_op(&p, HCU_OP_DIF);
+			if (v == 2 && r == 0) {
+				hcu_add_op(&p, HCU_OP_QUOTIENT);
+				hcu_add_op(&p, HCU_OP_DIT);
+				p.store = HCU_ST_A;
+			}
+			if (o->pass(ctx, v, &p))
+				return -1;
+		}
+	}
+	for (unsigned r = 1; r < P; r++) {
+		struct hcu_pass p = hcu_range(k, bmax, r, HCU_LD_PLAIN, r == P - 1 ? sth : HCU_ST_PLAIN);
+
+		hcu_add_op(&p, HCU_OP_DIT);
+		if (o->pass(ctx, 0, &p))
 			return -1;
 	}
-	return hcu_transform(o, ctx, 0, k, bmax, 0, HCU_LD_PLAIN,		/* coset iNTT */
-			     enc & HCU_ENC_OUT ? HCU_ST_H_BYTES : HCU_ST_H);
+	return 0;
+}
+
+/* Passes of one H-term: 7 ceil(k / bmax) - 4. */
+static inline unsigned hcu_hterm_passes(unsigned k, unsigned bmax)
+{
+	return 7 * hcu_npass(k, bmax) - 4;
 }
 
 #endif

@@ -9,17 +9,19 @@
  * streams, launches and errors.
  *
  * Kernels: one, hcu_k_pass: a block loads 2^b elements (b <= HCU_LOG_BLOCK
- * = 10) into shared memory, runs b radix-2 stages there with a barrier
- * after each, and writes them back, with the pass's fused step (the
- * bit-reversed gather and the bytes -> Montgomery conversion on the way
- * in; the coset scaling, the quotient (a*b - c)/Z, or H's scaling and the
- * Montgomery -> bytes conversion on the way out). Block: 2^(b-1) threads,
- * two elements and one butterfly per stage each, 2^b * 32 bytes of
- * shared memory (32 KiB at b = 10). A transform of 2^k is ceil(k / 10)
- * such passes, the H-term 7 transforms: 14 passes at k = 20, 21 at
- * k = 24 (against 7(k + 1) + 6 = 181 before: per transform a bit reversal
- * and k radix-2 stages, then four scalings, the quotient and the twiddle
- * table). hcu_hterm.cuh says why this order needs no bit-reversal pass.
+ * = 10) into shared memory (with the bit-reversed gather and the bytes ->
+ * Montgomery conversion in an input's first pass), runs the pass's steps
+ * there with a barrier after each (b radix-2 stages of a DIT or a DIF
+ * transform; the coset factors; the quotient (a*b - c)/Z), and writes the
+ * block back (or H, scaled, and converted to bytes if asked). Block:
+ * 2^(b-1) threads, two elements and one butterfly per stage each, 2^b * 32
+ * bytes of shared memory (32 KiB at b = 10). The k index bits are P =
+ * ceil(k / 10) ranges; an inverse's last range and the next forward's
+ * first are one pass, so the H-term's 7 transforms take 7P - 4 passes:
+ * 3 at k <= 10, 10 at k = 20, 17 at k = 24 (against 7(k + 1) + 6 = 181
+ * before: per transform a bit reversal and k radix-2 stages, then four
+ * scalings, the quotient and the twiddle table). hcu_hterm.cuh says why
+ * this order needs no bit-reversal pass and which pass does what.
  *
  * Context: per device and k, made at the first call for that k and kept
  * (HCU_CTX_MAX of them, the least recently used evicted first, and all
@@ -78,11 +80,12 @@ hcu_k_pass(struct hcu_pass p, struct hcu_io io)
 	extern __shared__ __align__(16) uint64_t hcu_sh[];
 	hcu_fr *y = (hcu_fr *)hcu_sh;
 	uint32_t blk = blockIdx.x, tau = threadIdx.x;
+	unsigned steps = hcu_pass_steps(&p);
 
 	hcu_load_at(y, &p, &io, blk, tau);
 	__syncthreads();
-	for (unsigned i = 0; i < p.b; i++) {
-		hcu_bfly_at(y, &p, &io, blk, tau, hcu_pass_bit(&p, i));
+	for (unsigned j = 0; j < steps; j++) {
+		hcu_step_at(y, &p, &io, blk, tau, j);
 		__syncthreads();
 	}
 	hcu_store_at(y, &p, &io, blk, tau);
@@ -472,18 +475,14 @@ static int hcu_op_pass(void *ctx, int vec, const struct hcu_pass *p)
 	memset(&io, 0, sizeof(io));
 	io.x = x->v[vec];
 	io.src = x->up[hcu_upload_buf(vec)];
-	io.pb = x->v[1];
+	io.qa = x->v[0];
+	io.qb = x->v[1];
+	io.h = x->up[HCU_H_BUF];
 	io.tw = x->tw;
+	io.gs = hcu_plan_pow(&x->plan, x->tab, HCU_TAB_GS);
+	io.gi = hcu_plan_pow(&x->plan, x->tab, HCU_TAB_GI);
 	io.zinv = x->plan.zinv;
 	io.bad = x->bad;
-	if (p->store == HCU_ST_SCALE)
-		io.scale = hcu_plan_pow(&x->plan, x->tab, HCU_TAB_GS);
-	if (p->store == HCU_ST_POINTWISE)
-		io.dst = x->v[0];
-	if (p->store == HCU_ST_H || p->store == HCU_ST_H_BYTES) {
-		io.scale = hcu_plan_pow(&x->plan, x->tab, HCU_TAB_GI);
-		io.dst = x->up[HCU_H_BUF];
-	}
 	hcu_k_pass<<<1u << (p->k - p->b), 1u << (p->b - 1), sizeof(hcu_fr) << p->b, x->cs>>>(*p, io);
 	return hcu_launched(x->d, "launch hcu_k_pass");
 }
@@ -523,7 +522,7 @@ static int hcu_run(struct hcu_ctx *x, void *h)
 	if (cudaEventElapsedTime(&k_ms, x->ev[HCU_EV_T_K0], x->ev[HCU_EV_T_K1]) == cudaSuccess)
 		hcu_times.kernels_ms = k_ms;
 	(void)cudaGetLastError();
-	hcu_times.passes = 7 * hcu_npass(x->k, HCU_LOG_BLOCK);
+	hcu_times.passes = hcu_hterm_passes(x->k, HCU_LOG_BLOCK);
 	if (in_bytes && *x->bad_host) {
 		hcu_msg(d->err, d->errlen, "hterm_cuda: an input element's encoding is not canonical (>= r)");
 		return HTERM_NONCANONICAL;

@@ -69,28 +69,32 @@ static int emu_pass(void *ctx, int vec, const struct hcu_pass *p)
 {
 	struct emu *e = ctx;
 	static hcu_fr y[1u << HCU_LOG_BLOCK];	/* one block's shared memory */
-	struct hcu_io io = { e->v[vec], e->up[hcu_upload_buf(vec)], NULL, e->v[1], e->tw, { NULL, NULL, 0 },
-			     e->plan->zinv, &e->bad };
+	struct hcu_io io;
 	uint32_t half = 1u << (p->b - 1);
+	unsigned steps = hcu_pass_steps(p);
 
 	CHECK(p->b >= 1 && p->b <= e->bmax && p->L + p->b <= p->k, "pass bits [%u, %u) of k=%u",
 	      p->L, p->L + p->b, p->k);
-	if (p->store == HCU_ST_SCALE)
-		io.scale = hcu_plan_pow(e->plan, e->plan->tab, HCU_TAB_GS);
-	if (p->store == HCU_ST_H || p->store == HCU_ST_H_BYTES) {
-		io.scale = hcu_plan_pow(e->plan, e->plan->tab, HCU_TAB_GI);
-		io.dst = e->up[HCU_H_BUF];
+	memset(&io, 0, sizeof(io));
+	io.x = e->v[vec];
+	io.src = e->up[hcu_upload_buf(vec)];
+	io.qa = e->v[0];
+	io.qb = e->v[1];
+	io.h = e->up[HCU_H_BUF];
+	io.tw = e->tw;
+	io.gs = hcu_plan_pow(e->plan, e->plan->tab, HCU_TAB_GS);
+	io.gi = hcu_plan_pow(e->plan, e->plan->tab, HCU_TAB_GI);
+	io.zinv = e->plan->zinv;
+	io.bad = &e->bad;
+	if (p->store == HCU_ST_H || p->store == HCU_ST_H_BYTES)
 		for (int w = 0; w < 3; w++)
 			CHECK(hcu_upload_buf(w) != HCU_H_BUF || e->consumed[w], "H overwrites input %d unread", w);
-	}
-	if (p->store == HCU_ST_POINTWISE)
-		io.dst = e->v[0];
 	for (uint32_t blk = 0; blk < (1u << (p->k - p->b)); blk++) {
 		for (uint32_t tau = 0; tau < half; tau++)
 			hcu_load_at(y, p, &io, blk, tau);
-		for (unsigned i = 0; i < p->b; i++)
+		for (unsigned j = 0; j < steps; j++)
 			for (uint32_t tau = 0; tau < half; tau++)
-				hcu_bfly_at(y, p, &io, blk, tau, hcu_pass_bit(p, i));
+				hcu_step_at(y, p, &io, blk, tau, j);
 		for (uint32_t tau = 0; tau < half; tau++)
 			hcu_store_at(y, p, &io, blk, tau);
 	}
@@ -131,8 +135,8 @@ static unsigned emu_hterm(hcu_fr *h, const hcu_fr *in[3], unsigned k, unsigned b
 	if (emu_broken >= 0 && (size_t)emu_broken < half)
 		e.tw[emu_broken].l[0] ^= 1;
 	CHECK(hcu_hterm_drive(&emu_ops, &e, k, bmax, enc) == 0, "drive");
-	CHECK(e.passes == 7 * hcu_npass(k, bmax), "k=%u bmax=%u: %u passes, want 7 * %u", k, bmax,
-	      e.passes, hcu_npass(k, bmax));
+	CHECK(e.passes == hcu_hterm_passes(k, bmax), "k=%u bmax=%u: %u passes, want %u", k, bmax,
+	      e.passes, hcu_hterm_passes(k, bmax));
 	CHECK(e.consumed[0] && e.consumed[1] && e.consumed[2], "an input never marked read");
 	memcpy(h, e.up[HCU_H_BUF], n * sizeof(hcu_fr));	/* the download */
 	for (int i = 0; i < 3; i++)
@@ -277,18 +281,18 @@ int main(void)
 		for (unsigned k = 1; k <= HCU_MAX_LOG; k++) {
 			unsigned sum = 0, np = hcu_npass(k, bmax);
 
-			for (unsigned q = 0; q < np; q++) {
-				struct hcu_pass d = hcu_pass_of(k, bmax, q, 1, 0, 0);
-				struct hcu_pass t = hcu_pass_of(k, bmax, q, 0, 0, 0);
+			for (unsigned r = 0; r < np; r++) {
+				struct hcu_pass d = hcu_range(k, bmax, r, 0, 0);
 
-				CHECK(d.b >= 1 && d.b <= bmax && d.b == t.b, "k=%u bmax=%u pass %u", k, bmax, q);
-				CHECK(t.L == sum && d.L == k - sum - d.b, "k=%u bmax=%u pass %u bits", k, bmax, q);
+				CHECK(d.b >= 1 && d.b <= bmax && d.L == sum, "k=%u bmax=%u range %u", k, bmax, r);
 				sum += d.b;
 			}
 			CHECK(sum == k && (np == 1 || k > bmax * (np - 1)), "k=%u bmax=%u split", k, bmax);
 		}
 	CHECK(hcu_npass(20, HCU_LOG_BLOCK) == 2 && hcu_npass(24, HCU_LOG_BLOCK) == 3 &&
-	      hcu_npass(27, HCU_LOG_BLOCK) == 3, "device pass counts");
+	      hcu_npass(27, HCU_LOG_BLOCK) == 3, "device range counts");
+	CHECK(hcu_hterm_passes(10, HCU_LOG_BLOCK) == 3 && hcu_hterm_passes(20, HCU_LOG_BLOCK) == 10 &&
+	      hcu_hterm_passes(24, HCU_LOG_BLOCK) == 17, "device pass counts");
 
 	/* The definition, tiny sizes, the device's block and small ones. */
 	static const unsigned naive_bmax[] = { HCU_LOG_BLOCK, 1, 2, 4 };
@@ -312,7 +316,7 @@ int main(void)
 			}
 
 	/* hterm_cpu, bit for bit: every k with the device's block (k < 10
-	 * one partial block, 10 one block, 11 two passes of 6 + 5, up to 16:
+	 * one partial block, 10 one block, 11 two ranges of 6 + 5, up to 16:
 	 * 8 + 8), both kinds of input; encodings in and out at a few. */
 	for (unsigned k = 1; k <= CPU_MAX_LOG; k++)
 		for (int sat = 0; sat < 2; sat++)
