@@ -10,7 +10,9 @@
  * and from the device), and prints cpu ms, cuda ms and their ratio, then
  * the CUDA call's phases (setup of the per-k context on its first call,
  * uploads, kernels, H's way back) and its global passes; then the same
- * inputs as encodings through hterm_cuda_enc, H's encodings compared. Exits
+ * inputs as encodings through hterm_cuda_enc, H's encodings compared.
+ * Then the largest size twice more (its kept context: no setup), with an
+ * input encoding of r in between, which must be refused as such. Exits
  * 1 on any mismatch or backend failure, 77 (with the reason as the last
  * line) when no CUDA device answers, 2 on bad usage.
  */
@@ -179,6 +181,25 @@ static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3],
 	return same && top ? 0 : -1;
 }
 
+/* An encoding >= r (r itself) among the inputs must come back as
+ * HTERM_NONCANONICAL, and the context must serve the next call as before. */
+static int hc_noncanonical(unsigned k, int dev, fr_t *in[3])
+{
+	size_t n = (size_t)1 << k;
+	char err[512];
+
+	static const uint8_t r_le[FR_BYTES] = {
+		0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe, 0xff, 0x02, 0xa4, 0xbd, 0x53,
+		0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8, 0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73,
+	};
+	for (int v = 0; v < 3; v++)
+		memset(in[v], 0, n * sizeof(fr_t));
+	memcpy((uint8_t *)in[2] + (n / 2) * FR_BYTES, r_le, FR_BYTES);
+	int rc = hterm_cuda_enc(dev, in[0], in[0], in[1], in[2], k, HTERM_CUDA_IN_BYTES, err, sizeof(err));
+	printf("k=%2u  an encoding of r in c: rc %d: %s\n", k, rc, rc ? err : "(accepted)");
+	return rc == HTERM_NONCANONICAL ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	long from = 1, to = 20, dev = 0, seed = 1;
@@ -246,6 +267,10 @@ int main(int argc, char **argv)
 
 	for (long k = from; k <= to; k++)
 		bad |= hc_one((unsigned)k, (int)dev, (uint64_t)seed, in, cpu, gpu) != 0;
+	/* The largest size again: its context is kept, so no setup this time. */
+	bad |= hc_one((unsigned)to, (int)dev, (uint64_t)seed + 1, in, cpu, gpu) != 0;
+	bad |= hc_noncanonical((unsigned)to, (int)dev, in) != 0;
+	bad |= hc_one((unsigned)to, (int)dev, (uint64_t)seed + 2, in, cpu, gpu) != 0;
 	printf("%s\n", bad ? "FAIL: CPU and CUDA backends disagree or failed"
 			   : "OK: CPU and CUDA backends agree byte for byte");
 	for (int i = 0; i < 3; i++) {
