@@ -423,14 +423,15 @@ static inline struct hcu_pow hcu_plan_pow(const struct hcu_plan *p, const hcu_fr
 
 /* ---- the pass split and the driver (plain host functions) ---- */
 
-/* Passes of a transform of 2^k in blocks of at most 2^bmax. */
+/* Ranges of a transform of 2^k in blocks of at most 2^bmax: the passes
+ * one transform on its own would take. */
 static inline unsigned hcu_npass(unsigned k, unsigned bmax)
 {
 	return (k + bmax - 1) / bmax;
 }
 
-/* Bits of pass q (of hcu_npass), counted in the order the passes run:
- * the larger ones first, none differing by more than one. */
+/* Bits of range q (of hcu_npass; 0 the lowest): the larger ones at the
+ * bottom, none differing by more than one. */
 static inline unsigned hcu_pass_size(unsigned k, unsigned bmax, unsigned q)
 {
 	unsigned np = hcu_npass(k, bmax);
@@ -438,8 +439,8 @@ static inline unsigned hcu_pass_size(unsigned k, unsigned bmax, unsigned q)
 	return k / np + (q < k % np);
 }
 
-/* The pass over bit range r (0 the lowest) of a transform of 2^k: the
- * ranges, bottom up, have hcu_pass_size(q) bits, q = 0, 1, ... An inverse
+/* A pass over bit range r (0 the lowest) of vectors of 2^k, no steps yet:
+ * range q has hcu_pass_size(q) bits. An inverse
  * (DIT) transform runs them bottom up, a forward (DIF) one top down, so
  * the inverse's last pass and the forward's first cover the same bits and
  * become one pass, as do the forward's last and the next inverse's first. */
