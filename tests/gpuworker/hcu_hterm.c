@@ -2,7 +2,8 @@
  * The CUDA backend's pipeline without a GPU: the per-thread functions and
  * the pass sequence of gpuworker/hcu_hterm.cuh, run here as the device
  * runs them: one loop iteration per thread, a local array per block for
- * its shared memory, the end of a loop for each __syncthreads(). It must
+ * its shared memory, the end of a loop for each __syncthreads(), blocks
+ * and threads in scrambled orders. It must
  * give
  *   - for tiny sizes, the H-term computed straight from its definition
  *     (O(n^2) sums, powers by exponentiation: no twiddle tables, no bit
@@ -89,14 +90,21 @@ static int emu_pass(void *ctx, int vec, const struct hcu_pass *p)
 	if (p->store == HCU_ST_H || p->store == HCU_ST_H_BYTES)
 		for (int w = 0; w < 3; w++)
 			CHECK(hcu_upload_buf(w) != HCU_H_BUF || e->consumed[w], "H overwrites input %d unread", w);
-	for (uint32_t blk = 0; blk < (1u << (p->k - p->b)); blk++) {
-		for (uint32_t tau = 0; tau < half; tau++)
-			hcu_load_at(y, p, &io, blk, tau);
+	/* Blocks and the threads between two barriers run in no set order on
+	 * the device: here in a scrambled one (an odd multiplier permutes a
+	 * power of two), the threads backwards in every other pass, so that a
+	 * pass that read what another block or thread writes would show. */
+	uint32_t nblk = 1u << (p->k - p->b), odd = 2 * e->passes + 1, rev = e->passes & 1;
+	for (uint32_t i = 0; i < nblk; i++) {
+		uint32_t blk = (i * odd) & (nblk - 1);
+
+		for (uint32_t i2 = 0; i2 < half; i2++)
+			hcu_load_at(y, p, &io, blk, rev ? half - 1 - i2 : i2);
 		for (unsigned j = 0; j < steps; j++)
-			for (uint32_t tau = 0; tau < half; tau++)
-				hcu_step_at(y, p, &io, blk, tau, j);
-		for (uint32_t tau = 0; tau < half; tau++)
-			hcu_store_at(y, p, &io, blk, tau);
+			for (uint32_t i2 = 0; i2 < half; i2++)
+				hcu_step_at(y, p, &io, blk, rev ? half - 1 - i2 : i2, j);
+		for (uint32_t i2 = 0; i2 < half; i2++)
+			hcu_store_at(y, p, &io, blk, rev ? half - 1 - i2 : i2);
 	}
 	e->passes++;
 	return 0;
