@@ -7,7 +7,12 @@
  *
  * For each k it builds deterministic random satisfied inputs (a, b random,
  * c = a*b), runs hterm_cpu and hterm_cuda (timed including the copies to
- * and from the device), and prints cpu ms, cuda ms and their ratio. Exits
+ * and from the device), and prints cpu ms, cuda ms and their ratio, then
+ * the CUDA call's phases (setup of the per-k context on its first call,
+ * uploads, kernels, H's way back) and its global passes; then the same
+ * inputs as encodings through hterm_cuda_enc, H's encodings compared.
+ * Then the largest size twice more (its kept context: no setup), with an
+ * input encoding of r in between, which must be refused as such. Exits
  * 1 on any mismatch or backend failure, 77 (with the reason as the last
  * line) when no CUDA device answers, 2 on bad usage.
  */
@@ -97,11 +102,14 @@ static int hc_fault(int dev)
 	return ok ? 0 : 1;
 }
 
-/* One size: 0 when both backends ran and H matched byte for byte. */
+/* One size: 0 when both backends ran and H matched byte for byte, in
+ * Montgomery form (hterm_cuda) and as encodings (hterm_cuda_enc, the
+ * device converting both ways). */
 static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3], fr_t *gpu)
 {
 	size_t n = (size_t)1 << k, bytes = n * sizeof(fr_t);
 	uint64_t s = seed ^ ((uint64_t)k << 56), t0, t1, t2;
+	struct hterm_cuda_times tm;
 	char err[512];
 
 	for (size_t i = 0; i < n; i++) {
@@ -124,13 +132,18 @@ static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3],
 		return -1;
 	}
 	t2 = hc_now_ns();
+	hterm_cuda_times(&tm);
 
 	double cms = (t1 - t0) / 1e6, gms = (t2 - t1) / 1e6;
 	int same = memcmp(cpu[0], gpu, bytes) == 0;
 	int top = fr_is_zero(&gpu[n - 1]);
 
-	printf("k=%2u  n=%9zu  cpu %10.2f ms  cuda %9.2f ms  cpu/cuda %7.1fx  %s%s\n",
-	       k, n, cms, gms, gms > 0 ? cms / gms : 0.0, same ? "H identical" : "H DIFFERS",
+	/* up, kern, down: the phases of the CUDA call (hterm.h's
+	 * hterm_cuda_times; the uploads overlap the kernels). */
+	printf("k=%2u  n=%9zu  cpu %10.2f ms  cuda %9.2f ms  cpu/cuda %7.1fx  setup %7.2f  up %7.2f  "
+	       "kern %7.2f  down %7.2f ms  %2u passes  %s%s\n",
+	       k, n, cms, gms, gms > 0 ? cms / gms : 0.0, tm.setup_ms, tm.up_ms, tm.kernels_ms,
+	       tm.down_ms, tm.passes, same ? "H identical" : "H DIFFERS",
 	       top ? "" : ", top coefficient NOT zero");
 	if (!same) {
 		for (size_t i = 0; i < n; i++)
@@ -138,8 +151,53 @@ static int hc_one(unsigned k, int dev, uint64_t seed, fr_t *in[3], fr_t *cpu[3],
 				printf("       first difference at H[%zu]\n", i);
 				break;
 			}
+		return -1;
 	}
+
+	/* Encodings in, encodings out: the host only copies. */
+	uint8_t *enc[3] = { (uint8_t *)in[0], (uint8_t *)in[1], (uint8_t *)in[2] };
+	for (int v = 0; v < 3; v++)
+		for (size_t i = 0; i < n; i++) {
+			fr_t t = in[v][i];
+			fr_to_bytes(enc[v] + i * FR_BYTES, &t);
+		}
+	for (size_t i = 0; i < n; i++) {
+		fr_t t = cpu[0][i];
+		fr_to_bytes((uint8_t *)cpu[1] + i * FR_BYTES, &t);
+	}
+	t1 = hc_now_ns();
+	int rc = hterm_cuda_enc(dev, gpu, enc[0], enc[1], enc[2], k,
+				HTERM_CUDA_IN_BYTES | HTERM_CUDA_OUT_BYTES, err, sizeof(err));
+	t2 = hc_now_ns();
+	if (rc != 0) {
+		printf("k=%2u  FAIL: hterm_cuda_enc: %s\n", k, err);
+		return -1;
+	}
+	hterm_cuda_times(&tm);
+	same = memcmp(cpu[1], gpu, bytes) == 0;
+	printf("      bytes in and out: cuda %9.2f ms  up %7.2f  kern %7.2f  down %7.2f ms  %s\n",
+	       (t2 - t1) / 1e6, tm.up_ms, tm.kernels_ms, tm.down_ms,
+	       same ? "H's encodings identical" : "H's encodings DIFFER");
 	return same && top ? 0 : -1;
+}
+
+/* An encoding >= r (r itself) among the inputs must come back as
+ * HTERM_NONCANONICAL, and the context must serve the next call as before. */
+static int hc_noncanonical(unsigned k, int dev, fr_t *in[3])
+{
+	size_t n = (size_t)1 << k;
+	char err[512];
+
+	static const uint8_t r_le[FR_BYTES] = {
+		0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe, 0xff, 0x02, 0xa4, 0xbd, 0x53,
+		0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8, 0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73,
+	};
+	for (int v = 0; v < 3; v++)
+		memset(in[v], 0, n * sizeof(fr_t));
+	memcpy((uint8_t *)in[2] + (n / 2) * FR_BYTES, r_le, FR_BYTES);
+	int rc = hterm_cuda_enc(dev, in[0], in[0], in[1], in[2], k, HTERM_CUDA_IN_BYTES, err, sizeof(err));
+	printf("k=%2u  an encoding of r in c: rc %d: %s\n", k, rc, rc ? err : "(accepted)");
+	return rc == HTERM_NONCANONICAL ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -209,6 +267,10 @@ int main(int argc, char **argv)
 
 	for (long k = from; k <= to; k++)
 		bad |= hc_one((unsigned)k, (int)dev, (uint64_t)seed, in, cpu, gpu) != 0;
+	/* The largest size again: its context is kept, so no setup this time. */
+	bad |= hc_one((unsigned)to, (int)dev, (uint64_t)seed + 1, in, cpu, gpu) != 0;
+	bad |= hc_noncanonical((unsigned)to, (int)dev, in) != 0;
+	bad |= hc_one((unsigned)to, (int)dev, (uint64_t)seed + 2, in, cpu, gpu) != 0;
 	printf("%s\n", bad ? "FAIL: CPU and CUDA backends disagree or failed"
 			   : "OK: CPU and CUDA backends agree byte for byte");
 	for (int i = 0; i < 3; i++) {
@@ -216,5 +278,6 @@ int main(int argc, char **argv)
 		free(cpu[i]);
 	}
 	free(gpu);
+	hterm_cuda_fini();
 	return bad ? 1 : 0;
 }

@@ -136,6 +136,7 @@ static void bi_fini(void *ctx)
 	(void)ctx;
 	hterm_set_stop(NULL, NULL);
 	msm_set_stop(NULL, NULL);
+	hterm_cuda_fini();	/* the per-k device contexts; none on cpu */
 }
 
 static const struct provisor_backend bi_cpu = {

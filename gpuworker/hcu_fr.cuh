@@ -3,9 +3,14 @@
  * for both sides: nvcc compiles it as __host__ __device__, and a plain C
  * compiler compiles the very same text for the host-side tests
  * (tests/gpuworker/hcu_fr.c checks it against GMP). That is how the device
- * arithmetic gets real evidence of correctness on machines without a GPU:
- * the only line that differs between host and device is the 64x64 -> high
- * 64 multiply (__umul64hi on the device, unsigned __int128 on the host).
+ * arithmetic gets real evidence of correctness on machines without a GPU.
+ * What differs between host and device (#ifdef __CUDA_ARCH__): the 64x64
+ * -> high 64 multiply (__umul64hi against unsigned __int128), and the
+ * carry chains of hcu_mac, hcu_add, hcu_sub and hcu_reduce_once, which the
+ * device runs as PTX add.cc/addc/sub.cc/subc/mad.lo.cc/madc.hi chains in
+ * one asm statement each, the host as compare-and-select. Those PTX lines
+ * are the only arithmetic the host tests cannot reach; each is a direct
+ * transcription of the portable code beside it.
  *
  * Representation: exactly field/fr.h's fr_t (four 64-bit limbs, least
  * significant first, Montgomery form with R = 2^256, always fully reduced
@@ -57,9 +62,22 @@ HCU_FN uint64_t hcu_mulhi(uint64_t a, uint64_t b)
 }
 
 /* lo 64 bits of a*b + c + *carry; the high 64 go to *carry. The sum is
- * at most (2^64-1)^2 + 2(2^64-1) = 2^128 - 1, so nothing is lost. */
+ * at most (2^64-1)^2 + 2(2^64-1) = 2^128 - 1, so nothing is lost. On the
+ * device one PTX carry chain (the carry flag lives only inside one asm
+ * statement, so the chain is never split); on the host the portable code. */
 HCU_FN uint64_t hcu_mac(uint64_t a, uint64_t b, uint64_t c, uint64_t *carry)
 {
+#ifdef __CUDA_ARCH__
+	uint64_t lo, hi;
+
+	asm("mad.lo.cc.u64 %0, %2, %3, %4;\n\t"
+	    "madc.hi.u64 %1, %2, %3, 0;\n\t"
+	    "add.cc.u64 %0, %0, %5;\n\t"
+	    "addc.u64 %1, %1, 0;"
+	    : "=&l"(lo), "=&l"(hi) : "l"(a), "l"(b), "l"(c), "l"(*carry));
+	*carry = hi;
+	return lo;
+#else
 	uint64_t lo = a * b, hi = hcu_mulhi(a, b);
 
 	lo += c;
@@ -68,6 +86,7 @@ HCU_FN uint64_t hcu_mac(uint64_t a, uint64_t b, uint64_t c, uint64_t *carry)
 	hi += lo < *carry;
 	*carry = hi;
 	return lo;
+#endif
 }
 
 /* lo 64 bits of a + b + *carry (carry 0 or 1); the carry out to *carry. */
@@ -97,10 +116,22 @@ HCU_FN void hcu_reduce_once(hcu_fr *out, const uint64_t t[4])
 {
 	uint64_t b = 0, d[4];
 
+#ifdef __CUDA_ARCH__
+	asm("sub.cc.u64 %0, %5, %9;\n\t"
+	    "subc.cc.u64 %1, %6, %10;\n\t"
+	    "subc.cc.u64 %2, %7, %11;\n\t"
+	    "subc.cc.u64 %3, %8, %12;\n\t"
+	    "subc.u64 %4, 0, 0;"
+	    : "=&l"(d[0]), "=&l"(d[1]), "=&l"(d[2]), "=&l"(d[3]), "=&l"(b)
+	    : "l"(t[0]), "l"(t[1]), "l"(t[2]), "l"(t[3]),
+	      "l"(HCU_P0), "l"(HCU_P1), "l"(HCU_P2), "l"(HCU_P3));
+	b &= 1;	/* subc from 0 - 0 - borrow: all ones on borrow */
+#else
 	d[0] = hcu_sbb(t[0], HCU_P0, &b);
 	d[1] = hcu_sbb(t[1], HCU_P1, &b);
 	d[2] = hcu_sbb(t[2], HCU_P2, &b);
 	d[3] = hcu_sbb(t[3], HCU_P3, &b);
+#endif
 	/* b == 1: t < r, keep t. */
 	uint64_t keep = 0 - b;
 	for (int i = 0; i < 4; i++)
@@ -109,18 +140,50 @@ HCU_FN void hcu_reduce_once(hcu_fr *out, const uint64_t t[4])
 
 HCU_FN void hcu_add(hcu_fr *out, const hcu_fr *a, const hcu_fr *b)
 {
-	uint64_t c = 0, t[4];
+	uint64_t t[4];
+
+#ifdef __CUDA_ARCH__
+	asm("add.cc.u64 %0, %4, %8;\n\t"
+	    "addc.cc.u64 %1, %5, %9;\n\t"
+	    "addc.cc.u64 %2, %6, %10;\n\t"
+	    "addc.u64 %3, %7, %11;"
+	    : "=&l"(t[0]), "=&l"(t[1]), "=&l"(t[2]), "=&l"(t[3])
+	    : "l"(a->l[0]), "l"(a->l[1]), "l"(a->l[2]), "l"(a->l[3]),
+	      "l"(b->l[0]), "l"(b->l[1]), "l"(b->l[2]), "l"(b->l[3]));
+#else
+	uint64_t c = 0;
 
 	t[0] = hcu_adc(a->l[0], b->l[0], &c);
 	t[1] = hcu_adc(a->l[1], b->l[1], &c);
 	t[2] = hcu_adc(a->l[2], b->l[2], &c);
 	t[3] = hcu_adc(a->l[3], b->l[3], &c);
+#endif
 	/* a, b < r < 2^255: no carry out of the top limb. */
 	hcu_reduce_once(out, t);
 }
 
 HCU_FN void hcu_sub(hcu_fr *out, const hcu_fr *a, const hcu_fr *b)
 {
+#ifdef __CUDA_ARCH__
+	uint64_t t[4], m;
+
+	/* a - b, then r masked by the borrow added back, in two chains. */
+	asm("sub.cc.u64 %0, %5, %9;\n\t"
+	    "subc.cc.u64 %1, %6, %10;\n\t"
+	    "subc.cc.u64 %2, %7, %11;\n\t"
+	    "subc.cc.u64 %3, %8, %12;\n\t"
+	    "subc.u64 %4, 0, 0;"
+	    : "=&l"(t[0]), "=&l"(t[1]), "=&l"(t[2]), "=&l"(t[3]), "=&l"(m)
+	    : "l"(a->l[0]), "l"(a->l[1]), "l"(a->l[2]), "l"(a->l[3]),
+	      "l"(b->l[0]), "l"(b->l[1]), "l"(b->l[2]), "l"(b->l[3]));
+	asm("add.cc.u64 %0, %4, %8;\n\t"
+	    "addc.cc.u64 %1, %5, %9;\n\t"
+	    "addc.cc.u64 %2, %6, %10;\n\t"
+	    "addc.u64 %3, %7, %11;"
+	    : "=l"(out->l[0]), "=l"(out->l[1]), "=l"(out->l[2]), "=l"(out->l[3])
+	    : "l"(t[0]), "l"(t[1]), "l"(t[2]), "l"(t[3]),
+	      "l"(HCU_P0 & m), "l"(HCU_P1 & m), "l"(HCU_P2 & m), "l"(HCU_P3 & m));
+#else
 	uint64_t br = 0, c = 0, t[4];
 
 	t[0] = hcu_sbb(a->l[0], b->l[0], &br);
@@ -133,6 +196,7 @@ HCU_FN void hcu_sub(hcu_fr *out, const hcu_fr *a, const hcu_fr *b)
 	out->l[1] = hcu_adc(t[1], HCU_P1 & m, &c);
 	out->l[2] = hcu_adc(t[2], HCU_P2 & m, &c);
 	out->l[3] = hcu_adc(t[3], HCU_P3 & m, &c);
+#endif
 }
 
 /*
@@ -170,6 +234,19 @@ HCU_FN void hcu_mul(hcu_fr *out, const hcu_fr *a, const hcu_fr *b)
 HCU_FN void hcu_sqr(hcu_fr *out, const hcu_fr *a)
 {
 	hcu_mul(out, a, a);
+}
+
+/* 1 when a (a plain 256-bit integer: an encoding read as limbs) is below
+ * r, as a canonical encoding must be. */
+HCU_FN int hcu_canonical(const hcu_fr *a)
+{
+	uint64_t b = 0;
+
+	(void)hcu_sbb(a->l[0], HCU_P0, &b);
+	(void)hcu_sbb(a->l[1], HCU_P1, &b);
+	(void)hcu_sbb(a->l[2], HCU_P2, &b);
+	(void)hcu_sbb(a->l[3], HCU_P3, &b);
+	return (int)b;
 }
 
 HCU_FN int hcu_is_zero(const hcu_fr *a)

@@ -13,6 +13,7 @@
 #define GPUWORKER_HTERM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "field/fr.h"
 #include "util/vocab.h"
 
@@ -34,6 +35,33 @@ void hterm_set_threads(unsigned n);
  * Returns 0, or -1 with the CUDA error string in err. */
 int hterm_cuda(int dev, fr_t *a, const fr_t *b, const fr_t *c, unsigned k,
 	       char *err, size_t errlen);
+/* The same with either side as canonical encodings (32 bytes little-
+ * endian each, as fr_to_bytes writes them) instead of fr_t: how is
+ * HTERM_CUDA_IN_BYTES (a, b, c are encodings) and/or HTERM_CUDA_OUT_BYTES
+ * (H's encodings go to h), 0 for neither. The device converts in its first
+ * and last passes, so the host only copies. H goes to h, which may be a.
+ * Returns 0, -1 (err), or HTERM_NONCANONICAL when an input encoding is
+ * >= r (h then holds nothing useful). hterm_cuda(dev, a, b, c, ...) is
+ * hterm_cuda_enc(dev, a, a, b, c, k, 0, ...). */
+#define HTERM_CUDA_IN_BYTES 1u
+#define HTERM_CUDA_OUT_BYTES 2u
+#define HTERM_NONCANONICAL 2
+int hterm_cuda_enc(int dev, void *h, const void *a, const void *b, const void *c, unsigned k,
+		   unsigned how, char *err, size_t errlen);
+/* Where the last hterm_cuda or hterm_cuda_enc call spent its time:
+ * setup (the context for this k made, 0 once it is kept), the uploads
+ * (first to last, on their own stream: they overlap the kernels), the
+ * kernels (every pass of every transform; the quotient is fused into
+ * them), and H's way back (its copy and the host's). passes: global
+ * passes over one vector. All zero after a failure or without CUDA. */
+struct hterm_cuda_times {
+	double setup_ms, up_ms, kernels_ms, down_ms;
+	unsigned passes;
+};
+void hterm_cuda_times(struct hterm_cuda_times *t);
+/* Frees the per-k device contexts (buffers, twiddles, pinned slots,
+ * streams) that hterm_cuda keeps between calls. */
+void hterm_cuda_fini(void);
 /* Number of CUDA devices that answer, or -1 with why in err (no driver,
  * built without CUDA, ...). */
 int hterm_cuda_devices(char *err, size_t errlen);

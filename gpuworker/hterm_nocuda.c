@@ -4,6 +4,7 @@
  * auto falls back to the CPU and an explicit cuda says exactly why not.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "gpuworker/hterm.h"
 
@@ -15,6 +16,23 @@ int hterm_cuda(int dev, fr_t *a, const fr_t *b, const fr_t *c, unsigned k,
 	(void)dev; (void)a; (void)b; (void)c; (void)k;
 	snprintf(err, errlen, "%s", HTERM_NOCUDA);
 	return -1;
+}
+
+int hterm_cuda_enc(int dev, void *h, const void *a, const void *b, const void *c, unsigned k,
+		   unsigned how, char *err, size_t errlen)
+{
+	(void)dev; (void)h; (void)a; (void)b; (void)c; (void)k; (void)how;
+	snprintf(err, errlen, "%s", HTERM_NOCUDA);
+	return -1;
+}
+
+void hterm_cuda_times(struct hterm_cuda_times *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void hterm_cuda_fini(void)
+{
 }
 
 int hterm_cuda_devices(char *err, size_t errlen)

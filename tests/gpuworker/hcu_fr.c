@@ -190,6 +190,21 @@ int main(void)
 
 	check_constants();
 
+	/* The device's input check: below r is canonical, r and above not. */
+	{
+		static const struct { hcu_fr x; int ok; } c[] = {
+			{ { { 0, 0, 0, 0 } }, 1 },
+			{ { { HCU_P0 - 1, HCU_P1, HCU_P2, HCU_P3 } }, 1 },
+			{ { { HCU_P0, HCU_P1, HCU_P2, HCU_P3 } }, 0 },
+			{ { { HCU_P0 + 1, HCU_P1, HCU_P2, HCU_P3 } }, 0 },
+			{ { { 0, 0, 0, HCU_P3 + 1 } }, 0 },
+			{ { { ~0ULL, ~0ULL, ~0ULL, HCU_P3 - 1 } }, 1 },
+			{ { { ~0ULL, ~0ULL, ~0ULL, ~0ULL } }, 0 },
+		};
+		for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+			CHECK(hcu_canonical(&c[i].x) == c[i].ok, "hcu_canonical, case %u", i);
+	}
+
 	/* Edge values: 0, 1, 2, r-1, r-2, (r-1)/2, 2^254, 2^255 mod r. */
 	const long small[] = { 0, 1, 2, -1, -2 };
 	for (int i = 0; i < 5; i++) {
