@@ -147,10 +147,18 @@ deps:
 	$(NOBLE_DEPS); noble=$$?; \
 	[ $$apt -eq 0 ] && [ $$noble -eq 0 ]
 
+# gpu-bundle: DEB_PKGS' -dev packages and the libraries they need, as
+# .deb files in .gpu-bundle/debs, for a machine with no network and no
+# -dev packages (tests/gpu/device.sh unpacks them there; carry
+# .gpu-bundle to the lent GPU machine). scripts/gpu-bundle.sh says how.
+gpu-bundle:
+	@rm -rf .gpu-bundle/debs && scripts/gpu-bundle.sh fetch .gpu-bundle && \
+	  echo "gpu-bundle: $$(du -sb .gpu-bundle | cut -f1) bytes in .gpu-bundle (the device's carry limit: 67108864 with the tree)"
+
 clean:
 	rm -rf build build-* bin bin-* $(CLEAN)
 
-.PHONY: all programs test demo bench asan tsan deps clean
+.PHONY: all programs test demo bench asan tsan deps clean gpu-bundle
 .DELETE_ON_ERROR:
 .SECONDARY:
 
