@@ -13,7 +13,6 @@
  * the grace period get SIGKILL; the loop ends when every child is reaped.
  * Then the socket and the segment are removed: nothing is left behind.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <libgen.h>
