@@ -87,7 +87,8 @@ echo "== environment"
 echo "host: $(uname -srm); $(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-unknown OS}"); $(nproc) CPUs; $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) memory"
 if [ -z "$nodev" ]; then
   echo "$gpus"
-  timeout 30 nvidia-smi -q 2>/dev/null | grep -E '^(Driver Version|CUDA Version)|^ *(Product Name|Bus Id|Persistence Mode|Compute Mode|Current *:|Total|Max Power Limit|GPU Current Temp)' |
+  timeout 30 nvidia-smi -q 2>/dev/null |
+    grep -E '^(Driver Version|CUDA Version)|^ *(Product Name|Product Architecture|GPU UUID|Bus Id|Persistence Mode|Compute Mode|Addressing Mode|Total|Max Power Limit) *:' |
     sed 's/^ */  /' | awk '!seen[$0]++' | head -n 24
   echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-<unset>} CUDA_DEVICE_ORDER=${CUDA_DEVICE_ORDER-<unset>}"
 else
