@@ -254,6 +254,17 @@ else
     timeout 150 "$B/provisor" submit --name dpipe --kind $j --wait >"$work/sub.${#pids[@]}" 2>&1 &
     pids+=($!)
   done
+  # Wait for them, but not on slots that will never run anything.
+  dead=
+  while [ -z "$dead" ]; do
+    live=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && live=1; done
+    [ $live -eq 0 ] && break
+    sleep 1
+    [ "$(sjson dpipe "all(s['state'] == 'disabled' for s in d['gpu_slots'])")" = True ] &&
+      dead="every GPU slot disabled: $(sjson dpipe "sorted(set(str(s['disable_reason']) for s in d['gpu_slots']))")"
+  done
+  [ -n "$dead" ] && kill "${pids[@]}" 2>/dev/null
   done_n=0
   for i in "${!pids[@]}"; do wait "${pids[$i]}" && done_n=$((done_n + 1)); done
   ver=0 vbad=0
@@ -272,7 +283,7 @@ else
   if [ $done_n -eq 5 ] && [ $ver -eq 5 ] && grep -q $backend <<<"$be" && [ "${gdone:-0}" -gt 0 ]; then
     row "supervisor --backend $backend" PASS "5 jobs done, 5 results verified, $gdone partitions on slots $be"
   else
-    row "supervisor --backend $backend" FAIL "$done_n/5 done, $ver verified, $vbad refused, slots $be, $gdone partitions ($(cat "$work"/sub.* | grep -v ' done: ' | head -n 1))"
+    row "supervisor --backend $backend" FAIL "$done_n/5 done, $ver verified, $vbad refused, slots $be, $gdone partitions${dead:+; $dead}$(grep -h ' failed: ' "$work"/sub.* | head -n 1 | sed 's/^/; /')"
   fi
 fi
 
