@@ -8,6 +8,8 @@
 #   make bench        print the benchmarks
 #   make CC=clang     the same with clang; CUDA=0 forces a CPU-only build
 #   make SAN=asan|tsan  sanitizer build (objects under build-SAN/)
+#   make gpu-bundle   the -dev packages as .deb files in .gpu-bundle/, for a GPU
+#                     machine with no network (tests/gpu/device.sh; docs/gpu.md)
 
 # Every core unless told otherwise (make -j1 for one job at a time).
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
