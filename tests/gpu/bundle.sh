@@ -6,7 +6,7 @@
 # says where each was found), its libraries too (ldd), pkg-config sees no
 # system .pc file; then one of the Makefile's own targets (proto_frame,
 # libxxhash) builds in a scratch copy the way tests/gpu/device.sh builds,
-# and runs. The whole provisor build against the bundle is device.sh
+# and runs; the bundle and the tree fit the device tool's 64 MiB. The whole provisor build against the bundle is device.sh
 # --dry-run's (minutes on 2 cores: too slow for the suite).
 # Skips (77) where the archive cannot be reached or dpkg-deb is missing.
 set -u
@@ -53,4 +53,9 @@ make -s -C "$t/src" -j2 CUDA=0 DEPS_OK=yes CPPFLAGS="$GPU_BUNDLE_CPPFLAGS" LDFLA
 w=$(ldd "$t/src/bin/tests/proto_frame" | awk 'index($1, "libxxhash.so") == 1 { print $3 }')
 case $w in "$p"/*) ;; *) fail "proto_frame's libxxhash is ${w:-missing}, not the bundle's" ;; esac
 env -u LD_LIBRARY_PATH "$t/src/bin/tests/proto_frame" >"$t/run.log" 2>&1 || { tail "$t/run.log"; fail "proto_frame"; }
+# It travels to the GPU machine with the working tree: 64 MiB in all.
+size=$(du -sb "$t/debs" | cut -f1)
+tree=$(cd "$root" && git ls-files -z | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
+[ $((size + ${tree:-0})) -lt $((64 << 20)) ] || fail "the bundle ($size bytes) and the tree (${tree} bytes) exceed the device's 64 MiB"
+echo "info: bundle $size bytes, tracked tree ${tree:-?} bytes, of the device tool's 67108864"
 echo "OK: $(ls "$t/debs" | wc -l) packages ($(du -sh "$t/debs" | cut -f1)); the probe and proto_frame built and ran against the bundle alone"
