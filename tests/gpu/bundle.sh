@@ -6,8 +6,10 @@
 # says where each was found), its libraries too (ldd), pkg-config sees no
 # system .pc file; then one of the Makefile's own targets (proto_frame,
 # libxxhash) builds in a scratch copy the way tests/gpu/device.sh builds,
-# and runs; the bundle and the tree fit the device tool's 64 MiB. The whole provisor build against the bundle is device.sh
-# --dry-run's (minutes on 2 cores: too slow for the suite).
+# and runs; the bundle and the tree fit the device tool's 64 MiB. The
+# whole provisor build against the bundle is GPU_BUNDLE=force
+# tests/gpu/device.sh --dry-run's (about a minute at -j2: kept out of
+# the suite).
 # Skips (77) where the archive cannot be reached or dpkg-deb is missing.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
