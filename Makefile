@@ -8,6 +8,8 @@
 #   make bench        print the benchmarks
 #   make CC=clang     the same with clang; CUDA=0 forces a CPU-only build
 #   make SAN=asan|tsan  sanitizer build (objects under build-SAN/)
+#   make gpu-bundle   the -dev packages as .deb files in .gpu-bundle/, for a GPU
+#                     machine with no network (tests/gpu/device.sh; docs/gpu.md)
 
 # Every core unless told otherwise (make -j1 for one job at a time).
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
@@ -147,10 +149,18 @@ deps:
 	$(NOBLE_DEPS); noble=$$?; \
 	[ $$apt -eq 0 ] && [ $$noble -eq 0 ]
 
+# gpu-bundle: DEB_PKGS' -dev packages and the libraries they need, as
+# .deb files in .gpu-bundle/debs, for a machine with no network and no
+# -dev packages (tests/gpu/device.sh unpacks them there; carry
+# .gpu-bundle to the lent GPU machine). scripts/gpu-bundle.sh says how.
+gpu-bundle:
+	@rm -rf .gpu-bundle/debs && scripts/gpu-bundle.sh fetch .gpu-bundle && \
+	  echo "gpu-bundle: $$(du -sb .gpu-bundle | cut -f1) bytes in .gpu-bundle (the device's carry limit: 67108864 with the tree)"
+
 clean:
 	rm -rf build build-* bin bin-* $(CLEAN)
 
-.PHONY: all programs test demo bench asan tsan deps clean
+.PHONY: all programs test demo bench asan tsan deps clean gpu-bundle
 .DELETE_ON_ERROR:
 .SECONDARY:
 

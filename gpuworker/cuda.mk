@@ -41,3 +41,5 @@ $(BIN)/bench/hterm-compare: $(call objs,bench/hterm_compare.c) $(O)/libhterm.a $
 LDLIBS_bench/hterm-compare = $(CUDA_LIBS)
 
 TESTS += tests/gpu/run.sh
+# The GPU machine's build bundle (scripts/gpu-bundle.sh), checked here.
+TESTS += tests/gpu/bundle.sh

@@ -4,7 +4,7 @@ SUP_SRCS := supervisor/run.c supervisor/log.c supervisor/loop.c supervisor/child
 	    supervisor/watchdog.c supervisor/contain.c \
 	    supervisor/child_fsm.c supervisor/jobs.c supervisor/jobs_journal.c supervisor/policy.c supervisor/relay.c \
 	    supervisor/relay_fsm.c supervisor/results.c supervisor/results_keep.c supervisor/ctlsrv.c \
-	    supervisor/notify.c supervisor/publish.c \
+	    supervisor/notify.c supervisor/publish.c supervisor/gpus.c \
 	    supervisor/statedir.c supervisor/check.c supervisor/preempt.c supervisor/params.c supervisor/part.c supervisor/part_fsm.c \
 	    supervisor/fleet.c supervisor/fleet_conn.c supervisor/fleet_claim.c supervisor/fleet_report.c
 PROVISOR_OBJS += $(call objs,$(SUP_SRCS))
@@ -44,7 +44,7 @@ $(BIN)/bench/restart: $(call objs,bench/restart_bench.c) $(O)/libctl.a $(O)/libs
 LDLIBS_bench/restart = $(call pc_libs,libsodium)
 
 # Unit tests: the transition tables alone, no process, no ring.
-SUP_UNIT_TESTS := child_fsm relay_fsm part_fsm loop
+SUP_UNIT_TESTS := child_fsm relay_fsm part_fsm loop gpus
 TESTS += $(patsubst %,$(BIN)/tests/supervisor_%,$(SUP_UNIT_TESTS))
 $(foreach t,$(SUP_UNIT_TESTS),$(eval $(BIN)/tests/supervisor_$(t): $(call objs,tests/supervisor/$(t).c supervisor/$(t).c)))
 LDLIBS_tests/supervisor_loop = $(call pc_libs,liburing)

@@ -13,7 +13,6 @@
  * the grace period get SIGKILL; the loop ends when every child is reaped.
  * Then the socket and the segment are removed: nothing is left behind.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -33,6 +32,7 @@
 #include "gpuworker/hterm.h"
 #include "journal/journal.h"
 #include "supervisor/fleet.h"
+#include "supervisor/gpus.h"
 #include "supervisor/run.h"
 #include "supervisor/sup.h"
 
@@ -330,19 +330,12 @@ static int probe_gpus(const struct sup *s, char *why, size_t len)
 	return (int)v;
 }
 
-/* The fallback: the NVIDIA driver lists one directory per device. */
+/* The fallback: the NVIDIA driver lists one directory per device; the
+ * count is of those a gpuworker would see (CUDA_VISIBLE_DEVICES applies,
+ * supervisor/gpus.h). */
 static int count_gpus(void)
 {
-	DIR *d = opendir("/proc/driver/nvidia/gpus");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
+	return sup_gpus_procfs(SUP_GPUS_PROCFS, getenv("CUDA_VISIBLE_DEVICES"), getenv("CUDA_DEVICE_ORDER"));
 }
 
 /* Slots: gpus x workers_per_gpu GPU workers, then the synth pool. */
@@ -359,7 +352,7 @@ static int make_children(struct sup *s)
 		gpus = probe_gpus(s, why, sizeof why);
 		if (gpus < 0) {
 			gpus = count_gpus();
-			sup_log("gpuworker --count-devices gave no answer; the NVIDIA driver lists %d GPU(s)",
+			sup_log("gpuworker --count-devices gave no answer; the NVIDIA driver lists %d GPU(s) CUDA would see",
 				gpus);
 		}
 		if (gpus == 0) {

@@ -88,9 +88,7 @@ int render_slot_attr(uint32_t state)
 
 static const struct nvml_dev *dev_of(const struct top_view *v, const struct snap_slot *o)
 {
-	if (!v->nv || o->v.gpu >= v->nv->ndev || !v->nv->fig[o->v.gpu].ok)
-		return NULL;
-	return &v->nv->fig[o->v.gpu];
+	return nvml_fig(v->nv, o->v.gpu);	/* by CUDA ordinal: nvml.h */
 }
 
 /* The text of column c for slot o, and its attribute. */

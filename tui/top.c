@@ -123,6 +123,8 @@ static int top_loop(const struct top_opts *o, struct snap_reader *r, struct snap
 				term_fatal("out of memory");
 			ctl.uid = r->seg.uid;	/* a re-attached segment may be another's */
 			v.hist = &h;
+			if (v.nv && s->sup_pid != nv.env_pid)	/* a new supervisor */
+				nvml_map_pid(&nv, s->sup_pid);
 			if (v.nv)
 				nvml_sample(&nv);
 			due = now_ms() + v.tenths * 100;

@@ -34,6 +34,11 @@ $(BIN)/tests/tui_fleet: $(call objs,tests/tui/fleet_view.c) $(O)/libtui.a $(O)/l
 LDLIBS_tests/tui_fleet = $(call pc_libs,libpq) $(call pc_libs,ncursesw) $(call pc_libs,json-c) -ldl
 EXTRA_CFLAGS_tests/tui/fleet_view.c = $(call pc_cflags,libpq)
 
+# NVML's figures by CUDA ordinal (tui/nvml.c's map), on a made-up rig.
+TESTS += $(BIN)/tests/tui_nvml_map
+$(BIN)/tests/tui_nvml_map: $(call objs,tests/tui/nvml_map.c tui/nvml.c)
+LDLIBS_tests/tui_nvml_map = -ldl
+
 TESTS += $(BIN)/tests/tui_status
 $(BIN)/tests/tui_status: $(call objs,tests/tui/status.c) $(TUI_FAKE) $(O)/libshm.a | $(BIN)/provisor
 LDLIBS_tests/tui_status = $(call pc_libs,json-c) -lm

@@ -8,3 +8,6 @@ $(BIN)/tests/util_util: $(call objs,tests/util/util.c)
 
 TESTS += $(BIN)/tests/util_lathist
 $(BIN)/tests/util_lathist: $(call objs,tests/util/lathist.c)
+
+TESTS += $(BIN)/tests/util_cudavis
+$(BIN)/tests/util_cudavis: $(call objs,tests/util/cudavis.c)
