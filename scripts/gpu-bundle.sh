@@ -51,7 +51,8 @@ bundle_fetch() {
   # apt-get download writes into the current directory; as root it warns
   # that _apt cannot write there, harmlessly.
   # shellcheck disable=SC2086
-  if ! (cd "$dir/debs" && apt-get download -q $names >"$dir/fetch.log" 2>&1); then
+  # Bounded: an archive that answers too slowly counts as one not reached.
+  if ! (cd "$dir/debs" && timeout "${GPU_BUNDLE_FETCH_SECONDS:-60}" apt-get download -q $names >"$dir/fetch.log" 2>&1); then
     tail -n 3 "$dir/fetch.log"
     echo "apt-get download could not reach the archive (see $dir/fetch.log)"
     exit 77

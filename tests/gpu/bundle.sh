@@ -12,6 +12,10 @@
 # the suite).
 # Skips (77) where the archive cannot be reached or dpkg-deb is missing.
 set -u
+case ${BIN:-bin} in
+  bin-*) echo "sanitizer build (${BIN}): the bundle is the plain CUDA build's; the plain stage runs this"
+         exit 77 ;;
+esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 t=${TMPDIR:-/tmp}/bundle.$$
 trap 'rm -rf "$t"' EXIT
