@@ -5,6 +5,7 @@
 #ifndef TESTS_CRASH_COMMON_H
 #define TESTS_CRASH_COMMON_H
 
+#include "format/pfile.h"
 #include "tests/pipeline/harness.h"
 
 static char crash_conf[256];
@@ -62,6 +63,32 @@ static inline int crash_event(struct sv *v, uint32_t type, int table, uint32_t s
 		    (int)out->table == table && out->slot == slot)
 			return 1;
 	return 0;
+}
+
+/* Waits until want entries of the digest table of a job's file (path,
+ * of kind, k and parts) are written: the supervisor writes a
+ * partition's entry after it shows the partition done (an io_uring
+ * write: one that a SIGKILL cancels before it is done loses that
+ * partition, which a restart then proves again, rightly), so a test that
+ * kills it to see stored partitions kept waits for these first. */
+static inline void crash_wait_table(const char *path, uint32_t kind, uint32_t k, uint32_t parts, int want)
+{
+	uint8_t t[64 * 32], zero[32] = { 0 };
+	int n = -1;
+
+	CHECK(parts <= 64, "parts");
+	for (int i = 0; i < 1000 * (int)t_slow() && n < want; i++) {
+		int fd = open(path, O_RDONLY);
+		n = 0;
+		if (fd >= 0 && pread(fd, t, parts * 32, (off_t)pfile_res_table_off(kind, k, parts)) == (ssize_t)(parts * 32))
+			for (uint32_t p = 0; p < parts; p++)
+				n += memcmp(t + p * 32, zero, 32) != 0;
+		if (fd >= 0)
+			close(fd);
+		if (n < want)
+			usleep(10000);
+	}
+	CHECK(n == want, "%s: %d digests written, not %d", path, n, want);
 }
 
 static char crash_fault_state[256];

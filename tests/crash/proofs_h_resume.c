@@ -6,8 +6,8 @@
  * the identity) before the commit.
  *
  * Supervisor 1 (porep at k = 12, 4 partitions, params, keep_h; 1 gpu slot
- * whose third partition hangs): two regions are stored, then it is
- * killed. Between the runs the test forges partition 0's H: one bit of
+ * whose third partition hangs): two regions are stored, and once their
+ * digests are in the file's table, it is killed. Between the runs the test forges partition 0's H: one bit of
  * H[5] changed, its table entry made to match, so that only the H's
  * check can tell. Supervisor 2 (no faults) resumes the job:
  *   - the log says 2 of 4 partitions were kept;
@@ -96,6 +96,8 @@ int main(void)
 	for (int i = 0; i < 3000 * (int)t_slow() && parts_done(id) < 2; i++)
 		usleep(10000);
 	CHECK(parts_done(id) == 2, "job %llu: %d partitions done, not 2", (unsigned long long)id, parts_done(id));
+	snprintf(path, sizeof path, "%s/jobs/%llu/result.partial", sv.dir, (unsigned long long)id);
+	crash_wait_table(path, PFILE_KIND_PROOFS_H, K, P, 2);
 	kill(sv.pid, SIGKILL);
 	sv_reap(&sv, 10);
 	shm_close(&sv.seg);

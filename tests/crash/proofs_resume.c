@@ -5,7 +5,9 @@
  * commit, since whoever stored it could have written its digest too.
  *
  * Supervisor 1 (porep at k = 12, 8 partitions, params; 1 gpu slot whose
- * fourth partition hangs): three proofs are stored, then it is killed.
+ * fourth partition hangs): three proofs are stored, and once their
+ * digests are in the file's table (written after the partition shows
+ * done), it is killed.
  * Between the runs the test forges partition 0: its region is replaced by
  * partition 1's proof, with the digest table entry made to match.
  * Supervisor 2 (no faults) resumes the job:
@@ -92,6 +94,8 @@ int main(void)
 	for (int i = 0; i < 3000 * (int)t_slow() && parts_done(id) < 3; i++)
 		usleep(10000);
 	CHECK(parts_done(id) == 3, "job %llu: %d partitions done, not 3", (unsigned long long)id, parts_done(id));
+	snprintf(path, sizeof path, "%s/jobs/%llu/result.partial", sv.dir, (unsigned long long)id);
+	crash_wait_table(path, PFILE_KIND_PROOFS, 12, P, 3);
 	kill(sv.pid, SIGKILL);
 	sv_reap(&sv, 10);
 	shm_close(&sv.seg);
