@@ -41,3 +41,9 @@ $(BIN)/bench/hterm-compare: $(call objs,bench/hterm_compare.c) $(O)/libhterm.a $
 LDLIBS_bench/hterm-compare = $(CUDA_LIBS)
 
 TESTS += tests/gpu/run.sh
+
+# ---- the CUDA MSM for G1 (issue 22 part 4). The arithmetic is tested on
+# the host anywhere.
+TESTS += $(BIN)/tests/hcu_fp
+$(BIN)/tests/hcu_fp: $(call objs,tests/gpuworker/hcu_fp.c) $(O)/libfield.a
+LDLIBS_tests/hcu_fp = $(call pc_libs,gmp)
