@@ -47,3 +47,6 @@ TESTS += tests/gpu/run.sh
 TESTS += $(BIN)/tests/hcu_fp
 $(BIN)/tests/hcu_fp: $(call objs,tests/gpuworker/hcu_fp.c) $(O)/libfield.a
 LDLIBS_tests/hcu_fp = $(call pc_libs,gmp)
+
+TESTS += $(BIN)/tests/hcu_msm
+$(BIN)/tests/hcu_msm: $(call objs,tests/gpuworker/hcu_msm.c) $(O)/libcurve.a $(O)/libfield.a

@@ -1,0 +1,407 @@
+/*
+ * hcu_msm: the G1 multi-scalar multiplication of the CUDA backend, out =
+ * sum_i s[i] * P[i], by the bucket method, written once for host and
+ * device as hcu_fr.cuh and hcu_fp.cuh are. Every phase is a per-thread
+ * function hcu_msm_*_at(..., t): gpuworker/msm_cuda.cu launches one device
+ * thread per t, and tests/gpuworker/hcu_msm.c runs the same functions as
+ * one loop iteration per t, phase after phase in the same order, and
+ * checks the result against curve/msm.c. The only host/device differences
+ * are hcu_mulhi (hcu_fr.cuh) and hcu_msm_fetch_add (an atomicAdd on the
+ * device, a plain increment on the host).
+ *
+ * Phases, for n points, windows of c bits (nwin = ceil(256 / c) of them,
+ * nb = 2^(c-1) buckets each):
+ *   1 digits    one thread per scalar: Montgomery -> plain, then signed
+ *               digits d in (-2^(c-1), 2^(c-1)] by carrying (a window
+ *               above 2^(c-1) becomes d - 2^c and carries one up); as
+ *               nwin c >= 256 > 255 bits + 1, the top window never carries
+ *               out. d sends +-P to bucket |d| - 1; d = 0 sends nothing.
+ *   2 count     one thread per (window, point): count[w][|d| - 1] += 1.
+ *   3 scan      one thread per window: exclusive prefix sums of its
+ *               counts (start[w][0..nb], and cursor = start).
+ *   4 scatter   one thread per (window, point): the point's index (top bit:
+ *               negated) at sorted[w][cursor[w][b]++]. Steps 2-4 are a
+ *               counting sort of (bucket, point) pairs by bucket. On the
+ *               device the order of the points within a bucket follows
+ *               the atomics; the bucket's sum, a group element, does not.
+ *   5 buckets   one thread per (window, bucket): the bucket's points added
+ *               into a Jacobian accumulator by mixed additions with the
+ *               affine bases (complete: infinity, equal points, opposite
+ *               points each handled).
+ *   6 segments  one thread per (window, segment): the buckets of a window
+ *               fall into S segments of L; each thread runs the running
+ *               sums over its own L buckets from the top: run_j (their sum)
+ *               and tot_j (their sum weighted by local index u + 1).
+ *   7 windows   one thread per window: the window's sum (b + 1) bucket[b]
+ *               = sum_j tot_j + L sum_j j run_j (a short running sum over
+ *               j, then log2 L doublings).
+ *   8 combine   one thread (the host, in msm_cuda.cu: nwin points only):
+ *               Horner over the windows, c doublings each.
+ *
+ * Digits are signed, as in curve/msm.c (half the buckets), but recoded by
+ * carrying rather than by msm.c's offset K, and the windows are of equal
+ * width; the results agree as group elements, which is what is compared
+ * (after conversion to affine, bit for bit).
+ *
+ * Points: bases are hcu_g1_aff, laid out as curve/curve.h's g1_affine_t
+ * (x, y, int inf: 104 bytes), so the params' points are uploaded as they
+ * are; accumulators are Jacobian hcu_g1, laid out as g1_t (Z = 0 is
+ * infinity). XYZZ coordinates (sppark's and ICICLE's buckets) would save
+ * about two products per mixed addition (8M + 2S against 7M + 4S, but no
+ * squaring of Z); left for when a device can measure it.
+ */
+#ifndef GPUWORKER_HCU_MSM_CUH
+#define GPUWORKER_HCU_MSM_CUH
+
+#include <stdint.h>
+
+#include "gpuworker/hcu_fp.cuh"
+
+typedef struct {
+	hcu_fp x, y, z;
+} hcu_g1;
+
+typedef struct {
+	hcu_fp x, y;
+	int32_t inf;
+} hcu_g1_aff;
+
+#define HCU_MSM_MIN_C 2
+#define HCU_MSM_MAX_C 16
+#define HCU_MSM_NEG 0x80000000u	/* sorted entries: the point is negated */
+
+/* The shape of one MSM: see the phases above. */
+struct hcu_msm_plan {
+	uint32_t n;		/* points */
+	uint32_t c, nwin, nb;	/* window bits, windows, buckets per window */
+	uint32_t nseg, lseg, lg_lseg;	/* segments per window, buckets per segment */
+};
+
+/* The window width for n points on a GPU: about n / 2^7 buckets in all,
+ * i.e. around 256 points per bucket thread in phase 5 (c = lg n - 7), within
+ * [3, 16]. Not tuned on a device yet (none was lent): for n = 2^20..2^24
+ * this gives c = 13..16, and bench/msm-cuda prints what it costs. */
+HCU_FN unsigned hcu_msm_default_c(uint32_t n)
+{
+	unsigned lg = 0;
+
+	while (lg < 32 && ((uint64_t)1 << lg) < n)
+		lg++;
+	return lg < 10 ? 3 : lg - 7 > HCU_MSM_MAX_C ? HCU_MSM_MAX_C : lg - 7;
+}
+
+/* c = 0: hcu_msm_default_c; else clamped to [HCU_MSM_MIN_C, HCU_MSM_MAX_C]. */
+HCU_FN void hcu_msm_plan(struct hcu_msm_plan *pl, uint32_t n, unsigned c)
+{
+	if (c == 0)
+		c = hcu_msm_default_c(n);
+	c = c < HCU_MSM_MIN_C ? HCU_MSM_MIN_C : c > HCU_MSM_MAX_C ? HCU_MSM_MAX_C : c;
+	pl->n = n;
+	pl->c = c;
+	pl->nwin = (256 + c - 1) / c;
+	pl->nb = 1u << (c - 1);
+	pl->lg_lseg = (c - 1) / 2;	/* S = 2^ceil((c-1)/2) >= L = 2^floor((c-1)/2) */
+	pl->lseg = 1u << pl->lg_lseg;
+	pl->nseg = pl->nb >> pl->lg_lseg;
+}
+
+HCU_FN uint32_t hcu_msm_fetch_add(uint32_t *p, uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+	return atomicAdd(p, v);
+#else
+	uint32_t old = *p;
+
+	*p = old + v;
+	return old;
+#endif
+}
+
+/* ---- point operations (a = 0, b = 4) ---- */
+
+HCU_FN void hcu_g1_set_inf(hcu_g1 *p)
+{
+	p->x = hcu_fp_one();
+	p->y = hcu_fp_one();
+	p->z = hcu_fp_zero();
+}
+
+HCU_FN int hcu_g1_is_inf(const hcu_g1 *p)
+{
+	return hcu_fp_is_zero(&p->z);
+}
+
+/* dbl-2009-l: 2M + 5S. Infinity (Z = 0) stays infinity (Z3 = 2 Y Z); G1
+ * has no point of order two, so Y = 0 only at infinity. out may alias. */
+HCU_FP_FN void hcu_g1_double(hcu_g1 *out, const hcu_g1 *p)
+{
+	hcu_fp a, b, c, d, e, f, t;
+
+	hcu_fp_sqr(&a, &p->x);
+	hcu_fp_sqr(&b, &p->y);
+	hcu_fp_sqr(&c, &b);
+	hcu_fp_add(&d, &p->x, &b);
+	hcu_fp_sqr(&d, &d);
+	hcu_fp_sub(&d, &d, &a);
+	hcu_fp_sub(&d, &d, &c);
+	hcu_fp_double(&d, &d);		/* D = 2((X + B)^2 - A - C) */
+	hcu_fp_double(&e, &a);
+	hcu_fp_add(&e, &e, &a);		/* E = 3A */
+	hcu_fp_sqr(&f, &e);		/* F = E^2 */
+	hcu_fp_mul(&t, &p->y, &p->z);
+	hcu_fp_double(&out->z, &t);	/* Z3 = 2 Y Z */
+	hcu_fp_double(&t, &d);
+	hcu_fp_sub(&out->x, &f, &t);	/* X3 = F - 2D */
+	hcu_fp_sub(&t, &d, &out->x);
+	hcu_fp_mul(&t, &t, &e);
+	hcu_fp_double(&c, &c);
+	hcu_fp_double(&c, &c);
+	hcu_fp_double(&c, &c);
+	hcu_fp_sub(&out->y, &t, &c);	/* Y3 = E (D - X3) - 8C */
+}
+
+/* out = p + q, q affine, negated when neg: madd-2007-bl (7M + 4S), with
+ * every special case: q at infinity, p at infinity, p == q (doubling),
+ * p == -q (infinity). out may alias p. */
+HCU_FP_FN void hcu_g1_add_affine(hcu_g1 *out, const hcu_g1 *p, const hcu_g1_aff *q, int neg)
+{
+	hcu_fp z1z1, u2, s2, h, hh, i, j, r, v, y2, t;
+
+	if (q->inf) {
+		*out = *p;
+		return;
+	}
+	y2 = q->y;
+	if (neg)
+		hcu_fp_neg(&y2, &y2);
+	if (hcu_g1_is_inf(p)) {
+		out->x = q->x;
+		out->y = y2;
+		out->z = hcu_fp_one();
+		return;
+	}
+	hcu_fp_sqr(&z1z1, &p->z);
+	hcu_fp_mul(&u2, &q->x, &z1z1);
+	hcu_fp_mul(&s2, &y2, &p->z);
+	hcu_fp_mul(&s2, &s2, &z1z1);
+	hcu_fp_sub(&h, &u2, &p->x);		/* H = U2 - X1 */
+	hcu_fp_sub(&r, &s2, &p->y);
+	if (hcu_fp_is_zero(&h)) {
+		if (hcu_fp_is_zero(&r))
+			hcu_g1_double(out, p);
+		else
+			hcu_g1_set_inf(out);
+		return;
+	}
+	hcu_fp_double(&r, &r);			/* r = 2 (S2 - Y1) */
+	hcu_fp_sqr(&hh, &h);
+	hcu_fp_double(&i, &hh);
+	hcu_fp_double(&i, &i);			/* I = 4 HH */
+	hcu_fp_mul(&j, &h, &i);			/* J = H I */
+	hcu_fp_mul(&v, &p->x, &i);		/* V = X1 I */
+	hcu_fp_add(&t, &p->z, &h);
+	hcu_fp_sqr(&t, &t);
+	hcu_fp_sub(&t, &t, &z1z1);
+	hcu_fp_sub(&out->z, &t, &hh);		/* Z3 = (Z1 + H)^2 - Z1Z1 - HH */
+	hcu_fp_mul(&t, &p->y, &j);
+	hcu_fp_double(&y2, &t);			/* 2 Y1 J (before Y1 may be overwritten) */
+	hcu_fp_sqr(&t, &r);
+	hcu_fp_sub(&t, &t, &j);
+	hcu_fp_sub(&t, &t, &v);
+	hcu_fp_sub(&out->x, &t, &v);		/* X3 = r^2 - J - 2V */
+	hcu_fp_sub(&t, &v, &out->x);
+	hcu_fp_mul(&t, &t, &r);
+	hcu_fp_sub(&out->y, &t, &y2);		/* Y3 = r (V - X3) - 2 Y1 J */
+}
+
+/* out = p + q, both Jacobian: add-2007-bl (11M + 5S), complete as above.
+ * out may alias either. */
+HCU_FP_FN void hcu_g1_add(hcu_g1 *out, const hcu_g1 *p, const hcu_g1 *q)
+{
+	hcu_fp z1z1, z2z2, u1, u2, s1, s2, h, i, j, r, v, t;
+
+	if (hcu_g1_is_inf(q) || hcu_g1_is_inf(p)) {
+		*out = hcu_g1_is_inf(q) ? *p : *q;
+		return;
+	}
+	hcu_fp_sqr(&z1z1, &p->z);
+	hcu_fp_sqr(&z2z2, &q->z);
+	hcu_fp_mul(&u1, &p->x, &z2z2);
+	hcu_fp_mul(&u2, &q->x, &z1z1);
+	hcu_fp_mul(&s1, &p->y, &q->z);
+	hcu_fp_mul(&s1, &s1, &z2z2);
+	hcu_fp_mul(&s2, &q->y, &p->z);
+	hcu_fp_mul(&s2, &s2, &z1z1);
+	hcu_fp_sub(&h, &u2, &u1);
+	hcu_fp_sub(&r, &s2, &s1);
+	if (hcu_fp_is_zero(&h)) {
+		if (hcu_fp_is_zero(&r))
+			hcu_g1_double(out, p);
+		else
+			hcu_g1_set_inf(out);
+		return;
+	}
+	hcu_fp_double(&r, &r);			/* r = 2 (S2 - S1) */
+	hcu_fp_double(&i, &h);
+	hcu_fp_sqr(&i, &i);			/* I = (2H)^2 */
+	hcu_fp_mul(&j, &h, &i);			/* J = H I */
+	hcu_fp_mul(&v, &u1, &i);		/* V = U1 I */
+	hcu_fp_add(&t, &p->z, &q->z);
+	hcu_fp_sqr(&t, &t);
+	hcu_fp_sub(&t, &t, &z1z1);
+	hcu_fp_sub(&t, &t, &z2z2);
+	hcu_fp_mul(&out->z, &t, &h);		/* Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H */
+	hcu_fp_sqr(&t, &r);
+	hcu_fp_sub(&t, &t, &j);
+	hcu_fp_sub(&t, &t, &v);
+	hcu_fp_sub(&out->x, &t, &v);		/* X3 = r^2 - J - 2V */
+	hcu_fp_sub(&t, &v, &out->x);
+	hcu_fp_mul(&t, &t, &r);
+	hcu_fp_mul(&s1, &s1, &j);
+	hcu_fp_double(&s1, &s1);
+	hcu_fp_sub(&out->y, &t, &s1);		/* Y3 = r (V - X3) - 2 S1 J */
+}
+
+/* ---- the phases ---- */
+
+/* 1: the signed digits of scalar i (Montgomery fr, as fr_t) into
+ * digits[w * n + i] for every window w. */
+HCU_FN void hcu_msm_digits_at(const struct hcu_msm_plan *pl, const hcu_fr *s, int32_t *digits, uint32_t i)
+{
+	hcu_fr v;
+	uint32_t carry = 0, mask = (1u << pl->c) - 1;
+
+	hcu_from_mont(&v, &s[i]);
+	for (uint32_t w = 0; w < pl->nwin; w++) {
+		uint32_t bit = w * pl->c, l = bit / 64, off = bit % 64;
+		uint64_t x = v.l[l] >> off;
+
+		if (off + pl->c > 64 && l + 1 < 4)
+			x |= v.l[l + 1] << (64 - off);
+		uint32_t d = ((uint32_t)x & mask) + carry;
+
+		carry = d > pl->nb;
+		digits[(uint64_t)w * pl->n + i] = carry ? (int32_t)d - (int32_t)(1u << pl->c) : (int32_t)d;
+	}
+}
+
+/* 2: thread t = w * n + i counts its digit's bucket. */
+HCU_FN void hcu_msm_count_at(const struct hcu_msm_plan *pl, const int32_t *digits, uint32_t *count, uint64_t t)
+{
+	int32_t d = digits[t];
+	uint32_t w = (uint32_t)(t / pl->n);
+
+	if (d != 0)
+		hcu_msm_fetch_add(&count[(uint64_t)w * pl->nb + (uint32_t)(d < 0 ? -d : d) - 1], 1);
+}
+
+/* 3: window w's exclusive prefix sums: start[w * (nb + 1) + b], b <= nb,
+ * and cursor[w * nb + b] = start of b, for phase 4 to advance. */
+HCU_FN void hcu_msm_scan_at(const struct hcu_msm_plan *pl, const uint32_t *count, uint32_t *start,
+			    uint32_t *cursor, uint32_t w)
+{
+	uint32_t acc = 0;
+
+	for (uint32_t b = 0; b < pl->nb; b++) {
+		start[(uint64_t)w * (pl->nb + 1) + b] = acc;
+		cursor[(uint64_t)w * pl->nb + b] = acc;
+		acc += count[(uint64_t)w * pl->nb + b];
+	}
+	start[(uint64_t)w * (pl->nb + 1) + pl->nb] = acc;
+}
+
+/* 4: thread t = w * n + i places point i in its bucket's run of sorted[w]. */
+HCU_FN void hcu_msm_scatter_at(const struct hcu_msm_plan *pl, const int32_t *digits, uint32_t *cursor,
+			       uint32_t *sorted, uint64_t t)
+{
+	int32_t d = digits[t];
+	uint64_t w = t / pl->n;
+	uint32_t i = (uint32_t)(t - w * pl->n);
+
+	if (d == 0)
+		return;
+	uint32_t pos = hcu_msm_fetch_add(&cursor[w * pl->nb + (uint32_t)(d < 0 ? -d : d) - 1], 1);
+	sorted[w * pl->n + pos] = i | (d < 0 ? HCU_MSM_NEG : 0);
+}
+
+/* 5: thread t = w * nb + b sums bucket b of window w. */
+HCU_FN void hcu_msm_bucket_at(const struct hcu_msm_plan *pl, const hcu_g1_aff *bases, const uint32_t *sorted,
+			      const uint32_t *start, hcu_g1 *buckets, uint64_t t)
+{
+	uint64_t w = t / pl->nb, b = t - w * pl->nb;
+	const uint32_t *st = start + w * (pl->nb + 1);
+	const uint32_t *run = sorted + w * pl->n;
+	hcu_g1 acc;
+
+	hcu_g1_set_inf(&acc);
+	for (uint32_t k = st[b]; k < st[b + 1]; k++) {
+		uint32_t e = run[k];
+
+		hcu_g1_add_affine(&acc, &acc, &bases[e & ~HCU_MSM_NEG], (e & HCU_MSM_NEG) != 0);
+	}
+	buckets[t] = acc;
+}
+
+/* 6: thread t = w * nseg + j: segment j's buckets, from its top down. */
+HCU_FN void hcu_msm_segment_at(const struct hcu_msm_plan *pl, const hcu_g1 *buckets, hcu_g1 *run, hcu_g1 *tot,
+			       uint64_t t)
+{
+	const hcu_g1 *bk = buckets + t * pl->lseg;	/* w nb + j L = t L */
+	hcu_g1 r, s;
+
+	hcu_g1_set_inf(&r);
+	hcu_g1_set_inf(&s);
+	for (uint32_t u = pl->lseg; u-- > 0;) {
+		hcu_g1_add(&r, &r, &bk[u]);
+		hcu_g1_add(&s, &s, &r);
+	}
+	run[t] = r;
+	tot[t] = s;
+}
+
+/* 7: window w's sum from its segments: sum_j tot_j + L sum_j j run_j. */
+HCU_FN void hcu_msm_window_at(const struct hcu_msm_plan *pl, const hcu_g1 *run, const hcu_g1 *tot,
+			      hcu_g1 *wsum, uint32_t w)
+{
+	const hcu_g1 *rw = run + (uint64_t)w * pl->nseg, *tw = tot + (uint64_t)w * pl->nseg;
+	hcu_g1 acc, ws;
+
+	hcu_g1_set_inf(&acc);
+	hcu_g1_set_inf(&ws);
+	for (uint32_t j = pl->nseg; j-- > 1;) {
+		hcu_g1_add(&acc, &acc, &rw[j]);
+		hcu_g1_add(&ws, &ws, &acc);
+	}
+	for (uint32_t l = 0; l < pl->lg_lseg; l++)
+		hcu_g1_double(&ws, &ws);
+	for (uint32_t j = 0; j < pl->nseg; j++)
+		hcu_g1_add(&ws, &ws, &tw[j]);
+	wsum[w] = ws;
+}
+
+/* 8: out = sum_w 2^(c w) wsum[w], Horner from the top window. */
+HCU_FN void hcu_msm_combine(const struct hcu_msm_plan *pl, const hcu_g1 *wsum, hcu_g1 *out)
+{
+	hcu_g1 acc;
+
+	hcu_g1_set_inf(&acc);
+	for (uint32_t w = pl->nwin; w-- > 0;) {
+		for (uint32_t i = 0; i < pl->c && w + 1 < pl->nwin; i++)
+			hcu_g1_double(&acc, &acc);
+		hcu_g1_add(&acc, &acc, &wsum[w]);
+	}
+	*out = acc;
+}
+
+/* Device memory per MSM beyond the bases (n * sizeof(hcu_g1_aff)) and the
+ * scalars (n * 32 bytes): the digits and the sorted entries (4 bytes each
+ * per window and point), counts, starts and cursors (12 bytes per bucket),
+ * the buckets and the segments' two sums (144 bytes each). */
+HCU_FN uint64_t hcu_msm_scratch_bytes(const struct hcu_msm_plan *pl)
+{
+	uint64_t nbk = (uint64_t)pl->nwin * pl->nb, nsg = (uint64_t)pl->nwin * pl->nseg;
+
+	return 8ull * pl->nwin * pl->n + 12 * nbk + 4ull * pl->nwin + sizeof(hcu_g1) * (nbk + 2 * nsg + pl->nwin);
+}
+
+#endif
