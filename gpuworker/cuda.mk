@@ -42,11 +42,30 @@ LDLIBS_bench/hterm-compare = $(CUDA_LIBS)
 
 TESTS += tests/gpu/run.sh
 
-# ---- the CUDA MSM for G1 (issue 22 part 4). The arithmetic is tested on
-# the host anywhere.
+# ---- the CUDA MSM for G1 (issue 22 part 4): msm_cuda.cu when HAVE_CUDA is
+# 1, else the msm_nocuda.c stub, in libhterm.a (whose mode stamp above
+# rebuilds the archive when HAVE_CUDA changes). The arithmetic and the
+# phases (hcu_fp.cuh, hcu_msm.cuh) are tested on the host anywhere.
+ifeq ($(HAVE_CUDA),1)
+MSM_CUDA_SRCS := gpuworker/msm_cuda.cu
+else
+MSM_CUDA_SRCS := gpuworker/msm_nocuda.c
+endif
+$(O)/libhterm.a: $(call objs,$(MSM_CUDA_SRCS))
+$(call objs,gpuworker/msm_cuda.cu): gpuworker/hcu_fr.cuh gpuworker/hcu_fp.cuh gpuworker/hcu_msm.cuh \
+	gpuworker/msm_cuda.h
+
 TESTS += $(BIN)/tests/hcu_fp
 $(BIN)/tests/hcu_fp: $(call objs,tests/gpuworker/hcu_fp.c) $(O)/libfield.a
 LDLIBS_tests/hcu_fp = $(call pc_libs,gmp)
 
 TESTS += $(BIN)/tests/hcu_msm
 $(BIN)/tests/hcu_msm: $(call objs,tests/gpuworker/hcu_msm.c) $(O)/libcurve.a $(O)/libfield.a
+
+# CPU against CUDA MSM on the same inputs (tests/gpu/device.sh parses its
+# lines); built only with CUDA, since without it there is nothing to compare.
+ifeq ($(HAVE_CUDA),1)
+PROGS += $(BIN)/bench/msm-cuda
+$(BIN)/bench/msm-cuda: $(call objs,bench/msm_cuda.c) $(O)/libhterm.a $(O)/libcurve.a $(O)/libfield.a
+LDLIBS_bench/msm-cuda = $(CUDA_LIBS)
+endif
