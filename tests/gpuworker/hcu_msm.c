@@ -119,6 +119,47 @@ static void check_point_ops(void)
 	}
 }
 
+/* Phase 1 alone, at every c: the digits lie in (-2^(c-1), 2^(c-1)] and
+ * give back the scalar (sum d_w 2^(c w) mod r; a lost top carry would
+ * leave 2^(c nwin) out), for 0, 1, r-1, r-2 and random scalars. */
+static void check_digits(void)
+{
+	fr_t s[8], acc, t, pw, one;
+	int32_t digits[8 * 128];
+
+	fr_from_u64(&one, 1);
+	s[0] = FR_ZERO;
+	s[1] = one;
+	fr_neg(&s[2], &one);
+	fr_sub(&s[3], &s[2], &one);
+	for (int i = 4; i < 8; i++)
+		rand_fr(&s[i]);
+	for (unsigned c = HCU_MSM_MIN_C; c <= HCU_MSM_MAX_C; c++) {
+		struct hcu_msm_plan pl;
+
+		hcu_msm_plan(&pl, 8, c);
+		CHECK(pl.c == c && pl.nwin * c >= 256 && pl.nseg * pl.lseg == pl.nb, "plan at c %u", c);
+		for (uint32_t i = 0; i < 8; i++) {
+			hcu_msm_digits_at(&pl, (const hcu_fr *)s, digits, i);
+			acc = FR_ZERO;
+			pw = one;
+			for (uint32_t w = 0; w < pl.nwin; w++) {
+				int32_t d = digits[w * 8 + i];
+
+				CHECK(d > -(int32_t)pl.nb && d <= (int32_t)pl.nb, "digit %d out of range at c %u", d, c);
+				fr_from_u64(&t, (uint64_t)(d < 0 ? -d : d));
+				if (d < 0)
+					fr_neg(&t, &t);
+				fr_mul(&t, &t, &pw);
+				fr_add(&acc, &acc, &t);
+				for (unsigned b = 0; b < c; b++)
+					fr_double(&pw, &pw);
+			}
+			CHECK(fr_equal(&acc, &s[i]), "digits of scalar %u do not give it back at c %u", i, c);
+		}
+	}
+}
+
 /* The emulation: the device's phases, in order, one iteration per thread.
  * broken 1: phase 4 drops the sign of the first negated entry it places. */
 static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n, unsigned c, int broken)
@@ -228,6 +269,7 @@ int main(void)
 
 	CHECK(p && s, "malloc");
 	check_point_ops();
+	check_digits();
 	rand_points(p, nmax);
 	for (uint32_t i = 0; i < nmax; i++)
 		rand_fr(&s[i]);
