@@ -17,8 +17,12 @@
  *               nwin c >= 256 > 255 bits + 1, the top window never carries
  *               out. d sends +-P to bucket |d| - 1; d = 0 sends nothing.
  *   2 count     one thread per (window, point): count[w][|d| - 1] += 1.
- *   3 scan      one thread per window: exclusive prefix sums of its
- *               counts (start[w][0..nb], and cursor = start).
+ *   3 scan      exclusive prefix sums of each window's counts (start[w]
+ *               [0..nb], and cursor = start), in three passes so that no
+ *               thread walks all 2^(c-1) counts of a window: 3a one thread
+ *               per chunk of HCU_MSM_SCAN_CHUNK buckets sums its counts,
+ *               3b one thread per window scans its chunks' sums, 3c one
+ *               thread per chunk writes its buckets' starts.
  *   4 scatter   one thread per (window, point): the point's index (top bit:
  *               negated) at sorted[w][cursor[w][b]++]. Steps 2-4 are a
  *               counting sort of (bucket, point) pairs by bucket. On the
@@ -69,12 +73,14 @@ typedef struct {
 #define HCU_MSM_MIN_C 2
 #define HCU_MSM_MAX_C 16
 #define HCU_MSM_NEG 0x80000000u	/* sorted entries: the point is negated */
+#define HCU_MSM_SCAN_CHUNK 64	/* buckets per thread in phases 3a and 3c */
 
 /* The shape of one MSM: see the phases above. */
 struct hcu_msm_plan {
 	uint32_t n;		/* points */
 	uint32_t c, nwin, nb;	/* window bits, windows, buckets per window */
 	uint32_t nseg, lseg, lg_lseg;	/* segments per window, buckets per segment */
+	uint32_t nchunk, lchunk;	/* phase 3's chunks per window, buckets per chunk */
 };
 
 /* The window width for n points on a GPU: about n / 2^7 buckets in all,
@@ -103,6 +109,8 @@ HCU_FN void hcu_msm_plan(struct hcu_msm_plan *pl, uint32_t n, unsigned c)
 	pl->lg_lseg = (c - 1) / 2;	/* S = 2^ceil((c-1)/2) >= L = 2^floor((c-1)/2) */
 	pl->lseg = 1u << pl->lg_lseg;
 	pl->nseg = pl->nb >> pl->lg_lseg;
+	pl->lchunk = pl->nb < HCU_MSM_SCAN_CHUNK ? pl->nb : HCU_MSM_SCAN_CHUNK;
+	pl->nchunk = pl->nb / pl->lchunk;
 }
 
 HCU_FN uint32_t hcu_msm_fetch_add(uint32_t *p, uint32_t v)
@@ -295,19 +303,47 @@ HCU_FN void hcu_msm_count_at(const struct hcu_msm_plan *pl, const int32_t *digit
 		hcu_msm_fetch_add(&count[(uint64_t)w * pl->nb + (uint32_t)(d < 0 ? -d : d) - 1], 1);
 }
 
-/* 3: window w's exclusive prefix sums: start[w * (nb + 1) + b], b <= nb,
- * and cursor[w * nb + b] = start of b, for phase 4 to advance. */
-HCU_FN void hcu_msm_scan_at(const struct hcu_msm_plan *pl, const uint32_t *count, uint32_t *start,
-			    uint32_t *cursor, uint32_t w)
+/* 3a: thread t = w * nchunk + k: the counts of chunk k of window w, into
+ * csum[t]. Chunks are consecutive, so bucket w nb + k L is t L. */
+HCU_FN void hcu_msm_scan_chunk_at(const struct hcu_msm_plan *pl, const uint32_t *count, uint32_t *csum,
+				  uint64_t t)
 {
+	const uint32_t *c = count + t * pl->lchunk;
 	uint32_t acc = 0;
 
-	for (uint32_t b = 0; b < pl->nb; b++) {
-		start[(uint64_t)w * (pl->nb + 1) + b] = acc;
-		cursor[(uint64_t)w * pl->nb + b] = acc;
-		acc += count[(uint64_t)w * pl->nb + b];
+	for (uint32_t b = 0; b < pl->lchunk; b++)
+		acc += c[b];
+	csum[t] = acc;
+}
+
+/* 3b: window w's chunk sums become their exclusive prefix sums, in place;
+ * the window's total goes to start[w][nb]. */
+HCU_FN void hcu_msm_scan_window_at(const struct hcu_msm_plan *pl, uint32_t *csum, uint32_t *start, uint32_t w)
+{
+	uint32_t *cs = csum + (uint64_t)w * pl->nchunk, acc = 0;
+
+	for (uint32_t k = 0; k < pl->nchunk; k++) {
+		uint32_t v = cs[k];
+
+		cs[k] = acc;
+		acc += v;
 	}
 	start[(uint64_t)w * (pl->nb + 1) + pl->nb] = acc;
+}
+
+/* 3c: thread t = w * nchunk + k writes start[w * (nb + 1) + b] and
+ * cursor[w * nb + b] = start for the buckets b of its chunk. */
+HCU_FN void hcu_msm_scan_fill_at(const struct hcu_msm_plan *pl, const uint32_t *count, const uint32_t *csum,
+				 uint32_t *start, uint32_t *cursor, uint64_t t)
+{
+	uint64_t w = t / pl->nchunk, b0 = (t - w * pl->nchunk) * pl->lchunk;
+	uint32_t acc = csum[t];
+
+	for (uint32_t b = 0; b < pl->lchunk; b++) {
+		start[w * (pl->nb + 1) + b0 + b] = acc;
+		cursor[w * pl->nb + b0 + b] = acc;
+		acc += count[w * pl->nb + b0 + b];
+	}
 }
 
 /* 4: thread t = w * n + i places point i in its bucket's run of sorted[w]. */
@@ -395,13 +431,15 @@ HCU_FN void hcu_msm_combine(const struct hcu_msm_plan *pl, const hcu_g1 *wsum, h
 
 /* Device memory per MSM beyond the bases (n * sizeof(hcu_g1_aff)) and the
  * scalars (n * 32 bytes): the digits and the sorted entries (4 bytes each
- * per window and point), counts, starts and cursors (12 bytes per bucket),
+ * per window and point), counts, starts and cursors (12 bytes per bucket,
+ * and 4 per chunk of phase 3),
  * the buckets and the segments' two sums (144 bytes each). */
 HCU_FN uint64_t hcu_msm_scratch_bytes(const struct hcu_msm_plan *pl)
 {
 	uint64_t nbk = (uint64_t)pl->nwin * pl->nb, nsg = (uint64_t)pl->nwin * pl->nseg;
 
-	return 8ull * pl->nwin * pl->n + 12 * nbk + 4ull * pl->nwin + sizeof(hcu_g1) * (nbk + 2 * nsg + pl->nwin);
+	return 8ull * pl->nwin * pl->n + 12 * nbk + 4ull * pl->nwin * (pl->nchunk + 1) +
+	       sizeof(hcu_g1) * (nbk + 2 * nsg + pl->nwin);
 }
 
 #endif

@@ -91,9 +91,20 @@ __global__ void mcu_k_count(struct hcu_msm_plan pl, const int32_t *digits, uint3
 	MCU_FOR(t, (uint64_t)pl.nwin * pl.n) hcu_msm_count_at(&pl, digits, count, t);
 }
 
-__global__ void mcu_k_scan(struct hcu_msm_plan pl, const uint32_t *count, uint32_t *start, uint32_t *cursor)
+__global__ void mcu_k_scan_chunk(struct hcu_msm_plan pl, const uint32_t *count, uint32_t *csum)
 {
-	MCU_FOR(t, pl.nwin) hcu_msm_scan_at(&pl, count, start, cursor, (uint32_t)t);
+	MCU_FOR(t, (uint64_t)pl.nwin * pl.nchunk) hcu_msm_scan_chunk_at(&pl, count, csum, t);
+}
+
+__global__ void mcu_k_scan_window(struct hcu_msm_plan pl, uint32_t *csum, uint32_t *start)
+{
+	MCU_FOR(t, pl.nwin) hcu_msm_scan_window_at(&pl, csum, start, (uint32_t)t);
+}
+
+__global__ void mcu_k_scan_fill(struct hcu_msm_plan pl, const uint32_t *count, const uint32_t *csum,
+				uint32_t *start, uint32_t *cursor)
+{
+	MCU_FOR(t, (uint64_t)pl.nwin * pl.nchunk) hcu_msm_scan_fill_at(&pl, count, csum, start, cursor, t);
 }
 
 __global__ void mcu_k_scatter(struct hcu_msm_plan pl, const int32_t *digits, uint32_t *cursor, uint32_t *sorted)
@@ -321,12 +332,14 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 		return rc;
 
 	uint64_t nd = (uint64_t)pl.nwin * pl.n, nbk = (uint64_t)pl.nwin * pl.nb, nsg = (uint64_t)pl.nwin * pl.nseg;
+	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk;
 	char *at = m->scratch;
 	int32_t *digits = mcu_carve<int32_t>(&at, nd);
 	uint32_t *sorted = mcu_carve<uint32_t>(&at, nd);
 	uint32_t *count = mcu_carve<uint32_t>(&at, nbk);
 	uint32_t *start = mcu_carve<uint32_t>(&at, nbk + pl.nwin);
 	uint32_t *cursor = mcu_carve<uint32_t>(&at, nbk);
+	uint32_t *csum = mcu_carve<uint32_t>(&at, nck);
 	hcu_g1 *buckets = mcu_carve<hcu_g1>(&at, nbk);
 	hcu_g1 *run = mcu_carve<hcu_g1>(&at, nsg);
 	hcu_g1 *tot = mcu_carve<hcu_g1>(&at, nsg);
@@ -340,8 +353,12 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 	MCU_LAUNCHED("mcu_k_digits");
 	mcu_k_count<<<mcu_blocks(nd), MCU_BLOCK, 0, m->st>>>(pl, digits, count);
 	MCU_LAUNCHED("mcu_k_count");
-	mcu_k_scan<<<mcu_blocks(pl.nwin), MCU_BLOCK, 0, m->st>>>(pl, count, start, cursor);
-	MCU_LAUNCHED("mcu_k_scan");
+	mcu_k_scan_chunk<<<mcu_blocks(nck), MCU_BLOCK, 0, m->st>>>(pl, count, csum);
+	MCU_LAUNCHED("mcu_k_scan_chunk");
+	mcu_k_scan_window<<<mcu_blocks(pl.nwin), MCU_BLOCK, 0, m->st>>>(pl, csum, start);
+	MCU_LAUNCHED("mcu_k_scan_window");
+	mcu_k_scan_fill<<<mcu_blocks(nck), MCU_BLOCK, 0, m->st>>>(pl, count, csum, start, cursor);
+	MCU_LAUNCHED("mcu_k_scan_fill");
 	mcu_k_scatter<<<mcu_blocks(nd), MCU_BLOCK, 0, m->st>>>(pl, digits, cursor, sorted);
 	MCU_LAUNCHED("mcu_k_scatter");
 	mcu_k_bucket<<<mcu_blocks(nbk), MCU_BLOCK, 0, m->st>>>(pl, m->bases, sorted, start, buckets);

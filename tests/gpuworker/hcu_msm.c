@@ -138,7 +138,8 @@ static void check_digits(void)
 		struct hcu_msm_plan pl;
 
 		hcu_msm_plan(&pl, 8, c);
-		CHECK(pl.c == c && pl.nwin * c >= 256 && pl.nseg * pl.lseg == pl.nb, "plan at c %u", c);
+		CHECK(pl.c == c && pl.nwin * c >= 256 && pl.nseg * pl.lseg == pl.nb &&
+		      pl.nchunk * pl.lchunk == pl.nb, "plan at c %u", c);
 		for (uint32_t i = 0; i < 8; i++) {
 			hcu_msm_digits_at(&pl, (const hcu_fr *)s, digits, i);
 			acc = FR_ZERO;
@@ -169,19 +170,25 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 
 	hcu_msm_plan(&pl, n, c);
 	uint64_t nd = (uint64_t)pl.nwin * n, nbk = (uint64_t)pl.nwin * pl.nb, nsg = (uint64_t)pl.nwin * pl.nseg;
+	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk;
+	uint32_t *csum = malloc(nck * sizeof(*csum));
 	int32_t *digits = malloc(nd * sizeof(*digits));
 	uint32_t *sorted = malloc(nd * sizeof(*sorted)), *count = calloc(nbk, sizeof(*count));
 	uint32_t *start = malloc((nbk + pl.nwin) * sizeof(*start)), *cursor = malloc(nbk * sizeof(*cursor));
 	hcu_g1 *buckets = malloc(nbk * sizeof(*buckets)), *run = malloc(nsg * sizeof(*run));
 	hcu_g1 *tot = malloc(nsg * sizeof(*tot)), *wsum = malloc(pl.nwin * sizeof(*wsum));
 
-	CHECK(digits && sorted && count && start && cursor && buckets && run && tot && wsum, "malloc");
+	CHECK(csum && digits && sorted && count && start && cursor && buckets && run && tot && wsum, "malloc");
 	for (uint32_t i = 0; i < n; i++)
 		hcu_msm_digits_at(&pl, (const hcu_fr *)s, digits, i);
 	for (uint64_t t = 0; t < nd; t++)
 		hcu_msm_count_at(&pl, digits, count, t);
+	for (uint64_t t = 0; t < nck; t++)
+		hcu_msm_scan_chunk_at(&pl, count, csum, t);
 	for (uint32_t w = 0; w < pl.nwin; w++)
-		hcu_msm_scan_at(&pl, count, start, cursor, w);
+		hcu_msm_scan_window_at(&pl, csum, start, w);
+	for (uint64_t t = 0; t < nck; t++)
+		hcu_msm_scan_fill_at(&pl, count, csum, start, cursor, t);
 	for (uint64_t t = 0; t < nd; t++) {
 		hcu_msm_scatter_at(&pl, digits, cursor, sorted, t);
 		if (broken && digits[t] < 0) {
@@ -199,6 +206,7 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 	for (uint32_t w = 0; w < pl.nwin; w++)
 		hcu_msm_window_at(&pl, run, tot, wsum, w);
 	hcu_msm_combine(&pl, wsum, out);
+	free(csum);
 	free(digits);
 	free(sorted);
 	free(count);
