@@ -36,9 +36,14 @@
  *               fall into S segments of L; each thread runs the running
  *               sums over its own L buckets from the top: run_j (their sum)
  *               and tot_j (their sum weighted by local index u + 1).
- *   7 windows   one thread per window: the window's sum (b + 1) bucket[b]
- *               = sum_j tot_j + L sum_j j run_j (a short running sum over
- *               j, then log2 L doublings).
+ *   7 windows   the window's sum (b + 1) bucket[b] = sum_j tot_j +
+ *               L sum_j j run_j, by the same trick one level up, so that
+ *               no thread walks all S segments: 7a one thread per group of
+ *               G segments (j = g G + v) sums its run_j (R_g), v run_j
+ *               (J_g) and tot_j (T_g); 7b one thread per window forms
+ *               sum_j j run_j = sum_g J_g + G sum_g g R_g (a running sum
+ *               over g, log2 G doublings), then log2 L doublings and the
+ *               T_g.
  *   8 combine   one thread (the host, in msm_cuda.cu: nwin points only):
  *               Horner over the windows, c doublings each.
  *
@@ -81,6 +86,7 @@ struct hcu_msm_plan {
 	uint32_t c, nwin, nb;	/* window bits, windows, buckets per window */
 	uint32_t nseg, lseg, lg_lseg;	/* segments per window, buckets per segment */
 	uint32_t nchunk, lchunk;	/* phase 3's chunks per window, buckets per chunk */
+	uint32_t ngrp, lgrp, lg_lgrp;	/* phase 7's groups per window, segments per group */
 };
 
 /* The window width for n points on a GPU: about n / 2^7 buckets in all,
@@ -111,6 +117,9 @@ HCU_FN void hcu_msm_plan(struct hcu_msm_plan *pl, uint32_t n, unsigned c)
 	pl->nseg = pl->nb >> pl->lg_lseg;
 	pl->lchunk = pl->nb < HCU_MSM_SCAN_CHUNK ? pl->nb : HCU_MSM_SCAN_CHUNK;
 	pl->nchunk = pl->nb / pl->lchunk;
+	pl->lg_lgrp = (pl->c - 1 - pl->lg_lseg) / 2;	/* G = 2^floor(lg S / 2) */
+	pl->lgrp = 1u << pl->lg_lgrp;
+	pl->ngrp = pl->nseg >> pl->lg_lgrp;
 }
 
 HCU_FN uint32_t hcu_msm_fetch_add(uint32_t *p, uint32_t v)
@@ -395,23 +404,51 @@ HCU_FN void hcu_msm_segment_at(const struct hcu_msm_plan *pl, const hcu_g1 *buck
 	tot[t] = s;
 }
 
-/* 7: window w's sum from its segments: sum_j tot_j + L sum_j j run_j. */
-HCU_FN void hcu_msm_window_at(const struct hcu_msm_plan *pl, const hcu_g1 *run, const hcu_g1 *tot,
-			      hcu_g1 *wsum, uint32_t w)
+/* 7a: thread t = w * ngrp + g: the segments j = g G + v (v < G) of window
+ * w, from run[] and tot[] (segment w S + j is t G + v): rsum[t] = sum_v
+ * run_j, jsum[t] = sum_v v run_j, tsum[t] = sum_v tot_j. */
+HCU_FN void hcu_msm_group_at(const struct hcu_msm_plan *pl, const hcu_g1 *run, const hcu_g1 *tot, hcu_g1 *rsum,
+			     hcu_g1 *jsum, hcu_g1 *tsum, uint64_t t)
 {
-	const hcu_g1 *rw = run + (uint64_t)w * pl->nseg, *tw = tot + (uint64_t)w * pl->nseg;
+	const hcu_g1 *r = run + t * pl->lgrp, *o = tot + t * pl->lgrp;
+	hcu_g1 acc, ws, ts;
+
+	hcu_g1_set_inf(&acc);
+	hcu_g1_set_inf(&ws);
+	hcu_g1_set_inf(&ts);
+	for (uint32_t v = pl->lgrp; v-- > 1;) {
+		hcu_g1_add(&acc, &acc, &r[v]);
+		hcu_g1_add(&ws, &ws, &acc);
+	}
+	hcu_g1_add(&acc, &acc, &r[0]);
+	for (uint32_t v = 0; v < pl->lgrp; v++)
+		hcu_g1_add(&ts, &ts, &o[v]);
+	rsum[t] = acc;
+	jsum[t] = ws;
+	tsum[t] = ts;
+}
+
+/* 7b: window w's sum: L (sum_g J_g + G sum_g g R_g) + sum_g T_g. */
+HCU_FN void hcu_msm_window_at(const struct hcu_msm_plan *pl, const hcu_g1 *rsum, const hcu_g1 *jsum,
+			      const hcu_g1 *tsum, hcu_g1 *wsum, uint32_t w)
+{
+	uint64_t base = (uint64_t)w * pl->ngrp;
 	hcu_g1 acc, ws;
 
 	hcu_g1_set_inf(&acc);
 	hcu_g1_set_inf(&ws);
-	for (uint32_t j = pl->nseg; j-- > 1;) {
-		hcu_g1_add(&acc, &acc, &rw[j]);
+	for (uint32_t g = pl->ngrp; g-- > 1;) {
+		hcu_g1_add(&acc, &acc, &rsum[base + g]);
 		hcu_g1_add(&ws, &ws, &acc);
 	}
+	for (uint32_t l = 0; l < pl->lg_lgrp; l++)
+		hcu_g1_double(&ws, &ws);
+	for (uint32_t g = 0; g < pl->ngrp; g++)
+		hcu_g1_add(&ws, &ws, &jsum[base + g]);
 	for (uint32_t l = 0; l < pl->lg_lseg; l++)
 		hcu_g1_double(&ws, &ws);
-	for (uint32_t j = 0; j < pl->nseg; j++)
-		hcu_g1_add(&ws, &ws, &tw[j]);
+	for (uint32_t g = 0; g < pl->ngrp; g++)
+		hcu_g1_add(&ws, &ws, &tsum[base + g]);
 	wsum[w] = ws;
 }
 
@@ -433,13 +470,15 @@ HCU_FN void hcu_msm_combine(const struct hcu_msm_plan *pl, const hcu_g1 *wsum, h
  * scalars (n * 32 bytes): the digits and the sorted entries (4 bytes each
  * per window and point), counts, starts and cursors (12 bytes per bucket,
  * and 4 per chunk of phase 3),
- * the buckets and the segments' two sums (144 bytes each). */
+ * the buckets, the segments' two sums and the groups' three (144 bytes
+ * each). */
 HCU_FN uint64_t hcu_msm_scratch_bytes(const struct hcu_msm_plan *pl)
 {
 	uint64_t nbk = (uint64_t)pl->nwin * pl->nb, nsg = (uint64_t)pl->nwin * pl->nseg;
+	uint64_t ngr = (uint64_t)pl->nwin * pl->ngrp;
 
 	return 8ull * pl->nwin * pl->n + 12 * nbk + 4ull * pl->nwin * (pl->nchunk + 1) +
-	       sizeof(hcu_g1) * (nbk + 2 * nsg + pl->nwin);
+	       sizeof(hcu_g1) * (nbk + 2 * nsg + 3 * ngr + pl->nwin);
 }
 
 #endif

@@ -123,9 +123,16 @@ __global__ void mcu_k_segment(struct hcu_msm_plan pl, const hcu_g1 *buckets, hcu
 	MCU_FOR(t, (uint64_t)pl.nwin * pl.nseg) hcu_msm_segment_at(&pl, buckets, run, tot, t);
 }
 
-__global__ void mcu_k_window(struct hcu_msm_plan pl, const hcu_g1 *run, const hcu_g1 *tot, hcu_g1 *wsum)
+__global__ void mcu_k_group(struct hcu_msm_plan pl, const hcu_g1 *run, const hcu_g1 *tot, hcu_g1 *rsum,
+			    hcu_g1 *jsum, hcu_g1 *tsum)
 {
-	MCU_FOR(t, pl.nwin) hcu_msm_window_at(&pl, run, tot, wsum, (uint32_t)t);
+	MCU_FOR(t, (uint64_t)pl.nwin * pl.ngrp) hcu_msm_group_at(&pl, run, tot, rsum, jsum, tsum, t);
+}
+
+__global__ void mcu_k_window(struct hcu_msm_plan pl, const hcu_g1 *rsum, const hcu_g1 *jsum, const hcu_g1 *tsum,
+			     hcu_g1 *wsum)
+{
+	MCU_FOR(t, pl.nwin) hcu_msm_window_at(&pl, rsum, jsum, tsum, wsum, (uint32_t)t);
 }
 
 static unsigned mcu_blocks(uint64_t work)
@@ -332,7 +339,7 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 		return rc;
 
 	uint64_t nd = (uint64_t)pl.nwin * pl.n, nbk = (uint64_t)pl.nwin * pl.nb, nsg = (uint64_t)pl.nwin * pl.nseg;
-	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk;
+	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk, ngr = (uint64_t)pl.nwin * pl.ngrp;
 	char *at = m->scratch;
 	int32_t *digits = mcu_carve<int32_t>(&at, nd);
 	uint32_t *sorted = mcu_carve<uint32_t>(&at, nd);
@@ -343,6 +350,9 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 	hcu_g1 *buckets = mcu_carve<hcu_g1>(&at, nbk);
 	hcu_g1 *run = mcu_carve<hcu_g1>(&at, nsg);
 	hcu_g1 *tot = mcu_carve<hcu_g1>(&at, nsg);
+	hcu_g1 *rsum = mcu_carve<hcu_g1>(&at, ngr);
+	hcu_g1 *jsum = mcu_carve<hcu_g1>(&at, ngr);
+	hcu_g1 *tsum = mcu_carve<hcu_g1>(&at, ngr);
 	hcu_g1 *wsum = mcu_carve<hcu_g1>(&at, pl.nwin);
 
 	/* Pageable upload (the driver stages it); the proving path should
@@ -365,7 +375,9 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 	MCU_LAUNCHED("mcu_k_bucket");
 	mcu_k_segment<<<mcu_blocks(nsg), MCU_BLOCK, 0, m->st>>>(pl, buckets, run, tot);
 	MCU_LAUNCHED("mcu_k_segment");
-	mcu_k_window<<<mcu_blocks(pl.nwin), MCU_BLOCK, 0, m->st>>>(pl, run, tot, wsum);
+	mcu_k_group<<<mcu_blocks(ngr), MCU_BLOCK, 0, m->st>>>(pl, run, tot, rsum, jsum, tsum);
+	MCU_LAUNCHED("mcu_k_group");
+	mcu_k_window<<<mcu_blocks(pl.nwin), MCU_BLOCK, 0, m->st>>>(pl, rsum, jsum, tsum, wsum);
 	MCU_LAUNCHED("mcu_k_window");
 	MCU_TRY(cudaMemcpyAsync(m->wsum, wsum, pl.nwin * sizeof(hcu_g1), cudaMemcpyDeviceToHost, m->st),
 		"download window sums");

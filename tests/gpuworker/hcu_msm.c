@@ -4,11 +4,12 @@
  * kernels' order, and the result checked bit for bit (as an affine point)
  * against curve/msm.c's msm_g1 on the same inputs: random points and
  * scalars at n = 1, 2, 3, 255, 256, 257, 2^12, 2^16 (smaller under a
- * sanitizer), a forced c = 16 (digit 2^15) and c = 2, and edge inputs
+ * sanitizer), forced widths c = 2, 11, 13 and 16 (digit 2^15), and edge inputs
  * (scalars 0, 1, r-1, all equal (one bucket per window), one point
  * repeated, a point beside its negation, points at infinity). The point
  * operations are checked against curve/point.c first, special cases
- * included. Last, one deliberately broken phase (the sort loses one
+ * included, and phase 1 alone at every c (the digits give the scalar
+ * back). Last, one deliberately broken phase (the sort loses one
  * entry's sign) must make the comparison fail.
  */
 #include <stdio.h>
@@ -139,7 +140,7 @@ static void check_digits(void)
 
 		hcu_msm_plan(&pl, 8, c);
 		CHECK(pl.c == c && pl.nwin * c >= 256 && pl.nseg * pl.lseg == pl.nb &&
-		      pl.nchunk * pl.lchunk == pl.nb, "plan at c %u", c);
+		      pl.nchunk * pl.lchunk == pl.nb && pl.ngrp * pl.lgrp == pl.nseg, "plan at c %u", c);
 		for (uint32_t i = 0; i < 8; i++) {
 			hcu_msm_digits_at(&pl, (const hcu_fr *)s, digits, i);
 			acc = FR_ZERO;
@@ -170,7 +171,9 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 
 	hcu_msm_plan(&pl, n, c);
 	uint64_t nd = (uint64_t)pl.nwin * n, nbk = (uint64_t)pl.nwin * pl.nb, nsg = (uint64_t)pl.nwin * pl.nseg;
-	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk;
+	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk, ngr = (uint64_t)pl.nwin * pl.ngrp;
+	hcu_g1 *rsum = malloc(ngr * sizeof(*rsum)), *jsum = malloc(ngr * sizeof(*jsum));
+	hcu_g1 *tsum = malloc(ngr * sizeof(*tsum));
 	uint32_t *csum = malloc(nck * sizeof(*csum));
 	int32_t *digits = malloc(nd * sizeof(*digits));
 	uint32_t *sorted = malloc(nd * sizeof(*sorted)), *count = calloc(nbk, sizeof(*count));
@@ -178,7 +181,7 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 	hcu_g1 *buckets = malloc(nbk * sizeof(*buckets)), *run = malloc(nsg * sizeof(*run));
 	hcu_g1 *tot = malloc(nsg * sizeof(*tot)), *wsum = malloc(pl.nwin * sizeof(*wsum));
 
-	CHECK(csum && digits && sorted && count && start && cursor && buckets && run && tot && wsum, "malloc");
+	CHECK(rsum && jsum && tsum && csum && digits && sorted && count && start && cursor && buckets && run && tot && wsum, "malloc");
 	for (uint32_t i = 0; i < n; i++)
 		hcu_msm_digits_at(&pl, (const hcu_fr *)s, digits, i);
 	for (uint64_t t = 0; t < nd; t++)
@@ -203,10 +206,15 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 		hcu_msm_bucket_at(&pl, bases, sorted, start, buckets, t);
 	for (uint64_t t = 0; t < nsg; t++)
 		hcu_msm_segment_at(&pl, buckets, run, tot, t);
+	for (uint64_t t = 0; t < ngr; t++)
+		hcu_msm_group_at(&pl, run, tot, rsum, jsum, tsum, t);
 	for (uint32_t w = 0; w < pl.nwin; w++)
-		hcu_msm_window_at(&pl, run, tot, wsum, w);
+		hcu_msm_window_at(&pl, rsum, jsum, tsum, wsum, w);
 	hcu_msm_combine(&pl, wsum, out);
 	free(csum);
+	free(rsum);
+	free(jsum);
+	free(tsum);
 	free(digits);
 	free(sorted);
 	free(count);
@@ -293,6 +301,12 @@ int main(void)
 	CHECK_AGREE(p, s, 300, 16, "forced c = 16");
 	CHECK_AGREE(p, s, 300, 2, "forced c = 2");
 	CHECK_AGREE(p, s, 300, 11, "forced c = 11");
+	/* The widths a device uses at 2^20..2^24, on fewer points. */
+	for (unsigned c = 13; c <= 16; c += 3) {
+		t0 = t_now_ns();
+		CHECK_AGREE(p, s, T_SIZE(4096, 512), c, "forced width");
+		printf("info: hcu_msm: n %u at c %u agrees, %.0f ms\n", T_SIZE(4096, 512), c, (t_now_ns() - t0) / 1e6);
+	}
 
 	CHECK(!agree(p, s, 257, 0, 1), "a sort that loses a sign went unnoticed");
 	printf("info: hcu_msm: a broken sort (one sign lost) makes the comparison fail, as it must\n");
