@@ -28,10 +28,22 @@
  *               counting sort of (bucket, point) pairs by bucket. On the
  *               device the order of the points within a bucket follows
  *               the atomics; the bucket's sum, a group element, does not.
- *   5 buckets   one thread per (window, bucket): the bucket's points added
- *               into a Jacobian accumulator by mixed additions with the
- *               affine bases (complete: infinity, equal points, opposite
- *               points each handled).
+ *   5 buckets   the points added into Jacobian bucket sums by mixed
+ *               additions with the affine bases (complete: infinity, equal
+ *               points, opposite points each handled), in two passes so
+ *               that the work per thread does not follow the scalars'
+ *               distribution (a witness full of ones puts nearly every
+ *               point in one bucket): 5a one thread per piece of P =
+ *               HCU_MSM_PIECE consecutive sorted entries of a window sums
+ *               its entries bucket by bucket, writes the buckets that lie
+ *               wholly inside the piece, and keeps the partial sums of its
+ *               first and last bucket (head, tail); 5b one thread per
+ *               (window, bucket) writes the empty buckets and joins those
+ *               that span pieces: tail of the first piece, tails of the
+ *               middle ones (whole pieces), head of the last. A bucket of
+ *               m points thus costs 5b about m / P additions in one
+ *               thread (2^16 at n = 2^24 if every scalar is 1): a tree over
+ *               the pieces would remove that too.
  *   6 segments  one thread per (window, segment): the buckets of a window
  *               fall into S segments of L; each thread runs the running
  *               sums over its own L buckets from the top: run_j (their sum)
@@ -55,9 +67,9 @@
  * Points: bases are hcu_g1_aff, laid out as curve/curve.h's g1_affine_t
  * (x, y, int inf: 104 bytes), so the params' points are uploaded as they
  * are; accumulators are Jacobian hcu_g1, laid out as g1_t (Z = 0 is
- * infinity). XYZZ coordinates (sppark's and ICICLE's buckets) would save
- * about two products per mixed addition (8M + 2S against 7M + 4S, but no
- * squaring of Z); left for when a device can measure it.
+ * infinity). XYZZ coordinates (sppark's and ICICLE's buckets; 8M + 2S a
+ * mixed addition against 7M + 4S here) are left for when a device can
+ * measure the difference.
  */
 #ifndef GPUWORKER_HCU_MSM_CUH
 #define GPUWORKER_HCU_MSM_CUH
@@ -79,6 +91,7 @@ typedef struct {
 #define HCU_MSM_MAX_C 16
 #define HCU_MSM_NEG 0x80000000u	/* sorted entries: the point is negated */
 #define HCU_MSM_SCAN_CHUNK 64	/* buckets per thread in phases 3a and 3c */
+#define HCU_MSM_PIECE 256	/* sorted entries per thread in phase 5a */
 
 /* The shape of one MSM: see the phases above. */
 struct hcu_msm_plan {
@@ -87,6 +100,7 @@ struct hcu_msm_plan {
 	uint32_t nseg, lseg, lg_lseg;	/* segments per window, buckets per segment */
 	uint32_t nchunk, lchunk;	/* phase 3's chunks per window, buckets per chunk */
 	uint32_t ngrp, lgrp, lg_lgrp;	/* phase 7's groups per window, segments per group */
+	uint32_t npiece, lpiece;	/* phase 5's pieces per window, entries per piece */
 };
 
 /* The window width for n points on a GPU: about n / 2^7 buckets in all,
@@ -120,6 +134,8 @@ HCU_FN void hcu_msm_plan(struct hcu_msm_plan *pl, uint32_t n, unsigned c)
 	pl->lg_lgrp = (pl->c - 1 - pl->lg_lseg) / 2;	/* G = 2^floor(lg S / 2) */
 	pl->lgrp = 1u << pl->lg_lgrp;
 	pl->ngrp = pl->nseg >> pl->lg_lgrp;
+	pl->lpiece = HCU_MSM_PIECE;
+	pl->npiece = (n + pl->lpiece - 1) / pl->lpiece;
 }
 
 HCU_FN uint32_t hcu_msm_fetch_add(uint32_t *p, uint32_t v)
@@ -369,21 +385,80 @@ HCU_FN void hcu_msm_scatter_at(const struct hcu_msm_plan *pl, const int32_t *dig
 	sorted[w * pl->n + pos] = i | (d < 0 ? HCU_MSM_NEG : 0);
 }
 
-/* 5: thread t = w * nb + b sums bucket b of window w. */
-HCU_FN void hcu_msm_bucket_at(const struct hcu_msm_plan *pl, const hcu_g1_aff *bases, const uint32_t *sorted,
-			      const uint32_t *start, hcu_g1 *buckets, uint64_t t)
+/* 5a: thread t = w * npiece + k sums the entries [k P, (k + 1) P) of
+ * window w's sorted run (fewer at its end): the buckets wholly inside into
+ * buckets[], the partial sums of the piece's first and last bucket into
+ * head[t] and tail[t] (the same sum when one bucket covers the piece). */
+HCU_FN void hcu_msm_piece_at(const struct hcu_msm_plan *pl, const hcu_g1_aff *bases, const uint32_t *sorted,
+			     const uint32_t *start, hcu_g1 *buckets, hcu_g1 *head, hcu_g1 *tail, uint64_t t)
 {
-	uint64_t w = t / pl->nb, b = t - w * pl->nb;
+	uint64_t w = t / pl->npiece, k = t - w * pl->npiece;
 	const uint32_t *st = start + w * (pl->nb + 1);
 	const uint32_t *run = sorted + w * pl->n;
+	hcu_g1 *bk = buckets + w * pl->nb;
+	uint32_t lo = (uint32_t)k * pl->lpiece, hi = lo + pl->lpiece, b = 0, first = 1;
 	hcu_g1 acc;
 
 	hcu_g1_set_inf(&acc);
-	for (uint32_t k = st[b]; k < st[b + 1]; k++) {
-		uint32_t e = run[k];
+	if (hi > st[pl->nb])
+		hi = st[pl->nb];
+	if (lo >= hi) {
+		head[t] = acc;
+		tail[t] = acc;
+		return;
+	}
+	/* The bucket holding position lo: the last b < nb with st[b] <= lo. */
+	for (uint32_t top = pl->nb; b + 1 < top;) {
+		uint32_t mid = (b + top) / 2;
+
+		if (st[mid] <= lo)
+			b = mid;
+		else
+			top = mid;
+	}
+	for (uint32_t pos = lo; pos < hi; pos++) {
+		while (pos >= st[b + 1]) {	/* bucket b ended inside the piece */
+			if (first)
+				head[t] = acc;
+			if (st[b] >= lo)
+				bk[b] = acc;
+			hcu_g1_set_inf(&acc);
+			b++;
+			first = 0;
+		}
+		uint32_t e = run[pos];
 
 		hcu_g1_add_affine(&acc, &acc, &bases[e & ~HCU_MSM_NEG], (e & HCU_MSM_NEG) != 0);
 	}
+	if (first)
+		head[t] = acc;
+	tail[t] = acc;
+	if (st[b] >= lo && st[b + 1] <= hi)
+		bk[b] = acc;
+}
+
+/* 5b: thread t = w * nb + b: an empty bucket is set to infinity; one whose
+ * entries span pieces kb < ke is tail[kb] + tail[kb + 1 .. ke) + head[ke];
+ * any other was written whole by 5a. */
+HCU_FN void hcu_msm_bucket_at(const struct hcu_msm_plan *pl, const uint32_t *start, const hcu_g1 *head,
+			      const hcu_g1 *tail, hcu_g1 *buckets, uint64_t t)
+{
+	uint64_t w = t / pl->nb, b = t - w * pl->nb;
+	const uint32_t *st = start + w * (pl->nb + 1);
+	const hcu_g1 *hd = head + w * pl->npiece, *tl = tail + w * pl->npiece;
+
+	if (st[b] == st[b + 1]) {
+		hcu_g1_set_inf(&buckets[t]);
+		return;
+	}
+	uint32_t kb = st[b] / pl->lpiece, ke = (st[b + 1] - 1) / pl->lpiece;
+	if (kb == ke)
+		return;
+	hcu_g1 acc = tl[kb];
+
+	for (uint32_t k = kb + 1; k < ke; k++)
+		hcu_g1_add(&acc, &acc, &tl[k]);
+	hcu_g1_add(&acc, &acc, &hd[ke]);
 	buckets[t] = acc;
 }
 
@@ -470,15 +545,15 @@ HCU_FN void hcu_msm_combine(const struct hcu_msm_plan *pl, const hcu_g1 *wsum, h
  * scalars (n * 32 bytes): the digits and the sorted entries (4 bytes each
  * per window and point), counts, starts and cursors (12 bytes per bucket,
  * and 4 per chunk of phase 3),
- * the buckets, the segments' two sums and the groups' three (144 bytes
- * each). */
+ * the buckets, the pieces' two partial sums, the segments' two sums and
+ * the groups' three (144 bytes each). */
 HCU_FN uint64_t hcu_msm_scratch_bytes(const struct hcu_msm_plan *pl)
 {
 	uint64_t nbk = (uint64_t)pl->nwin * pl->nb, nsg = (uint64_t)pl->nwin * pl->nseg;
-	uint64_t ngr = (uint64_t)pl->nwin * pl->ngrp;
+	uint64_t ngr = (uint64_t)pl->nwin * pl->ngrp, npc = (uint64_t)pl->nwin * pl->npiece;
 
 	return 8ull * pl->nwin * pl->n + 12 * nbk + 4ull * pl->nwin * (pl->nchunk + 1) +
-	       sizeof(hcu_g1) * (nbk + 2 * nsg + 3 * ngr + pl->nwin);
+	       sizeof(hcu_g1) * (nbk + 2 * npc + 2 * nsg + 3 * ngr + pl->nwin);
 }
 
 #endif

@@ -8,16 +8,19 @@
  * bytes a point (g1_affine_t as it is, flag and padding included; 96
  * would do). A call uploads its scalars (32 bytes a point) and uses one
  * scratch allocation, kept and grown only when a call needs more: digits
- * and sorted entries, 8 bytes per point and window, and 144 bytes per
- * bucket and per segment sum (hcu_msm_scratch_bytes). At n = 2^24, c = 16
- * (16 windows): 1.6 GiB of bases, 0.5 GiB of scalars, 2 GiB of digits and
- * entries, 80 MiB of buckets: far inside an H200's 141 GB.
+ * and sorted entries, 8 bytes per point and window, 288 bytes per piece
+ * of phase 5 (its two partial sums) and 144 bytes per bucket and per
+ * segment sum (hcu_msm_scratch_bytes). At n = 2^24, c = 16 (16 windows):
+ * 1.6 GiB of bases, 0.5 GiB of scalars, 2 GiB of digits and entries,
+ * 0.3 GiB of partial sums, 80 MiB of buckets: far inside an H200's 141 GB.
  *
  * Window width for n = 2^20..2^24 (hcu_msm_default_c: c = lg n - 7, at
- * most 16): 13..16, so that phase 5 has nwin 2^(c-1) threads (2^16 to
- * 2^19: several per core of an H200's 132 SMs) of about 2^7 to 2^8
- * additions each. Wider windows mean fewer windows (less of phases 2-4
- * and 7) but more buckets to reduce; none of this is measured yet.
+ * most 16): 13..16. Phase 5a has nwin n / 256 threads of 256 additions
+ * whatever c is (2^16 to 2^20 threads: several per core of an H200's 132
+ * SMs); c sets the buckets per window, 2^7 to 2^8 points each on random
+ * scalars, so most buckets span one or two pieces. Wider windows mean
+ * fewer windows (less of phases 1-5) but more buckets to reduce (6, 7);
+ * none of this is measured yet.
  *
  * Launches: grid-stride kernels of 256 threads, one stream per context;
  * the counts are zeroed on it, every phase follows the last on it, and
@@ -25,17 +28,16 @@
  * (hcu_msm_combine: c doublings per window, well under a millisecond on
  * one core, where a single device thread is slow).
  *
- * What sppark and ICICLE do differently (read, not copied): buckets in
- * XYZZ coordinates; the sort is a radix sort in shared memory (sppark) or
- * CUB's (ICICLE) with the digits recomputed from the scalars, not stored;
- * large buckets are split over several threads and small ones batched
- * (ICICLE's "large bucket" handling, sppark's per-warp work lists), so a
- * skewed input (all scalars equal) does not leave one thread doing n
- * additions as phase 5 does here; the bucket reduction is a parallel tree
- * over warps; Montgomery products in PTX with carry chains (madc.hi.cc);
- * and the host's scalars pinned, with uploads overlapped with the
- * previous batch's kernels. Those are the next steps once a device can
- * measure them.
+ * What sppark and ICICLE do differently, as far as their published
+ * designs go (their code was not consulted for this file; nothing is
+ * copied): buckets in XYZZ coordinates; the sort is a radix sort (sppark
+ * its own in shared memory, ICICLE CUB's), with digits not kept for every
+ * window at once; ICICLE treats the few very large buckets separately
+ * where 5b here still joins a large bucket's m / 256 partial sums in one
+ * thread; the bucket reduction runs on many more threads; Montgomery
+ * products in PTX with carry chains (madc.hi.cc); scalars taken from
+ * pinned memory with uploads overlapped with the previous batch's
+ * kernels. Those are the next steps once a device can measure them.
  *
  * Errors: every call is checked; cudaErrorMemoryAllocation is NOMEM, a
  * sticky error (the context is unusable) is DEVICE_LOST and marks the
@@ -112,10 +114,16 @@ __global__ void mcu_k_scatter(struct hcu_msm_plan pl, const int32_t *digits, uin
 	MCU_FOR(t, (uint64_t)pl.nwin * pl.n) hcu_msm_scatter_at(&pl, digits, cursor, sorted, t);
 }
 
-__global__ void mcu_k_bucket(struct hcu_msm_plan pl, const hcu_g1_aff *bases, const uint32_t *sorted,
-			     const uint32_t *start, hcu_g1 *buckets)
+__global__ void mcu_k_piece(struct hcu_msm_plan pl, const hcu_g1_aff *bases, const uint32_t *sorted,
+			    const uint32_t *start, hcu_g1 *buckets, hcu_g1 *head, hcu_g1 *tail)
 {
-	MCU_FOR(t, (uint64_t)pl.nwin * pl.nb) hcu_msm_bucket_at(&pl, bases, sorted, start, buckets, t);
+	MCU_FOR(t, (uint64_t)pl.nwin * pl.npiece) hcu_msm_piece_at(&pl, bases, sorted, start, buckets, head, tail, t);
+}
+
+__global__ void mcu_k_bucket(struct hcu_msm_plan pl, const uint32_t *start, const hcu_g1 *head, const hcu_g1 *tail,
+			     hcu_g1 *buckets)
+{
+	MCU_FOR(t, (uint64_t)pl.nwin * pl.nb) hcu_msm_bucket_at(&pl, start, head, tail, buckets, t);
 }
 
 __global__ void mcu_k_segment(struct hcu_msm_plan pl, const hcu_g1 *buckets, hcu_g1 *run, hcu_g1 *tot)
@@ -340,6 +348,7 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 
 	uint64_t nd = (uint64_t)pl.nwin * pl.n, nbk = (uint64_t)pl.nwin * pl.nb, nsg = (uint64_t)pl.nwin * pl.nseg;
 	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk, ngr = (uint64_t)pl.nwin * pl.ngrp;
+	uint64_t npc = (uint64_t)pl.nwin * pl.npiece;
 	char *at = m->scratch;
 	int32_t *digits = mcu_carve<int32_t>(&at, nd);
 	uint32_t *sorted = mcu_carve<uint32_t>(&at, nd);
@@ -348,6 +357,8 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 	uint32_t *cursor = mcu_carve<uint32_t>(&at, nbk);
 	uint32_t *csum = mcu_carve<uint32_t>(&at, nck);
 	hcu_g1 *buckets = mcu_carve<hcu_g1>(&at, nbk);
+	hcu_g1 *head = mcu_carve<hcu_g1>(&at, npc);
+	hcu_g1 *tail = mcu_carve<hcu_g1>(&at, npc);
 	hcu_g1 *run = mcu_carve<hcu_g1>(&at, nsg);
 	hcu_g1 *tot = mcu_carve<hcu_g1>(&at, nsg);
 	hcu_g1 *rsum = mcu_carve<hcu_g1>(&at, ngr);
@@ -371,7 +382,9 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 	MCU_LAUNCHED("mcu_k_scan_fill");
 	mcu_k_scatter<<<mcu_blocks(nd), MCU_BLOCK, 0, m->st>>>(pl, digits, cursor, sorted);
 	MCU_LAUNCHED("mcu_k_scatter");
-	mcu_k_bucket<<<mcu_blocks(nbk), MCU_BLOCK, 0, m->st>>>(pl, m->bases, sorted, start, buckets);
+	mcu_k_piece<<<mcu_blocks(npc), MCU_BLOCK, 0, m->st>>>(pl, m->bases, sorted, start, buckets, head, tail);
+	MCU_LAUNCHED("mcu_k_piece");
+	mcu_k_bucket<<<mcu_blocks(nbk), MCU_BLOCK, 0, m->st>>>(pl, start, head, tail, buckets);
 	MCU_LAUNCHED("mcu_k_bucket");
 	mcu_k_segment<<<mcu_blocks(nsg), MCU_BLOCK, 0, m->st>>>(pl, buckets, run, tot);
 	MCU_LAUNCHED("mcu_k_segment");

@@ -174,6 +174,8 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 	uint64_t nck = (uint64_t)pl.nwin * pl.nchunk, ngr = (uint64_t)pl.nwin * pl.ngrp;
 	hcu_g1 *rsum = malloc(ngr * sizeof(*rsum)), *jsum = malloc(ngr * sizeof(*jsum));
 	hcu_g1 *tsum = malloc(ngr * sizeof(*tsum));
+	uint64_t npc = (uint64_t)pl.nwin * pl.npiece;
+	hcu_g1 *head = malloc(npc * sizeof(*head)), *tail = malloc(npc * sizeof(*tail));
 	uint32_t *csum = malloc(nck * sizeof(*csum));
 	int32_t *digits = malloc(nd * sizeof(*digits));
 	uint32_t *sorted = malloc(nd * sizeof(*sorted)), *count = calloc(nbk, sizeof(*count));
@@ -181,7 +183,7 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 	hcu_g1 *buckets = malloc(nbk * sizeof(*buckets)), *run = malloc(nsg * sizeof(*run));
 	hcu_g1 *tot = malloc(nsg * sizeof(*tot)), *wsum = malloc(pl.nwin * sizeof(*wsum));
 
-	CHECK(rsum && jsum && tsum && csum && digits && sorted && count && start && cursor && buckets && run && tot && wsum, "malloc");
+	CHECK(head && tail && rsum && jsum && tsum && csum && digits && sorted && count && start && cursor && buckets && run && tot && wsum, "malloc");
 	for (uint32_t i = 0; i < n; i++)
 		hcu_msm_digits_at(&pl, (const hcu_fr *)s, digits, i);
 	for (uint64_t t = 0; t < nd; t++)
@@ -202,8 +204,10 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 			broken = 0;
 		}
 	}
+	for (uint64_t t = 0; t < npc; t++)
+		hcu_msm_piece_at(&pl, bases, sorted, start, buckets, head, tail, t);
 	for (uint64_t t = 0; t < nbk; t++)
-		hcu_msm_bucket_at(&pl, bases, sorted, start, buckets, t);
+		hcu_msm_bucket_at(&pl, start, head, tail, buckets, t);
 	for (uint64_t t = 0; t < nsg; t++)
 		hcu_msm_segment_at(&pl, buckets, run, tot, t);
 	for (uint64_t t = 0; t < ngr; t++)
@@ -212,6 +216,8 @@ static void emulate(hcu_g1 *out, const g1_affine_t *p, const fr_t *s, uint32_t n
 		hcu_msm_window_at(&pl, rsum, jsum, tsum, wsum, w);
 	hcu_msm_combine(&pl, wsum, out);
 	free(csum);
+	free(head);
+	free(tail);
 	free(rsum);
 	free(jsum);
 	free(tsum);
