@@ -127,7 +127,7 @@ fi
 cuda=1
 [ -z "$NVCC" ] && cuda=0
 t0=$SECONDS
-mk=(make -s -j"$(nproc)" O=build-gpu BIN=bin-gpu "CUDA=$cuda" DEPS_OK=yes
+mk=(make -s -j"$(nproc)" O=build-gpu BIN=bin-gpu "CUDA=$cuda" CUDA_MSM=1 DEPS_OK=yes
     CUDA_ARCHS='-gencode arch=compute_90,code=sm_90' "${bflags[@]+"${bflags[@]}"}")
 # The MSM comparison, whether or not it is among the programs, once a
 # .mk file names it (make's $(BIN)/% rule would take any name).
