@@ -19,7 +19,7 @@ $(shell mkdir -p $(O)/gpuworker && { echo $(HAVE_CUDA) $(CUDA_MSM) | cmp -s - $(
 $(call objs,gpuworker/backend.c): $(HTERM_CUDA_MODE)
 
 # The .cuh headers: nvcc writes no dependency files here, so say it.
-$(call objs,gpuworker/hterm_cuda.cu): gpuworker/hcu_fr.cuh gpuworker/hcu_hterm.cuh gpuworker/hterm.h field/fr.h
+$(call objs,gpuworker/hterm_cuda.cu): gpuworker/hcu_fr.cuh gpuworker/hcu_hterm.cuh gpuworker/cuda_sticky.cuh gpuworker/hterm.h field/fr.h
 
 # Host-side tests of the device arithmetic and pipeline (run anywhere).
 TESTS += $(BIN)/tests/hcu_fr
@@ -58,7 +58,7 @@ else
 MSM_CUDA_SRCS := gpuworker/msm_nocuda.c
 endif
 $(O)/libhterm.a: $(call objs,$(MSM_CUDA_SRCS))
-$(call objs,gpuworker/msm_cuda.cu): gpuworker/hcu_fr.cuh gpuworker/hcu_fp.cuh gpuworker/hcu_msm.cuh \
+$(call objs,gpuworker/msm_cuda.cu): gpuworker/hcu_fr.cuh gpuworker/hcu_fp.cuh gpuworker/hcu_msm.cuh gpuworker/cuda_sticky.cuh \
 	gpuworker/msm_cuda.h
 
 TESTS += $(BIN)/tests/hcu_fp

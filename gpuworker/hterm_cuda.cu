@@ -57,6 +57,7 @@
 extern "C" {
 #include "gpuworker/hterm.h"
 }
+#include "gpuworker/cuda_sticky.cuh"
 #include "gpuworker/hcu_hterm.cuh"
 
 static_assert(sizeof(hcu_fr) == sizeof(fr_t), "hcu_fr must be laid out as fr_t");
@@ -117,31 +118,6 @@ static unsigned hcu_blocks(uint32_t work)
 
 /* ---- errors ---- */
 
-/* Errors after which the context cannot be used again (CUDA runtime API
- * docs: "the process must be terminated and relaunched"). */
-static int hcu_sticky_code(cudaError_t e)
-{
-	switch (e) {
-	case cudaErrorIllegalAddress:
-	case cudaErrorLaunchFailure:
-	case cudaErrorHardwareStackError:
-	case cudaErrorIllegalInstruction:
-	case cudaErrorMisalignedAddress:
-	case cudaErrorInvalidAddressSpace:
-	case cudaErrorInvalidPc:
-	case cudaErrorLaunchTimeout:
-	case cudaErrorECCUncorrectable:
-	case cudaErrorAssert:
-#if CUDART_VERSION >= 12080	/* both new in CUDA 12.8 */
-	case cudaErrorContained:
-	case cudaErrorTensorMemoryLeak:
-#endif
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Where a call reports: the device, the size and the caller's buffer. */
 struct hcu_dev {
 	int dev;
@@ -167,7 +143,7 @@ static void hcu_msg(char *err, size_t errlen, const char *fmt, ...)
  * error is cleared so that it does not resurface at the next call. */
 static int hcu_fail(struct hcu_dev *d, const char *what, cudaError_t e)
 {
-	int sticky = hcu_sticky_code(e);
+	int sticky = cuda_sticky(e);
 
 	if (!sticky)
 		(void)cudaGetLastError();

@@ -50,6 +50,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gpuworker/cuda_sticky.cuh"
 #include "gpuworker/hcu_msm.cuh"
 
 /* PROVISOR_BE_* (gpuworker/backend.h, which nvcc cannot include: field/fp.h's
@@ -163,35 +164,10 @@ static void mcu_msg(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Errors after which the context cannot be used again. The two newest
- * exist from CUDA 12.8 on. */
-static int mcu_sticky(cudaError_t e)
-{
-	switch (e) {
-	case cudaErrorIllegalAddress:
-	case cudaErrorLaunchFailure:
-	case cudaErrorHardwareStackError:
-	case cudaErrorIllegalInstruction:
-	case cudaErrorMisalignedAddress:
-	case cudaErrorInvalidAddressSpace:
-	case cudaErrorInvalidPc:
-	case cudaErrorLaunchTimeout:
-	case cudaErrorECCUncorrectable:
-	case cudaErrorAssert:
-#if CUDART_VERSION >= 12080
-	case cudaErrorContained:
-	case cudaErrorTensorMemoryLeak:
-#endif
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* A failed call's status, with one line in err. */
 static int mcu_fail(struct msm_cuda *m, const char *what, cudaError_t e, char *err, size_t errlen)
 {
-	int sticky = mcu_sticky(e);
+	int sticky = cuda_sticky(e);
 
 	if (!sticky)
 		(void)cudaGetLastError();	/* do not leave an ordinary error pending */
