@@ -126,17 +126,6 @@ struct hcu_dev {
 	size_t errlen;
 };
 
-static void hcu_msg(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Records a failed call. Sticky means in the known list: probing with
  * cudaGetLastError() would also flag runtime-initialization failures (no
  * driver, driver too old), which persist but poison nothing. An ordinary
@@ -147,7 +136,7 @@ static int hcu_fail(struct hcu_dev *d, const char *what, cudaError_t e)
 
 	if (!sticky)
 		(void)cudaGetLastError();
-	hcu_msg(d->err, d->errlen, "CUDA device %d, k=%u: %s: %s (%s)%s", d->dev, d->k,
+	cuda_msg(d->err, d->errlen, "CUDA device %d, k=%u: %s: %s (%s)%s", d->dev, d->k,
 		what, cudaGetErrorString(e), cudaGetErrorName(e),
 		sticky ? "; sticky error: the CUDA context is unusable, restart the process" : "");
 	if (sticky && !hcu_poison[0])
@@ -280,7 +269,7 @@ static int hcu_ctx_init(struct hcu_dev *d, struct hcu_ctx *x)
 			return -1;
 	}
 	if (hcu_need(p) > fr) {
-		hcu_msg(d->err, d->errlen,
+		cuda_msg(d->err, d->errlen,
 			"CUDA device %d: not enough device memory (out of memory) for k=%u: "
 			"need %zu MiB, %zu MiB free of %zu MiB", d->dev, d->k, hcu_need(p) >> 20,
 			fr >> 20, total >> 20);
@@ -343,7 +332,7 @@ static struct hcu_ctx *hcu_ctx_get(struct hcu_dev *d)
 		hcu_ctx_drop(hcu_ctxs[slot]);
 	x = (struct hcu_ctx *)calloc(1, sizeof(*x));
 	if (!x || hcu_plan_init(&x->plan, d->k)) {
-		hcu_msg(d->err, d->errlen, "hterm_cuda: out of host memory for the plan");
+		cuda_msg(d->err, d->errlen, "hterm_cuda: out of host memory for the plan");
 		free(x);
 		return NULL;
 	}
@@ -500,7 +489,7 @@ static int hcu_run(struct hcu_ctx *x, void *h)
 	(void)cudaGetLastError();
 	hcu_times.passes = hcu_hterm_passes(x->k, HCU_LOG_BLOCK);
 	if (in_bytes && *x->bad_host) {
-		hcu_msg(d->err, d->errlen, "hterm_cuda: an input element's encoding is not canonical (>= r)");
+		cuda_msg(d->err, d->errlen, "hterm_cuda: an input element's encoding is not canonical (>= r)");
 		return HTERM_NONCANONICAL;
 	}
 	return 0;
@@ -521,12 +510,12 @@ static int hcu_call(int dev, void *h, const void *a, const void *b, const void *
 	d.err = err;
 	d.errlen = errlen;
 	if (hcu_poison[0]) {
-		hcu_msg(err, errlen, "CUDA context unusable after an earlier sticky error (%s); "
+		cuda_msg(err, errlen, "CUDA context unusable after an earlier sticky error (%s); "
 			"restart the process", hcu_poison);
 		return -1;
 	}
 	if (k < 1 || k > HCU_MAX_LOG) {
-		hcu_msg(err, errlen, "hterm_cuda: k=%u out of range 1..%d", k, HCU_MAX_LOG);
+		cuda_msg(err, errlen, "hterm_cuda: k=%u out of range 1..%d", k, HCU_MAX_LOG);
 		return -1;
 	}
 	uint64_t t0 = hcu_now_ns();
@@ -557,7 +546,7 @@ extern "C" int hterm_cuda_enc(int dev, void *h, const void *a, const void *b, co
 			      unsigned k, unsigned how, char *err, size_t errlen)
 {
 	if (how & ~(HCU_ENC_IN | HCU_ENC_OUT)) {
-		hcu_msg(err, errlen, "hterm_cuda_enc: unknown bits in how (%#x)", how);
+		cuda_msg(err, errlen, "hterm_cuda_enc: unknown bits in how (%#x)", how);
 		return -1;
 	}
 	return hcu_call(dev, h, a, b, c, k, how, err, errlen);
@@ -589,21 +578,21 @@ extern "C" int hterm_cuda_devices(char *err, size_t errlen)
 		    cudaDriverGetVersion(&drv) == cudaSuccess &&
 		    cudaRuntimeGetVersion(&rt) == cudaSuccess) {
 			if (drv == 0)
-				hcu_msg(err, errlen, "cudaGetDeviceCount: %s (no NVIDIA driver: "
+				cuda_msg(err, errlen, "cudaGetDeviceCount: %s (no NVIDIA driver: "
 					"libcuda.so.1 not found)", cudaGetErrorString(e));
 			else
-				hcu_msg(err, errlen, "cudaGetDeviceCount: %s (driver supports CUDA "
+				cuda_msg(err, errlen, "cudaGetDeviceCount: %s (driver supports CUDA "
 					"%d.%d, this build's runtime is %d.%d)",
 					cudaGetErrorString(e), drv / 1000, (drv % 1000) / 10,
 					rt / 1000, (rt % 1000) / 10);
 		} else {
-			hcu_msg(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+			cuda_msg(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
 		}
 		(void)cudaGetLastError();	/* an ordinary error: do not leave it pending */
 		return -1;
 	}
 	if (n == 0)
-		hcu_msg(err, errlen, "cudaGetDeviceCount: 0 devices");
+		cuda_msg(err, errlen, "cudaGetDeviceCount: 0 devices");
 	return n;
 }
 
@@ -614,12 +603,12 @@ extern "C" int hterm_cuda_describe(int dev, char *buf, size_t len)
 	cudaError_t e = cudaGetDeviceProperties(&prop, dev);
 
 	if (e != cudaSuccess) {
-		hcu_msg(buf, len, "cudaGetDeviceProperties(%d): %s", dev, cudaGetErrorString(e));
+		cuda_msg(buf, len, "cudaGetDeviceProperties(%d): %s", dev, cudaGetErrorString(e));
 		(void)cudaGetLastError();
 		return -1;
 	}
 	(void)cudaDriverGetVersion(&drv);
-	hcu_msg(buf, len, "device %d: %s, sm_%d%d, %zu MiB, driver %d.%d", dev, prop.name,
+	cuda_msg(buf, len, "device %d: %s, sm_%d%d, %zu MiB, driver %d.%d", dev, prop.name,
 		prop.major, prop.minor, (size_t)(prop.totalGlobalMem >> 20), drv / 1000,
 		(drv % 1000) / 10);
 	return 0;

@@ -153,17 +153,6 @@ static unsigned mcu_blocks(uint64_t work)
 
 /* ---- errors ---- */
 
-static void mcu_msg(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* A failed call's status, with one line in err. */
 static int mcu_fail(struct msm_cuda *m, const char *what, cudaError_t e, char *err, size_t errlen)
 {
@@ -171,7 +160,7 @@ static int mcu_fail(struct msm_cuda *m, const char *what, cudaError_t e, char *e
 
 	if (!sticky)
 		(void)cudaGetLastError();	/* do not leave an ordinary error pending */
-	mcu_msg(err, errlen, "CUDA MSM, device %d: %s: %s (%s)%s", m ? m->dev : -1, what, cudaGetErrorString(e),
+	cuda_msg(err, errlen, "CUDA MSM, device %d: %s: %s (%s)%s", m ? m->dev : -1, what, cudaGetErrorString(e),
 		cudaGetErrorName(e), sticky ? "; sticky error: the CUDA context is unusable" : "");
 	if (sticky && m && !m->dead[0])
 		snprintf(m->dead, sizeof(m->dead), "%s: %s", what, cudaGetErrorName(e));
@@ -197,12 +186,12 @@ extern "C" int msm_cuda_devices(char *err, size_t errlen)
 	cudaError_t e = cudaGetDeviceCount(&n);
 
 	if (e != cudaSuccess) {
-		mcu_msg(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+		cuda_msg(err, errlen, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
 		(void)cudaGetLastError();
 		return -1;
 	}
 	if (n == 0)
-		mcu_msg(err, errlen, "cudaGetDeviceCount: 0 devices");
+		cuda_msg(err, errlen, "cudaGetDeviceCount: 0 devices");
 	return n;
 }
 
@@ -226,7 +215,7 @@ extern "C" int msm_cuda_open(struct msm_cuda **ctx, int dev, char *err, size_t e
 	int rc;
 
 	if (!m) {
-		mcu_msg(err, errlen, "CUDA MSM: out of host memory");
+		cuda_msg(err, errlen, "CUDA MSM: out of host memory");
 		return MCU_NOMEM;
 	}
 	m->dev = dev;
@@ -262,11 +251,11 @@ extern "C" int msm_cuda_load_bases(struct msm_cuda *m, const hcu_g1_aff *p, size
 	struct hcu_msm_plan pl;
 
 	if (m->dead[0]) {
-		mcu_msg(err, errlen, "CUDA MSM: context unusable after an earlier sticky error (%s)", m->dead);
+		cuda_msg(err, errlen, "CUDA MSM: context unusable after an earlier sticky error (%s)", m->dead);
 		return MCU_LOST;
 	}
 	if (n == 0 || n > 0x7fffffffu) {
-		mcu_msg(err, errlen, "CUDA MSM: %zu bases (1 to 2^31 - 1 are taken)", n);
+		cuda_msg(err, errlen, "CUDA MSM: %zu bases (1 to 2^31 - 1 are taken)", n);
 		return MCU_BAD;
 	}
 	MCU_TRY(cudaSetDevice(m->dev), "cudaSetDevice");
@@ -305,11 +294,11 @@ extern "C" int msm_cuda_g1(struct msm_cuda *m, hcu_g1 *out, const hcu_fr *s, siz
 	struct hcu_msm_plan pl;
 
 	if (m->dead[0]) {
-		mcu_msg(err, errlen, "CUDA MSM: context unusable after an earlier sticky error (%s)", m->dead);
+		cuda_msg(err, errlen, "CUDA MSM: context unusable after an earlier sticky error (%s)", m->dead);
 		return MCU_LOST;
 	}
 	if (n > m->nbases) {
-		mcu_msg(err, errlen, "CUDA MSM: %zu points asked for, %zu bases loaded", n, m->nbases);
+		cuda_msg(err, errlen, "CUDA MSM: %zu points asked for, %zu bases loaded", n, m->nbases);
 		return MCU_BAD;
 	}
 	if (n == 0) {
