@@ -96,6 +96,63 @@ static inline void sv_dump_log(void)
 
 #define SV_FAIL(...) do { sv_dump_log(); T_FAIL(__VA_ARGS__); } while (0)
 
+/* tests/run.sh's timeout ends a test with SIGTERM, and a test that hangs
+ * would otherwise leave no trace: its stdout buffer is lost and the
+ * supervisor's log is removed with its directory. This handler says so,
+ * copies the last 6 KiB of the current supervisor's log and what
+ * `provisor status` shows to stderr, kills every supervisor the test
+ * started (their workers exit with them) and exits 124. It uses only
+ * calls that are safe in a signal handler (open, read, write, fork,
+ * execv, waitpid, kill, unlink, _exit), on paths made beforehand. */
+static char sv_term_status[256], sv_term_shm[8][200];
+static char *sv_term_argv[6];
+
+static inline void sv_term_say(const char *m)
+{
+	size_t n = strlen(m);
+
+	if (write(2, m, n) != (ssize_t)n) {
+	}
+}
+
+static void sv_on_term(int sig)
+{
+	static char buf[6144];
+
+	(void)sig;
+	sv_term_say("\n--- SIGTERM (the run's timeout?) while the test waited ---\n");
+	if (sv_current) {
+		int fd = open(sv_current->log, O_RDONLY);
+		if (fd >= 0) {
+			off_t end = lseek(fd, 0, SEEK_END);
+			lseek(fd, end > (off_t)sizeof buf ? end - (off_t)sizeof buf : 0, SEEK_SET);
+			ssize_t n = read(fd, buf, sizeof buf);
+			close(fd);
+			sv_term_say("--- supervisor log (last lines) ---\n");
+			if (n > 0 && write(2, buf, (size_t)n) != n) {
+			}
+		}
+		pid_t p = fork();
+		if (p == 0) {
+			dup2(2, 1);
+			execv(sv_term_status, sv_term_argv);
+			_exit(127);
+		}
+		if (p > 0) {
+			sv_term_say("--- provisor status ---\n");
+			waitpid(p, NULL, 0);
+		}
+	}
+	for (int i = 0; i < sv_nall; i++)
+		if (sv_all[i]->pid > 0) {
+			kill(sv_all[i]->pid, SIGKILL);
+			waitpid(sv_all[i]->pid, NULL, 0);
+			if (sv_term_shm[i][0])
+				unlink(sv_term_shm[i]);
+		}
+	_exit(124);
+}
+
 /* Start a supervisor with extra arguments (NULL-terminated). Waits until
  * every slot's worker is up (idle, or busy with resumed work). The same
  * tag in the same test process gives the same name and state directory. */
@@ -121,6 +178,17 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 	snprintf(v->sock, sizeof v->sock, "%s/control.sock", v->dir);
 	snprintf(v->log, sizeof v->log, "%s/provisor-test-%s-%d.log", t_tmpdir(), tag, (int)getpid());
 	snprintf(path, sizeof path, "%s/provisor", sv_bin());
+	for (int i = 0; i < sv_nall; i++)
+		if (sv_all[i] == v && shm_path(v->name, sv_term_shm[i], sizeof sv_term_shm[i]) != 0)
+			sv_term_shm[i][0] = '\0';
+	snprintf(sv_term_status, sizeof sv_term_status, "%s", path);
+	if (!sv_term_argv[0]) {
+		static char a0[] = "provisor", a1[] = "status", a2[] = "--name";
+		sv_term_argv[0] = a0, sv_term_argv[1] = a1, sv_term_argv[2] = a2;
+		setvbuf(stdout, NULL, _IOLBF, 0);	/* info lines survive a kill */
+		signal(SIGTERM, sv_on_term);
+	}
+	sv_term_argv[3] = v->name;
 	argv[n++] = path;
 	argv[n++] = "run";
 	argv[n++] = "--name";
