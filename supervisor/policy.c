@@ -188,23 +188,29 @@ static int gpu_pick(struct sup *s, const struct job *j)
 
 /* The synth holding the first ready partition by priority that has a
  * gpuworker to go to (*gi; its kind's slots, reservations and pre-emption
- * permitting: preempt_gpu_ok); -1 if none. */
+ * permitting: preempt_gpu_ok); -1 if none. The gpuworker is the one found
+ * for that synth, never picked a second time: gpu_pick reads the slots'
+ * records, which the workers write meanwhile (a restarted gpuworker shows
+ * LOADING only after its HELLO), so a second pick may find none, and a
+ * relay to gpuworker -1 would write far outside the child table. */
 static int ready_pick(struct sup *s, int *gi)
 {
-	int best = -1;
+	int best = -1, best_gi = -1;
 
 	for (uint32_t i = s->ngpu; i < s->nchild; i++) {
 		struct child *c = &s->child[i];
+		int g;
 		if (!child_serving(c) || c->rd != RD_HELD || c->nhold != 1 || relay_busy(c))
 			continue;
-		if (gpu_pick(s, &s->jobs[c->hold[0].job]) < 0)
+		if ((g = gpu_pick(s, &s->jobs[c->hold[0].job])) < 0)
 			continue;
 		if (best < 0 || part_cmp(s, c->hold[0].job, c->hold[0].part,
-					 s->child[best].hold[0].job, s->child[best].hold[0].part) < 0)
+					 s->child[best].hold[0].job, s->child[best].hold[0].part) < 0) {
 			best = (int)i;
+			best_gi = g;
+		}
 	}
-	if (best >= 0)
-		*gi = gpu_pick(s, &s->jobs[s->child[best].hold[0].job]);
+	*gi = best_gi;
 	return best;
 }
 

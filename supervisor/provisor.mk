@@ -43,8 +43,9 @@ BENCHES += $(BIN)/bench/restart
 $(BIN)/bench/restart: $(call objs,bench/restart_bench.c) $(O)/libctl.a $(O)/libshm.a $(O)/libformat.a $(O)/libsynth.a $(O)/libfield.a | $(BIN)/provisor $(BIN)/gpuworker $(BIN)/synth
 LDLIBS_bench/restart = $(call pc_libs,libsodium)
 
-# Unit tests: the transition tables alone, no process, no ring.
-SUP_UNIT_TESTS := child_fsm relay_fsm part_fsm loop gpus
+# Unit tests: the transition tables, and placement (policy.c) on stubs;
+# no process, no ring.
+SUP_UNIT_TESTS := child_fsm relay_fsm part_fsm loop gpus policy
 TESTS += $(patsubst %,$(BIN)/tests/supervisor_%,$(SUP_UNIT_TESTS))
 $(foreach t,$(SUP_UNIT_TESTS),$(eval $(BIN)/tests/supervisor_$(t): $(call objs,tests/supervisor/$(t).c supervisor/$(t).c)))
 LDLIBS_tests/supervisor_loop = $(call pc_libs,liburing)

@@ -276,12 +276,22 @@ static inline int sv_job_over(const struct shm_job *j)
 	return j->state == SHM_JOB_DONE || j->state == SHM_JOB_FAILED || j->state == SHM_JOB_CANCELLED;
 }
 
-/* Wait for a job to finish; fails the test after timeout_s. */
+/* Wait for a job to finish; fails the test after timeout_s, or at once
+ * when the supervisor died meanwhile (its segment stays mapped but never
+ * changes again: the job would only be waited for until the timeout). */
 static inline void sv_wait(struct sv *v, uint64_t id, int timeout_s, struct shm_job *j)
 {
+	int status;
+
 	for (int i = 0; i < timeout_s * 200; i++) {
 		if (sv_job(v, id, j) >= 0 && sv_job_over(j))
 			return;
+		if (v->pid > 0 && waitpid(v->pid, &status, WNOHANG) == v->pid) {
+			v->pid = 0;
+			SV_FAIL("supervisor died while job %llu ran (%s %d)", (unsigned long long)id,
+				WIFSIGNALED(status) ? "signal" : "exit status",
+				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		}
 		usleep(5000);
 	}
 	SV_FAIL("job %llu did not finish in %d s", (unsigned long long)id, timeout_s);
