@@ -98,10 +98,11 @@ static int preempted_between(struct sv *v, uint64_t low, uint32_t part, uint64_t
 }
 
 /* Wait until gpu.0 is busy with job id and every partition of it is at
- * a gpuworker, no synth busy: nothing is being relayed. */
+ * a gpuworker, no synth busy: nothing is being relayed (the bounds here,
+ * times t_slow(), only catch a hang). */
 static void wait_relayed(struct sv *v, uint64_t id)
 {
-	for (int i = 0; i < 6000; i++) {
+	for (unsigned i = 0; i < 6000 * t_slow(); i++) {
 		struct shm_slot sl;
 		struct shm_job j;
 		int waiting = 0;
@@ -125,7 +126,7 @@ static void wait_relayed(struct sv *v, uint64_t id)
 /* Wait until both GPU slots are busy with job id. */
 static void wait_busy(struct sv *v, uint64_t id)
 {
-	for (int i = 0; i < 3000; i++) {
+	for (unsigned i = 0; i < 3000 * t_slow(); i++) {
 		int busy = 0;
 		for (uint32_t s = 0; s < shm_count(&v->seg, SHM_T_GPU); s++) {
 			struct shm_slot sl;
