@@ -5,7 +5,7 @@
 #     done exactly once, and the database's history (provisor_leases)
 #     shows no job ever held by two nodes at once;
 #   - a third node reaches the database through a relay (fleet_proxy) that
-#     the test freezes while the node holds two jobs: the node finishes
+#     the test freezes once the node holds two jobs: the node finishes
 #     them, its leases expire meanwhile and the first node takes both and
 #     completes them; when the relay thaws, the third node reports its
 #     two results and the database refuses both (their leases' late_at
@@ -49,18 +49,22 @@ late=$(fleet_conf late "heartbeat = 200ms" "lease = 800ms" "claim_interval = 20m
 sed -i "s|^dsn = .*|dsn = host=$T/relay dbname=postgres user=provisor|" "$late"
 node_start "fr3-$$" --config "$late"
 sql "INSERT INTO provisor_jobs (kind, log_size, partitions, seed)
-     SELECT 'porep', 12, 6, decode(lpad(to_hex(i), 4, '0'), 'hex') FROM generate_series(101, 102) AS i" >/dev/null
-# The relay frozen, then the database asked (directly) whether node 3
-# holds both; if not yet, thawed for a moment.
+     SELECT 'porep', 12, 12, decode(lpad(to_hex(i), 4, '0'), 'hex') FROM generate_series(101, 102) AS i" >/dev/null
+# The relay frozen once node 3 holds both (its own view: both claims
+# answered, so the database has both as its), as in kill.sh: a freeze
+# timed on the database alone could catch a claim's answer in the relay,
+# and the node would never have the job (it failed so in a CI run).
+# Twelve partitions a job, so that neither is done before the freeze.
 held=
-for _ in $(seq $((300 * slow))); do
-  kill -STOP "$proxy"
-  held=$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.fr3-$$'")
-  [ "$held" = 2 ] && break
-  kill -CONT "$proxy"
-  sleep 0.05
+for _ in $(seq $((500 * slow))); do
+  if [ "$(node_json "fr3-$$" leases_held)" = 2 ]; then
+    kill -STOP "$proxy"
+    held=$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.fr3-$$'")
+    break
+  fi
+  sleep 0.02
 done
-[ "$held" = 2 ] || fail "fr3 never held both jobs"
+[ "$held" = 2 ] || fail "fr3 never held both jobs (it holds $(node_json "fr3-$$" leases_held), the database says $held)"
 "$prov" resume --name "fr1-$$" >/dev/null || fail "resume fr1"
 wait_for 60 done_n 42 || fail "fr1 did not take over fr3's jobs: $(sql "SELECT id, state, owner FROM provisor_jobs WHERE id > 40")"
 ended_here() { [ "$("$prov" jobs --name "fr3-$$" --state done 2>/dev/null | grep -c .)" -ge 2 ]; }
