@@ -100,11 +100,12 @@ static inline void sv_dump_log(void)
  * would otherwise leave no trace: its stdout buffer is lost and the
  * supervisor's log is removed with its directory. This handler says so,
  * copies the last 6 KiB of the current supervisor's log and what
- * `provisor status` shows to stderr, kills every supervisor the test
- * started (their workers exit with them) and exits 124. It uses only
- * calls that are safe in a signal handler (open, read, write, fork,
- * execv, waitpid, kill, unlink, _exit), on paths made beforehand. */
-static char sv_term_status[256], sv_term_shm[8][200];
+ * `provisor status` shows to stderr (open, read, write, fork, execv and
+ * waitpid only, on paths made beforehand), then exits 124 through the
+ * atexit cleanups (sv_atexit kills every supervisor the test started
+ * and removes what they made). Those are not safe in a handler: should
+ * one deadlock, run.sh's SIGKILL 5 s later ends it. */
+static char sv_term_status[256];
 static char *sv_term_argv[6];
 
 static inline void sv_term_say(const char *m)
@@ -143,14 +144,7 @@ static void sv_on_term(int sig)
 			waitpid(p, NULL, 0);
 		}
 	}
-	for (int i = 0; i < sv_nall; i++)
-		if (sv_all[i]->pid > 0) {
-			kill(sv_all[i]->pid, SIGKILL);
-			waitpid(sv_all[i]->pid, NULL, 0);
-			if (sv_term_shm[i][0])
-				unlink(sv_term_shm[i]);
-		}
-	_exit(124);
+	exit(124);
 }
 
 /* Start a supervisor with extra arguments (NULL-terminated). Waits until
@@ -178,9 +172,6 @@ static inline void sv_start(struct sv *v, const char *tag, ...)
 	snprintf(v->sock, sizeof v->sock, "%s/control.sock", v->dir);
 	snprintf(v->log, sizeof v->log, "%s/provisor-test-%s-%d.log", t_tmpdir(), tag, (int)getpid());
 	snprintf(path, sizeof path, "%s/provisor", sv_bin());
-	for (int i = 0; i < sv_nall; i++)
-		if (sv_all[i] == v && shm_path(v->name, sv_term_shm[i], sizeof sv_term_shm[i]) != 0)
-			sv_term_shm[i][0] = '\0';
 	snprintf(sv_term_status, sizeof sv_term_status, "%s", path);
 	if (!sv_term_argv[0]) {
 		static char a0[] = "provisor", a1[] = "status", a2[] = "--name";
