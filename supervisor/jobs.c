@@ -143,7 +143,8 @@ int sched_submit(struct sup *s, uid_t uid, uint32_t kind, const uint8_t *seed, u
 	j->submit_wall_ns = shm_now_wall();
 	j->submit_mono_ns = shm_now_mono();
 	for (uint32_t p = 0; p < parts; p++)
-		j->part[p] = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1 };
+		j->part[p] = (struct part){ .state = SHM_PART_QUEUED, .synth_child = -1, .gpu_child = -1,
+					     .xout_from = -1 };
 	/* Durable before acknowledged. */
 	struct journal_job jj = { .id = j->id, .kind = kind, .priority = j->priority, .log_size = k,
 				  .nparts = parts, .seed_len = j->seed_len,
