@@ -140,20 +140,9 @@ sed -i "s|^dsn = .*|dsn = host=$T/relay dbname=postgres user=provisor|" "$rconf"
 node_start "fk4-$$" --config "$rconf"
 sql "INSERT INTO provisor_jobs (kind, log_size, partitions, seed)
      SELECT 'porep', 12, 12, decode(lpad(to_hex(i), 4, '0'), 'hex') FROM generate_series(201, 202) AS i" >/dev/null
-# Frozen once the node holds both (its own view: both claims answered,
-# so the database has both as its): a freeze timed on the database alone
-# could catch a claim's answer in the relay, and the node would never
-# have the job. Twelve partitions a job, so that neither is done before
-# the freeze.
-held=
-for _ in $(seq $((500 * slow))); do
-  if [ "$(node_json "fk4-$$" leases_held)" = 2 ]; then
-    kill -STOP "$proxy"
-    held=$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.fk4-$$'")
-    break
-  fi
-  sleep 0.02
-done
+# Frozen once the node holds both (freeze_held). Twelve partitions a
+# job, so that neither is done before the freeze.
+held=$(freeze_held "fk4-$$" "$proxy")
 [ "$held" = 2 ] || fail "fk4 never held both jobs"
 ended_here() { [ "$("$prov" jobs --name "fk4-$$" --state done 2>/dev/null | grep -c .)" -ge 2 ]; }
 wait_for 60 ended_here || fail "fk4 did not finish its jobs while cut off"

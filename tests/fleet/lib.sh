@@ -15,6 +15,7 @@
 #   node_stop NAME; node_kill NAME (SIGKILL, its segment removed)
 #   wait_for SECONDS CMD...     poll CMD every 0.2 s (times $slow)
 #   node_json NAME FIELD; node_prom NAME METRIC   a node's own fleet view
+#   freeze_held NAME PROXY   freeze NAME's relay once it holds two jobs
 #   fleet_prom SERIES           a sample of status --fleet --prometheus
 set -u
 bin=${BIN:-bin}
@@ -198,6 +199,23 @@ node_json() {
 }
 node_prom() {
   "$prov" status --name "$1" --prometheus 2>/dev/null | awk -v m="$2" '$1 == m { print $2 }'
+}
+# freeze_held NAME PROXY: SIGSTOP the relay PROXY (fleet_proxy) between
+# node NAME and the database once the node holds two fleet jobs by its
+# own view (both claims answered, so the database has both as its), and
+# print how many running jobs the database says it owns then; prints
+# nothing when the node never held two (bound: 10 s times $slow). A
+# freeze timed on the database alone could catch a claim's answer in the
+# relay, and the node would never have that job.
+freeze_held() {
+  for _ in $(seq $((500 * slow))); do
+    if [ "$(node_json "$1" leases_held)" = 2 ]; then
+      kill -STOP "$2"
+      sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.$1'"
+      return
+    fi
+    sleep 0.02
+  done
 }
 # fleet_prom SERIES: one sample of status --fleet --prometheus (labels exact).
 fleet_prom() {

@@ -50,20 +50,10 @@ sed -i "s|^dsn = .*|dsn = host=$T/relay dbname=postgres user=provisor|" "$late"
 node_start "fr3-$$" --config "$late"
 sql "INSERT INTO provisor_jobs (kind, log_size, partitions, seed)
      SELECT 'porep', 12, 12, decode(lpad(to_hex(i), 4, '0'), 'hex') FROM generate_series(101, 102) AS i" >/dev/null
-# The relay frozen once node 3 holds both (its own view: both claims
-# answered, so the database has both as its), as in kill.sh: a freeze
-# timed on the database alone could catch a claim's answer in the relay,
-# and the node would never have the job (it failed so in a CI run).
-# Twelve partitions a job, so that neither is done before the freeze.
-held=
-for _ in $(seq $((500 * slow))); do
-  if [ "$(node_json "fr3-$$" leases_held)" = 2 ]; then
-    kill -STOP "$proxy"
-    held=$(sql "SELECT count(*) FROM provisor_jobs WHERE state = 'running' AND owner LIKE '%.fr3-$$'")
-    break
-  fi
-  sleep 0.02
-done
+# The relay frozen once node 3 holds both (freeze_held: a freeze timed
+# on the database alone left the node with no job in a CI run). Twelve
+# partitions a job, so that neither is done before the freeze.
+held=$(freeze_held "fr3-$$" "$proxy")
 [ "$held" = 2 ] || fail "fr3 never held both jobs (it holds $(node_json "fr3-$$" leases_held), the database says $held)"
 "$prov" resume --name "fr1-$$" >/dev/null || fail "resume fr1"
 wait_for 60 done_n 42 || fail "fr1 did not take over fr3's jobs: $(sql "SELECT id, state, owner FROM provisor_jobs WHERE id > 40")"
