@@ -109,6 +109,24 @@ static inline int t_sh(const char *fmt, ...)
 	return rc >= 0 && (rc & 0x7f) == 0 ? (rc >> 8) & 0xff : 128;
 }
 
+/* Flip the low bit of the byte at off in path: 0, or -1. Always a change,
+ * unlike writing a fixed byte, which is no change where the file already
+ * had it (1 in 256 for random data such as a proof's). */
+static inline int t_flip(const char *path, long off)
+{
+	FILE *f = fopen(path, "r+b");
+	int c = -1;
+
+	if (f && fseek(f, off, SEEK_SET) == 0 && (c = fgetc(f)) != EOF && fseek(f, off, SEEK_SET) == 0 &&
+	    fputc(c ^ 1, f) != EOF)
+		c = 0;
+	else
+		c = -1;
+	if (f && fclose(f) != 0)
+		c = -1;
+	return c;
+}
+
 /* Run a shell command; its stdout into a malloc'd string (NUL-terminated),
  * its exit status (128 if it did not exit) in *rc. */
 static inline char *t_capture(const char *cmd, int *rc)

@@ -152,9 +152,10 @@ static void supervisor1(void)
 	CHECK(t_sh("%s/provisor result --name %s --json %llu | grep -o '\"partition\"' | wc -l | grep -qx 4",
 		 sv_bin(), sv.name, (unsigned long long)id[1]) == 0, "result --json does not list 4 proofs");
 	/* a tampered copy: the low bit of partition 2's A (offset 152 in it) */
-	CHECK(t_sh("cp %s/results/job-%llu.result %s/t.result && printf '\\001' | "
-		 "dd of=%s/t.result bs=1 seek=%u conv=notrunc status=none", sv.dir, (unsigned long long)id[NJOBS - 1], dir,
-		 dir, 80 + 2 * 376 + 200) == 0, "tamper");
+	char tampered[400];
+	snprintf(tampered, sizeof tampered, "%s/t.result", dir);
+	CHECK(t_sh("cp %s/results/job-%llu.result %s", sv.dir, (unsigned long long)id[NJOBS - 1], tampered) == 0 &&
+	      t_flip(tampered, 80 + 2 * 376 + 200) == 0, "tamper");
 	CHECK(t_sh("%s/provisor verify --params %s %s/t.result >/dev/null 2>&1", sv_bin(), params, dir) != 0,
 	      "a tampered proofs file verified");
 	CHECK(sv_req(&sv, "stop\n", reply, sizeof reply) == 0, "stop: %s", reply);

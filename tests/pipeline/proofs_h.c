@@ -58,15 +58,17 @@ static void refused_without_params(void)
 	printf("ok: keep_h without params refused at start\n");
 }
 
-/* A copy of result src with change (a shell command on $f) applied must
- * be refused by verify --params: a non-zero exit, and want on stderr. */
-static void refused_copy(const char *src, const char *change, const char *want, const char *what)
+/* A copy of result src with change (a shell command on $f; NULL: the low
+ * bit of the byte at flip flipped) applied must be refused by verify
+ * --params: a non-zero exit, and want on stderr. */
+static void refused_copy(const char *src, const char *change, long flip, const char *want, const char *what)
 {
 	char copy[400], out[400];
 
 	snprintf(copy, sizeof copy, "%s/t.result", dir);
 	snprintf(out, sizeof out, "%s/t.err", dir);
-	CHECK(t_sh("cp %s %s && f=%s && %s", src, copy, copy, change) == 0, "%s: could not make the copy", what);
+	CHECK(t_sh("cp %s %s && f=%s && %s", src, copy, copy, change ? change : "true") == 0 &&
+	      (change || t_flip(copy, flip) == 0), "%s: could not make the copy", what);
 	CHECK(t_sh("%s/provisor verify --params %s %s >/dev/null 2>%s", sv_bin(), params, copy, out) != 0,
 	      "%s: verified", what);
 	if (t_sh("grep -q -- '%s' %s", want, out)) {
@@ -146,14 +148,12 @@ int main(void)
 	CHECK(t_sh("%s/provisor result --name %s --json %llu | grep -o '\"h_offset\"' | wc -l | grep -qx %d", sv_bin(),
 		 sv.name, (unsigned long long)id[1], P) == 0, "result --json does not list %d proofs with their H", P);
 
-	/* an H's byte flipped (partition 1, H[5]'s low byte: still canonical) */
-	char flip[200];
-	snprintf(flip, sizeof flip, "printf '\\001' | dd of=$f bs=1 seek=%u conv=notrunc status=none",
-		 80 + REGION + 376 + 5 * 32);
-	refused_copy(res, flip, "partition 1 (k=12, seed .*): FAILED: its region (proof and H) does not match its digest",
+	/* an H's byte flipped (partition 1, H[5]'s low bit: still canonical) */
+	refused_copy(res, NULL, 80 + REGION + 376 + 5 * 32,
+		     "partition 1 (k=12, seed .*): FAILED: its region (proof and H) does not match its digest",
 		     "a flipped byte in an H");
-	refused_copy(res, "truncate -s -1 $f", "truncated: ", "a truncated file");
-	refused_copy(res, "printf x >>$f", "trailing bytes", "a byte too many");
+	refused_copy(res, "truncate -s -1 $f", 0, "truncated: ", "a truncated file");
+	refused_copy(res, "printf x >>$f", 0, "trailing bytes", "a byte too many");
 
 	CHECK(sv_req(&sv, "stop\n", reply, sizeof reply) == 0, "stop: %s", reply);
 	CHECK(sv_reap(&sv, 30 * (int)t_slow()) == 0, "the supervisor did not stop cleanly");
