@@ -43,7 +43,8 @@ static int fuzz_journal_same(const struct journal_job *a, const struct journal_j
 	return a->id == b->id && a->kind == b->kind && a->priority == b->priority &&
 	       a->log_size == b->log_size && a->nparts == b->nparts &&
 	       a->seed_len == b->seed_len && a->seed_len <= sizeof a->seed &&
-	       !memcmp(a->seed, b->seed, a->seed_len) && a->submit_wall_ns == b->submit_wall_ns;
+	       !memcmp(a->seed, b->seed, a->seed_len) && a->submit_wall_ns == b->submit_wall_ns &&
+	       a->uid == b->uid;
 }
 
 static int fuzz_journal_open(const char *dir, struct fuzz_jobs *jobs, uint64_t *next_id,

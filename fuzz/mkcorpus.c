@@ -155,7 +155,8 @@ static void journals(const char *tmp)
 	for (uint64_t id = next; id < next + 3; id++) {
 		struct journal_job job = { .id = id, .kind = (uint32_t)id % 4 + 1, .priority = 1,
 					   .log_size = 4, .nparts = 2, .seed_len = 3,
-					   .seed = { 9, 8, (uint8_t)id }, .submit_wall_ns = 1000 };
+					   .seed = { 9, 8, (uint8_t)id }, .submit_wall_ns = 1000,
+					   .uid = 1000 + (uint32_t)id };
 		if (journal_submit(j, &job, err, sizeof err))
 			die("journal_submit", err);
 	}

@@ -29,7 +29,11 @@ struct journal_job {
 	uint32_t seed_len;	/* 1..32 */
 	uint8_t seed[32];
 	uint64_t submit_wall_ns;
+	uint32_t uid;		/* who submitted it (JOURNAL_UID_UNKNOWN: a version 1 record) */
 };
+
+/* A job from a version 1 record, which did not say who submitted it. */
+#define JOURNAL_UID_UNKNOWN UINT32_MAX
 
 struct journal;
 

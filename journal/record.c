@@ -21,10 +21,11 @@
 #include <xxhash.h>
 
 #define JR_MAGIC	"PVJR"
-#define JR_VERSION	1
+#define JR_VERSION	2	/* what is written; 1 is read too (its SUBMIT has no uid) */
 #define JR_HDR		JOURNAL_REC_HDR
 #define JR_MAX_PAYLOAD	256	/* far above any type; a longer length is garbage */
-#define JR_SUBMIT_LEN	68
+#define JR_SUBMIT_LEN	72
+#define JR_SUBMIT1_LEN	68	/* version 1's SUBMIT */
 #define JR_END_LEN	12
 #define JR_HW_LEN	8
 #define JR_RETRY_LEN	8
@@ -80,6 +81,7 @@ size_t journal_rec_submit(uint8_t *out, const struct journal_job *job)
 	memset(p + 28, 0, JR_SEED_MAX);
 	memcpy(p + 28, job->seed, sl);
 	util_le64_put(p + 60, job->submit_wall_ns);
+	util_le32_put(p + 68, job->uid);
 	return jr_frame(out, JR_SUBMIT, JR_SUBMIT_LEN);
 }
 
@@ -96,7 +98,7 @@ size_t journal_rec_retry(uint8_t *out, uint64_t id)
 	return jr_frame(out, JR_RETRY, JR_RETRY_LEN);
 }
 
-static void jr_dec_submit(const uint8_t *p, struct journal_job *job)
+static void jr_dec_submit(const uint8_t *p, uint16_t version, struct journal_job *job)
 {
 	memset(job, 0, sizeof(*job));
 	job->id = util_le64_get(p);
@@ -107,6 +109,7 @@ static void jr_dec_submit(const uint8_t *p, struct journal_job *job)
 	job->seed_len = util_le32_get(p + 24);
 	memcpy(job->seed, p + 28, JR_SEED_MAX);
 	job->submit_wall_ns = util_le64_get(p + 60);
+	job->uid = version >= 2 ? util_le32_get(p + 68) : JOURNAL_UID_UNKNOWN;
 }
 
 const char *journal_job_invalid(const struct journal_job *job)
@@ -243,16 +246,17 @@ static int jr_apply(struct journal_replay *rp, const struct jr_rec *r, size_t of
 	const char *bad;
 	long i;
 
-	if (r->version != JR_VERSION)
+	if (r->version < 1 || r->version > JR_VERSION)
 		return util_fail(err, errlen, -ENOTSUP, "record at offset %zu has version %u; this "
-			      "provisor reads version %d (written by a newer provisor?)",
+			      "provisor reads versions 1 and %d (written by a newer provisor?)",
 			      off, r->version, JR_VERSION);
-	if (r->type < JR_SUBMIT || r->type > JR_RETRY || r->len != want[r->type])
+	if (r->type < JR_SUBMIT || r->type > JR_RETRY ||
+	    r->len != (r->type == JR_SUBMIT && r->version == 1 ? JR_SUBMIT1_LEN : want[r->type]))
 		return util_fail(err, errlen, -EBADMSG, "corrupt record at offset %zu: type %u "
 			      "with payload length %u", off, r->type, r->len);
 	switch (r->type) {
 	case JR_SUBMIT:
-		jr_dec_submit(r->payload, &job);
+		jr_dec_submit(r->payload, r->version, &job);
 		if (!(bad = journal_job_invalid(&job)))
 			for (uint32_t b = job.seed_len; b < JR_SEED_MAX && !bad; b++)
 				if (job.seed[b])

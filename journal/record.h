@@ -13,7 +13,7 @@
 #include "journal/journal.h"
 
 #define JOURNAL_REC_HDR		16
-#define JOURNAL_REC_SUBMIT	(JOURNAL_REC_HDR + 68)	/* whole record sizes */
+#define JOURNAL_REC_SUBMIT	(JOURNAL_REC_HDR + 72)	/* whole record sizes (as written) */
 #define JOURNAL_REC_END		(JOURNAL_REC_HDR + 12)
 #define JOURNAL_REC_RETRY	(JOURNAL_REC_HDR + 8)
 

@@ -148,7 +148,7 @@ int sched_submit(struct sup *s, uid_t uid, uint32_t kind, const uint8_t *seed, u
 	/* Durable before acknowledged. */
 	struct journal_job jj = { .id = j->id, .kind = kind, .priority = j->priority, .log_size = k,
 				  .nparts = parts, .seed_len = j->seed_len,
-				  .submit_wall_ns = j->submit_wall_ns };
+				  .submit_wall_ns = j->submit_wall_ns, .uid = (uint32_t)uid };
 	memcpy(jj.seed, j->seed, j->seed_len);
 	char jerr[200];
 	/* Written here, made durable by the caller (ctlsrv.c: an io_uring
@@ -262,7 +262,9 @@ void sched_resume(struct sup *s, const struct journal_job *jj)
 	results_drop(s, ji);
 	job_init(j);
 	j->id = jj->id;
-	j->uid = getuid();	/* the journal does not say who submitted it */
+	/* it counts against who submitted it, as before the restart (a
+	 * version 1 record does not say: the supervisor's uid, exempt) */
+	j->uid = jj->uid != JOURNAL_UID_UNKNOWN ? (uid_t)jj->uid : getuid();
 	j->kind = jj->kind;
 	j->priority = jj->priority;
 	j->log_size = jj->log_size;

@@ -44,7 +44,7 @@ int jobs_journal_retry(struct sup *s, int ji, char *err, size_t errlen)
 	struct job *j = &s->jobs[ji];
 	struct journal_job jj = { .id = j->id, .kind = j->kind, .priority = j->priority,
 				  .log_size = j->log_size, .nparts = j->nparts, .seed_len = j->seed_len,
-				  .submit_wall_ns = j->submit_wall_ns };
+				  .submit_wall_ns = j->submit_wall_ns, .uid = (uint32_t)j->uid };
 	int rc;
 
 	if (!j->unjournaled)

@@ -241,7 +241,7 @@ static void jt_expect_torn(const char *what)
  * the record under test, as the last record or before SUBMIT 3. */
 static void t_crafted(void)
 {
-	uint8_t f[1024], p[68];
+	uint8_t f[1024], p[72];
 	struct journal_job j1, j2, j3;
 	uint64_t rng = 99;
 	size_t base, n, m;
@@ -279,11 +279,18 @@ static void t_crafted(void)
 
 	/* Unknown version with a valid check: refused wherever it is. */
 	jt_submit_rec(f + base, &j2);
-	memcpy(p, f + base + 16, 68);
+	memcpy(p, f + base + 16, 72);
+	n = base + jt_rec(f + base, "PVJR", 3, 1, 72, p);
+	jt_spit(f, n);
+	jt_expect_refused(-ENOTSUP, "version 3, last");
+	printf("info: version 3: %s\n", err);
+	/* A version 2 SUBMIT of version 1's length, and the other way. */
 	n = base + jt_rec(f + base, "PVJR", 2, 1, 68, p);
 	jt_spit(f, n);
-	jt_expect_refused(-ENOTSUP, "version 2, last");
-	printf("info: version 2: %s\n", err);
+	jt_expect_refused(-EBADMSG, "version 2 SUBMIT of 68 bytes");
+	n = base + jt_rec(f + base, "PVJR", 1, 1, 72, p);
+	jt_spit(f, n);
+	jt_expect_refused(-EBADMSG, "version 1 SUBMIT of 72 bytes");
 
 	/* Records whose check holds but whose content breaks a rule. */
 	struct { const char *what; uint32_t seed_len, nparts; } lim[] = {
@@ -302,20 +309,20 @@ static void t_crafted(void)
 	/* A valid check over a seed whose bytes past seed_len are not zero
 	 * (the writer always zeroes them). */
 	jt_submit_rec(f + base, &j2);
-	memcpy(p, f + base + 16, 68);
+	memcpy(p, f + base + 16, 72);
 	p[24] = 2, p[25] = p[26] = p[27] = 0;
 	p[28 + 20] = 0x5a;
-	n = base + jt_rec(f + base, "PVJR", 1, 1, 68, p);
+	n = base + jt_rec(f + base, "PVJR", 2, 1, 72, p);
 	jt_spit(f, n);
 	jt_expect_refused(-EBADMSG, "nonzero seed padding");
 	CHECK(strstr(err, "past seed_len"), "padding: %s", err);
 	n = base + jt_submit_rec(f + base, &j1);
 	jt_spit(f, n);
 	jt_expect_refused(-EBADMSG, "duplicate SUBMIT");
-	n = base + jt_rec(f + base, "PVJR", 1, 7, 8, p);
+	n = base + jt_rec(f + base, "PVJR", 2, 7, 8, p);
 	jt_spit(f, n);
 	jt_expect_refused(-EBADMSG, "unknown type");
-	n = base + jt_rec(f + base, "PVJR", 1, 1, 60, p);
+	n = base + jt_rec(f + base, "PVJR", 2, 1, 60, p);
 	jt_spit(f, n);
 	jt_expect_refused(-EBADMSG, "SUBMIT of 60 bytes");
 
@@ -542,6 +549,50 @@ static void t_compact_open(void)
 	       (unsigned long long)after);
 }
 
+/* A journal version 1 wrote (its SUBMITs say no uid) is read: its
+ * unfinished jobs come back with uid JOURNAL_UID_UNKNOWN, the compaction
+ * rewrites them as version 2 keeping that, and a job submitted after it
+ * keeps its own uid; an old file opened later is the same fixed point. */
+static void t_version1(void)
+{
+	uint8_t f[512], p[8], expect[JT_HW_SIZE + 2 * JT_SUBMIT_SIZE];
+	struct journal_job a, b, c;
+	struct jt_seen s;
+	struct journal *j;
+	uint64_t rng = 5, next;
+	size_t n, elen;
+
+	a = jt_job(1, &rng);
+	b = jt_job(2, &rng);
+	c = jt_job(3, &rng);
+	jt_fresh();
+	jt_le(p, 0, 8);
+	n = jt_rec(f, "PVJR", 1, 3, 8, p);
+	n += jt_submit_rec_v(f + n, &a, 1);
+	n += jt_submit_rec_v(f + n, &b, 1);
+	n += jt_rec(f + n, "PVJR", 1, 2, 12, (uint8_t[12]){ 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0 });	/* END 1 */
+	jt_spit(f, n);
+	CHECK(jt_open(&j, &s, &next) == 0, "version 1 file: %s", err);
+	CHECK(s.n == 1 && next == 3 && !warn[0], "version 1 file: %d jobs, next %llu, warning '%s'", s.n,
+	      (unsigned long long)next, warn);
+	b.uid = JOURNAL_UID_UNKNOWN;
+	jt_check_job(&s.job[0], &b);
+	jt_submit(j, &c);
+	journal_close(j);
+	struct jt_seen want = { .n = 2 };
+	want.job[0] = b;
+	want.job[1] = c;
+	elen = jt_hw_rec(expect, 3);
+	elen += jt_submit_rec(expect + elen, &b);
+	elen += jt_submit_rec(expect + elen, &c);
+	jt_reopen_same(&want, 4, elen);
+	size_t len;
+	uint8_t *got = jt_slurp(&len);
+	CHECK(len == elen && memcmp(got, expect, len) == 0, "version 1 file compacted: bytes differ from the doc");
+	free(got);
+	printf("info: a version 1 journal: its job back with no uid, compacted to version 2, a new job's uid kept\n");
+}
+
 int main(void)
 {
 	uint64_t t0 = t_now_ns();
@@ -551,7 +602,7 @@ int main(void)
 	t_roundtrip();
 	t_torn(false);
 	t_torn(true);
-	printf("info: torn tail: every cut inside a last SUBMIT (84 B) and END (28 B) recovered\n");
+	printf("info: torn tail: every cut inside a last SUBMIT (88 B) and END (28 B) recovered\n");
 	t_flip_last();
 	t_flip_middle();
 	t_crafted();
@@ -560,6 +611,7 @@ int main(void)
 	t_nosync();
 	t_retry();
 	t_compact_open();
+	t_version1();
 	jt_cleanup();
 	printf("info: journal tests took %.1f s\n", (double)(t_now_ns() - t0) / 1e9);
 	return 0;

@@ -19,7 +19,7 @@
 #include "tests/helpers.h"
 
 #define JT_MAX_JOBS	256
-#define JT_SUBMIT_SIZE	84	/* 16-byte header + 68-byte payload */
+#define JT_SUBMIT_SIZE	88	/* 16-byte header + 72-byte payload (version 2) */
 #define JT_END_SIZE	28
 #define JT_HW_SIZE	24
 
@@ -117,9 +117,11 @@ static size_t jt_rec(uint8_t *out, const char *magic, uint16_t version, uint16_t
 	return 16 + (size_t)len;
 }
 
-static size_t jt_submit_rec(uint8_t *out, const struct journal_job *j)
+/* A SUBMIT as this provisor writes it (version 2, with the uid), or as
+ * version 1 wrote it (v1: no uid). */
+static size_t jt_submit_rec_v(uint8_t *out, const struct journal_job *j, int v1)
 {
-	uint8_t p[68] = { 0 };
+	uint8_t p[72] = { 0 };
 
 	jt_le(p, j->id, 8);
 	jt_le(p + 8, j->kind, 4);
@@ -129,7 +131,15 @@ static size_t jt_submit_rec(uint8_t *out, const struct journal_job *j)
 	jt_le(p + 24, j->seed_len, 4);
 	memcpy(p + 28, j->seed, j->seed_len <= 32 ? j->seed_len : 32);
 	jt_le(p + 60, j->submit_wall_ns, 8);
-	return jt_rec(out, "PVJR", 1, 1, 68, p);
+	if (v1)
+		return jt_rec(out, "PVJR", 1, 1, 68, p);
+	jt_le(p + 68, j->uid, 4);
+	return jt_rec(out, "PVJR", 2, 1, 72, p);
+}
+
+static size_t jt_submit_rec(uint8_t *out, const struct journal_job *j)
+{
+	return jt_submit_rec_v(out, j, 0);
 }
 
 static size_t jt_end_rec(uint8_t *out, uint64_t id, uint32_t state)
@@ -138,7 +148,7 @@ static size_t jt_end_rec(uint8_t *out, uint64_t id, uint32_t state)
 
 	jt_le(p, id, 8);
 	jt_le(p + 8, state, 4);
-	return jt_rec(out, "PVJR", 1, 2, 12, p);
+	return jt_rec(out, "PVJR", 2, 2, 12, p);
 }
 
 static size_t jt_hw_rec(uint8_t *out, uint64_t highest)
@@ -146,7 +156,7 @@ static size_t jt_hw_rec(uint8_t *out, uint64_t highest)
 	uint8_t p[8];
 
 	jt_le(p, highest, 8);
-	return jt_rec(out, "PVJR", 1, 3, 8, p);
+	return jt_rec(out, "PVJR", 2, 3, 8, p);
 }
 
 /* A valid job with fields drawn from the generator; seed zero-padded. */
@@ -164,6 +174,7 @@ static struct journal_job jt_job(uint64_t id, uint64_t *rng)
 	for (uint32_t i = 0; i < j.seed_len; i++)
 		j.seed[i] = (uint8_t)t_rand(rng);
 	j.submit_wall_ns = t_rand(rng);
+	j.uid = (uint32_t)t_rand(rng);
 	return j;
 }
 
@@ -178,6 +189,7 @@ static void jt_check_job(const struct journal_job *got, const struct journal_job
 	CHECK(memcmp(got->seed, want->seed, 32) == 0, "job %llu: seed differs",
 	      (unsigned long long)want->id);
 	CHECK_EQ_U64(got->submit_wall_ns, want->submit_wall_ns);
+	CHECK_EQ_U64(got->uid, want->uid);
 }
 
 #endif
